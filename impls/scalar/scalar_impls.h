@@ -1,0 +1,16 @@
+// Entry points of the scalar CPU kernels; impls/registry.cc lists them.
+#ifndef ROPECHECK_IMPLS_SCALAR_SCALAR_IMPLS_H_
+#define ROPECHECK_IMPLS_SCALAR_SCALAR_IMPLS_H_
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::impl {
+
+const ropecheck_impl_t* scalar_naive_impl();
+const ropecheck_impl_t* scalar_rotate_half_impl();
+const ropecheck_impl_t* scalar_complex_impl();
+const ropecheck_impl_t* scalar_cached_impl();
+
+}  // namespace ropecheck::impl
+
+#endif  // ROPECHECK_IMPLS_SCALAR_SCALAR_IMPLS_H_

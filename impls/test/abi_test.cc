@@ -1,0 +1,136 @@
+// Every built-in kernel answers a bad call with a status and a message that
+// names the field, never with UB; a position outside the cos/sin cache is
+// reported, not read.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ropecheck/kernel_abi.h"
+#include "ropecheck/registry.h"
+
+namespace ropecheck {
+namespace {
+
+struct Call {
+  std::vector<float> q = std::vector<float>(2 * 64, 0.5f);
+  std::vector<float> k = std::vector<float>(2 * 64, 0.25f);
+  std::vector<std::int64_t> pos = {3, 5};
+  std::vector<float> cache = std::vector<float>(8 * 64, 0.0f);
+  ropecheck_freq_spec_t freq{};
+  ropecheck_apply_params_t p{};
+  Call() {
+    freq.scheme = ROPECHECK_SCHEME_DEFAULT;
+    freq.base = 10000;
+    p.struct_size = sizeof p;
+    p.dtype = ROPECHECK_DTYPE_F32;
+    p.layout = ROPECHECK_LAYOUT_INTERLEAVED;
+    p.num_tokens = 2;
+    p.num_q_heads = 1;
+    p.num_kv_heads = 1;
+    p.head_dim = 64;
+    p.rotary_dim = 64;
+    p.q_in = p.q_out = q.data();
+    p.k_in = p.k_out = k.data();
+    p.q_token_stride = p.k_token_stride = 64;
+    p.q_head_stride = p.k_head_stride = 64;
+    p.positions = pos.data();
+    p.position_type = ROPECHECK_INDEX_INT64;
+    p.freq = &freq;
+    p.cos_sin_cache = cache.data();
+    p.cache_dtype = ROPECHECK_DTYPE_F32;
+    p.cache_max_position = 8;
+  }
+};
+
+std::string apply(const ropecheck_impl_t* impl, Call& c, ropecheck_status_t* st) {
+  char err[256] = {0};
+  *st = impl->apply(impl->ctx, &c.p, err, sizeof err);
+  return err;
+}
+
+TEST(ImplAbi, RegistryListsTheFourScalarKernels) {
+  std::vector<std::string> names;
+  for (const auto* impl : builtin_impls()) {
+    names.push_back(impl->name);
+    EXPECT_EQ(impl->abi_version, ROPECHECK_ABI_VERSION);
+    EXPECT_EQ(impl->struct_size, sizeof(ropecheck_impl_t));
+    EXPECT_NE(impl->apply, nullptr);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"scalar_naive", "scalar_rotate_half", "scalar_complex",
+                                             "scalar_cached"}));
+  EXPECT_EQ(find_impl("nope"), nullptr);
+}
+
+TEST(ImplAbi, BadCallsGetAStatusNamingTheField) {
+  struct BadCall {
+    const char* what;
+    void (*mutate)(Call&);
+    const char* field;
+  };
+  const BadCall bad[] = {
+      {"null params freq", [](Call& c) { c.p.freq = nullptr; }, "freq"},
+      {"odd rotary", [](Call& c) { c.p.rotary_dim = 63; }, "rotary_dim"},
+      {"rotary > head", [](Call& c) { c.p.rotary_dim = 66; }, "rotary_dim"},
+      {"head_dim 0", [](Call& c) { c.p.head_dim = 0; }, "head_dim"},
+      {"null q", [](Call& c) { c.p.q_in = nullptr; }, "q_in"},
+      {"null positions", [](Call& c) { c.p.positions = nullptr; }, "positions"},
+      {"base 1", [](Call& c) { c.freq.base = 1.0; }, "freq.base"},
+      {"GQA", [](Call& c) { c.p.num_q_heads = 3; c.p.num_kv_heads = 2; }, "num_q_heads"},
+      {"struct size", [](Call& c) { c.p.struct_size = 8; }, "struct_size"},
+      {"bad dtype", [](Call& c) { c.p.dtype = 99; }, "dtype"},
+      {"short stride", [](Call& c) { c.p.q_token_stride = 10; }, "q_token_stride"},
+  };
+  for (const auto* impl : builtin_impls()) {
+    for (const BadCall& b : bad) {
+      Call c;
+      if (std::string(b.field) == "freq" || std::string(b.field) == "freq.base") {
+        // A cache kernel never reads the frequency spec in apply.
+        if (impl->caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) continue;
+      }
+      b.mutate(c);
+      ropecheck_status_t st;
+      const std::string msg = apply(impl, c, &st);
+      EXPECT_NE(st, ROPECHECK_OK) << impl->name << ": " << b.what;
+      EXPECT_NE(msg.find(b.field), std::string::npos) << impl->name << ": " << b.what << " -> " << msg;
+    }
+  }
+}
+
+TEST(ImplAbi, CacheKernelReportsPositionsOutsideTheCache) {
+  const ropecheck_impl_t* impl = find_impl("scalar_cached");
+  ASSERT_NE(impl, nullptr);
+  Call c;
+  c.pos = {3, 8};  // 8 rows: position 8 is one past the end
+  c.p.positions = c.pos.data();
+  ropecheck_status_t st;
+  const std::string msg = apply(impl, c, &st);
+  EXPECT_EQ(st, ROPECHECK_POSITION_OUT_OF_RANGE) << msg;
+  EXPECT_NE(msg.find("positions[1]"), std::string::npos) << msg;
+  c.pos = {-1, 0};
+  EXPECT_EQ((apply(impl, c, &st), st), ROPECHECK_POSITION_OUT_OF_RANGE);
+  EXPECT_EQ(c.q[0], 0.5f) << "nothing written on a rejected call";
+}
+
+TEST(ImplAbi, ComplexKernelDeclinesHalfSplit) {
+  const ropecheck_impl_t* impl = find_impl("scalar_complex");
+  ASSERT_NE(impl, nullptr);
+  Call c;
+  c.p.layout = ROPECHECK_LAYOUT_HALF_SPLIT;
+  ropecheck_status_t st;
+  const std::string msg = apply(impl, c, &st);
+  EXPECT_EQ(st, ROPECHECK_UNSUPPORTED) << msg;
+}
+
+TEST(ImplAbi, ZeroTokensIsANoOp) {
+  for (const auto* impl : builtin_impls()) {
+    Call c;
+    c.p.num_tokens = 0;
+    ropecheck_status_t st;
+    EXPECT_EQ((apply(impl, c, &st), st), ROPECHECK_OK) << impl->name;
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck

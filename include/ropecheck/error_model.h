@@ -1,0 +1,75 @@
+// Per-element error budget of a kernel, derived from its declared precision
+// policy, the storage dtype, the frequency scheme and the position. The
+// derivation is in docs/ERROR_MODEL.md; every term below names its line there.
+#ifndef ROPECHECK_ERROR_MODEL_H_
+#define ROPECHECK_ERROR_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ropecheck/kernel_abi.h"
+#include "ropecheck/reference/freq_spec.h"
+
+namespace ropecheck {
+
+// What the budget of one output element depends on, all exact values from
+// the reference (as doubles; the budget needs no more precision than that).
+struct ElementTerms {
+  double x = 0, y = 0;     // the pair's inputs as stored
+  double value = 0;        // exact output m*(rotation) of this element
+  double partner = 0;      // exact output of the other element of the pair
+  double cos_a = 0, sin_a = 0;
+  // Sum of the magnitudes of the two products forming this element:
+  // |x cos a| + |y sin a| for the first of the pair, |x sin a| + |y cos a|
+  // for the second (what the arithmetic rounding error scales with).
+  double abs_products = 0;
+  double abs_angle = 0;    // |p * w_i|
+  std::int64_t position = 0;
+  int pair = 0;
+};
+
+class ErrorModel {
+ public:
+  ErrorModel(const ropecheck_policy_t& policy, const ref::FreqSpec& spec, ref::HeadShape shape,
+             ropecheck_dtype_t storage, double attention_factor);
+
+  // Bound on the relative error of the kernel's w_i (E1 in the doc).
+  double freq_rel_error(int pair) const { return freq_rel_[pair]; }
+  // Bound on |angle error| at this element (E2).
+  double angle_error(const ElementTerms& t) const;
+  // Allowed |kernel output - exact value| (E2..E8), per element.
+  double budget(const ElementTerms& t) const;
+  // The budget's terms, for a failure message: "E2 angle=... E3 sincos=...".
+  std::string explain(const ElementTerms& t) const;
+
+  // True when a YaRN correction bound with truncate lies so close to an
+  // integer that floor/ceil of any finite-precision evaluation may land on
+  // the other side: the frequencies are discontinuous in the parameters
+  // there, so no kernel can be held to them (docs, "Ill-conditioned configs").
+  static bool yarn_near_cliff(const ref::FreqSpec& spec, int rotary_dim);
+
+  // Validates a declared policy; an empty string when acceptable, else why not.
+  static std::string check_policy(const ropecheck_policy_t& policy);
+
+ private:
+  ropecheck_policy_t policy_;
+  ropecheck_dtype_t storage_;
+  double m_;
+  double u_freq_, u_math_;
+  double sincos_abs_;   // E3
+  double cache_abs_;    // E4 (per unit of m)
+  double m_rel_;        // E5
+  double underflow_abs_;  // E6b: absolute error floor of one rounding in the math dtype
+
+  struct Terms {
+    double angle, sincos, cache, attention, arithmetic, underflow, storage;
+    double total() const { return angle + sincos + cache + attention + arithmetic + underflow + storage; }
+  };
+  Terms terms(const ElementTerms& t) const;
+  std::vector<double> freq_rel_;
+};
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_ERROR_MODEL_H_

@@ -1,0 +1,55 @@
+// A small deterministic generator (SplitMix64). The standard distributions
+// are implementation-defined, so every draw goes through these helpers: the
+// same seed gives the same case on every platform and standard library.
+#ifndef ROPECHECK_RNG_H_
+#define ROPECHECK_RNG_H_
+
+#include <cmath>
+#include <cstdint>
+
+namespace ropecheck {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  Rng(std::uint64_t seed, std::uint64_t stream) : state_(mix(seed) ^ mix(stream + 0x9e37u)) {}
+
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    return mix_step(z);
+  }
+  // Uniform in [0, n), n > 0 (rejection keeps it unbiased).
+  std::uint64_t below(std::uint64_t n) {
+    const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
+    std::uint64_t v;
+    do v = next(); while (v >= limit);
+    return v % n;
+  }
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {  // inclusive
+    return lo + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(hi - lo) + 1));
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  double log_uniform(double lo, double hi) {
+    return std::exp(uniform(std::log(lo), std::log(hi)));
+  }
+  bool chance(double p) { return uniform() < p; }
+  template <class T, std::size_t N>
+  const T& pick(const T (&options)[N]) {
+    return options[below(N)];
+  }
+
+  static std::uint64_t mix(std::uint64_t z) { return mix_step(z + 0x9e3779b97f4a7c15ull); }
+
+ private:
+  static std::uint64_t mix_step(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t state_;
+};
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_RNG_H_

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs ropecheck's build and test dependencies from Debian's archive.
+# Idempotent: packages already present are skipped, so the README's commands
+# and .ci/run can both call it on every run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  clang libclang-rt-14-dev          # libFuzzer and sanitizer runtimes
+  libboost-dev libmpfr-dev libgmp-dev  # Boost.Multiprecision + MPFR backend
+  librapidcheck-dev googletest libgtest-dev libgmock-dev
+  libhwy-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#packages[@]} packages present"
+fi

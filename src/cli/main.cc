@@ -1,0 +1,166 @@
+// The `ropecheck` command: thin over the library.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ropecheck/check.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/error_model.h"
+#include "ropecheck/registry.h"
+
+namespace {
+
+using namespace ropecheck;
+
+std::string bits_to_names(std::uint32_t mask, int count, std::string_view (*name)(int)) {
+  std::string s;
+  for (int i = 0; i < count; ++i)
+    if (mask & (1u << i)) s += (s.empty() ? "" : ",") + std::string(name(i));
+  return s;
+}
+
+std::string_view dtype_n(int i) { return dtype_name(static_cast<ropecheck_dtype_t>(i)); }
+std::string_view layout_n(int i) { return layout_name(static_cast<ropecheck_layout_t>(i)); }
+std::string_view scheme_n(int i) { return scheme_name(static_cast<ropecheck_scheme_t>(i)); }
+
+std::string policy_text(const ropecheck_policy_t& p) {
+  std::string s = "freq " + std::string(dtype_n(static_cast<int>(p.freq_dtype)));
+  s += p.angle_mode == ROPECHECK_ANGLE_F64 ? ", angle f64" : ", angle f32 product";
+  s += p.sincos == ROPECHECK_SINCOS_FAST ? ", fast sincos (<= " + std::to_string(p.sincos_max_abs_error) + ")"
+                                         : ", libm sincos";
+  s += ", math " + std::string(dtype_n(static_cast<int>(p.math_dtype)));
+  s += ", cos/sin " + std::string(dtype_n(static_cast<int>(p.cache_dtype)));
+  return s;
+}
+
+std::string flags_text(std::uint32_t f) {
+  std::string s;
+  auto add = [&](std::uint32_t bit, const char* n) {
+    if (f & bit) s += (s.empty() ? "" : ",") + std::string(n);
+  };
+  add(ROPECHECK_CAP_IN_PLACE, "in-place");
+  add(ROPECHECK_CAP_OUT_OF_PLACE, "out-of-place");
+  add(ROPECHECK_CAP_COS_SIN_CACHE, "cos/sin-cache");
+  add(ROPECHECK_CAP_INVERSE, "inverse");
+  add(ROPECHECK_CAP_PARTIAL_ROTARY, "partial-rotary");
+  add(ROPECHECK_CAP_POS_INT32, "pos-i32");
+  add(ROPECHECK_CAP_POS_INT64, "pos-i64");
+  add(ROPECHECK_CAP_NEGATIVE_POSITIONS, "negative-positions");
+  return s;
+}
+
+int cmd_list() {
+  for (const ropecheck_impl_t* impl : builtin_impls()) {
+    std::cout << impl->name << "\n  " << impl->description << "\n";
+    if (impl->target) std::cout << "  target:   " << impl->target(impl->ctx) << "\n";
+    std::cout << "  layouts:  " << bits_to_names(impl->caps.layouts, ROPECHECK_LAYOUT_COUNT, layout_n)
+              << "\n  dtypes:   " << bits_to_names(impl->caps.dtypes, ROPECHECK_DTYPE_COUNT, dtype_n)
+              << "\n  schemes:  " << bits_to_names(impl->caps.schemes, ROPECHECK_SCHEME_COUNT, scheme_n)
+              << "\n  head_dim: <= " << impl->caps.max_head_dim
+              << "\n  flags:    " << flags_text(impl->caps.flags)
+              << "\n  policy:   " << policy_text(impl->policy) << "\n";
+  }
+  return 0;
+}
+
+struct CheckArgs {
+  std::vector<std::string> impls;
+  std::string suite = "quick";
+  std::string seed = "1";
+  int case_index = -1;
+  std::string summary_path;
+  bool quiet = false;
+};
+
+int cmd_check(const CheckArgs& a) {
+  CheckOptions o;
+  if (!parse_suite(a.suite, &o.suite)) {
+    std::cerr << "error: --suite must be quick, standard or exhaustive (got '" << a.suite << "')\n";
+    return 2;
+  }
+  if (a.seed == "random") {
+    o.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  } else {
+    try {
+      std::size_t used = 0;
+      o.seed = std::stoull(a.seed, &used);
+      if (used != a.seed.size()) throw std::invalid_argument("trailing characters");
+    } catch (const std::exception&) {
+      std::cerr << "error: --seed must be an unsigned 64-bit integer or 'random' (got '" << a.seed << "')\n";
+      return 2;
+    }
+  }
+  if (a.case_index >= 0) {
+    if (a.case_index >= suite_size(o.suite)) {
+      std::cerr << "error: --case must be in [0, " << suite_size(o.suite) << ") for suite " << a.suite
+                << " (got " << a.case_index << ")\n";
+      return 2;
+    }
+    o.only_case = a.case_index;
+  }
+  if (a.impls.empty()) {
+    for (const auto* impl : builtin_impls()) o.impls.push_back(impl);
+  } else {
+    for (const auto& n : a.impls) {
+      const ropecheck_impl_t* impl = find_impl(n);
+      if (!impl) {
+        std::cerr << "error: --impl: no implementation named '" << n << "' (see `ropecheck list`)\n";
+        return 2;
+      }
+      o.impls.push_back(impl);
+    }
+  }
+  std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", "
+            << (o.only_case ? 1 : suite_size(o.suite)) << " case(s), " << o.impls.size()
+            << " implementation(s)\n";
+  if (!a.quiet) {
+    o.progress = [](int done, int total) {
+      if (done == total || done % 20 == 0) std::cerr << "  " << done << "/" << total << " cases\n";
+    };
+  }
+  const CheckReport r = run_check(o);
+  print_summary(r, std::cout);
+  if (!r.passed()) {
+    std::cout << "\n";
+    print_failures(r, std::cout);
+  }
+  if (!a.summary_path.empty()) {
+    std::ofstream f(a.summary_path);
+    print_summary(r, f);
+    if (!f) {
+      std::cerr << "error: --summary: cannot write " << a.summary_path << "\n";
+      return 2;
+    }
+  }
+  return r.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ropecheck: verification of RoPE kernels against a high-precision reference"};
+  app.require_subcommand(1);
+  auto* list = app.add_subcommand("list", "List the built-in implementations, their capabilities and precision policies");
+  CheckArgs ca;
+  auto* check = app.add_subcommand("check", "Run the conformance gate against the reference");
+  check->add_option("--impl", ca.impls, "Implementation(s) to check (default: every built-in one)");
+  check->add_option("--suite", ca.suite, "quick | standard | exhaustive")->capture_default_str();
+  check->add_option("--seed", ca.seed, "Seed of the case grid (an integer, or 'random')")->capture_default_str();
+  check->add_option("--case", ca.case_index, "Run only this case index (what a reproduce line does)");
+  check->add_option("--summary", ca.summary_path, "Also write the summary table (markdown) to this file");
+  check->add_flag("--quiet", ca.quiet, "No progress lines");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*list) return cmd_list();
+    if (*check) return cmd_check(ca);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,91 @@
+// Properties of the error model itself: the budget of a correct fp32-product
+// kernel grows with |p w| as derived, a bf16 angle would exceed it, the
+// budget near position 0 is a few ulps, and bad policies are refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ropecheck/error_model.h"
+
+namespace ropecheck {
+namespace {
+
+ropecheck_policy_t f32_policy() {
+  return {sizeof(ropecheck_policy_t), ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT,
+          ROPECHECK_SINCOS_LIBM, 0.0, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32};
+}
+
+ElementTerms terms(std::int64_t p, double w, int pair) {
+  ElementTerms t;
+  t.x = 1.0;
+  t.y = 0.5;
+  const double a = static_cast<double>(p) * w;
+  t.cos_a = std::cos(a);
+  t.sin_a = std::sin(a);
+  t.value = t.x * t.cos_a - t.y * t.sin_a;
+  t.partner = t.x * t.sin_a + t.y * t.cos_a;
+  t.abs_angle = std::fabs(a);
+  t.abs_products = std::fabs(t.x * t.cos_a) + std::fabs(t.y * t.sin_a);
+  t.position = p;
+  t.pair = pair;
+  return t;
+}
+
+TEST(ErrorModel, AngleBudgetGrowsWithPositionForAnFp32Product) {
+  ref::FreqSpec spec;
+  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const double e10 = m.angle_error(terms(1 << 10, 1.0, 0));
+  const double e20 = m.angle_error(terms(1 << 20, 1.0, 0));
+  EXPECT_NEAR(e20 / e10, 1024.0, 1.0);
+  // rope-facts.md measured ~6e-2 rad worst angle error at p < 2^20 for the
+  // fp32 path: the bound must cover it, and not by orders of magnitude.
+  EXPECT_GT(e20, 6.0e-2);
+  EXPECT_LT(e20, 0.5);
+}
+
+TEST(ErrorModel, Bf16AngleErrorExceedsTheFp32Budget) {
+  ref::FreqSpec spec;
+  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  // bf16 keeps 8 bits: at |a| ~ 1000 the rounding error reaches 2 rad.
+  const ElementTerms t = terms(1000, 1.0, 0);
+  EXPECT_LT(m.angle_error(t), 1000.0 * 0x1p-9 / 100);
+}
+
+TEST(ErrorModel, BudgetAtPositionZeroIsAFewUlps) {
+  ref::FreqSpec spec;
+  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ElementTerms t = terms(0, 1.0, 0);
+  // sincos (1 ulp per factor), arithmetic (gamma_4) and storage (half ulp):
+  // about 4 ulps of fp32 at 1 for |x| + |y| = 1.5.
+  EXPECT_LT(m.budget(t), 5 * 0x1p-23);
+  const ErrorModel mb(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0);
+  EXPECT_LT(mb.budget(t), 0.6 * 0x1p-7);  // dominated by half a bf16 ulp at 1
+}
+
+TEST(ErrorModel, RefusesPoliciesOutsideTheModel) {
+  ropecheck_policy_t p = f32_policy();
+  EXPECT_TRUE(ErrorModel::check_policy(p).empty());
+  p.freq_dtype = ROPECHECK_DTYPE_BF16;
+  EXPECT_NE(ErrorModel::check_policy(p).find("freq_dtype"), std::string::npos);
+  p = f32_policy();
+  p.sincos = ROPECHECK_SINCOS_FAST;
+  p.sincos_max_abs_error = 0.5;
+  EXPECT_NE(ErrorModel::check_policy(p).find("sincos_max_abs_error"), std::string::npos);
+}
+
+TEST(ErrorModel, YarnCliffDetector) {
+  ref::FreqSpec f;
+  f.scheme = ROPECHECK_SCHEME_YARN;
+  f.factor = 10;
+  f.original_max_position = 2048;
+  EXPECT_FALSE(ErrorModel::yarn_near_cliff(f, 128));  // low 16.1, high 40.6
+  // Choose L so that corr(beta_fast) is exactly 16: L = 2 pi 32 b^(32/128).
+  f.original_max_position = static_cast<std::int64_t>(std::llround(2 * M_PI * 32 * 10.0));
+  f.base = std::pow(f.original_max_position / (2 * M_PI * 32), 4.0);
+  EXPECT_TRUE(ErrorModel::yarn_near_cliff(f, 128));
+  f.truncate = false;
+  EXPECT_FALSE(ErrorModel::yarn_near_cliff(f, 128));
+}
+
+}  // namespace
+}  // namespace ropecheck
