@@ -3,6 +3,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# Installed names match the in-tree aliases (ropecheck::core, ...).
+foreach(part abi reference core impls)
+  set_target_properties(ropecheck_${part} PROPERTIES EXPORT_NAME ${part})
+endforeach()
+
 install(DIRECTORY include/ reference/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ropecheck_abi ropecheck_reference ropecheck_core ropecheck_impls
   EXPORT ropecheckTargets

@@ -23,6 +23,7 @@ struct CheckOptions {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 1;
   std::optional<int> only_case;  // run one case (reproduce)
+  std::optional<int> cases;      // run the first N cases instead of the suite's size
   std::vector<const ropecheck_impl_t*> impls;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;

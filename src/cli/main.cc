@@ -73,6 +73,7 @@ struct CheckArgs {
   std::string suite = "quick";
   std::string seed = "1";
   int case_index = -1;
+  int cases = -1;
   std::string summary_path;
   bool quiet = false;
 };
@@ -95,9 +96,17 @@ int cmd_check(const CheckArgs& a) {
       return 2;
     }
   }
+  if (a.cases >= 0) {
+    if (a.cases < 1 || a.cases > 10000000) {
+      std::cerr << "error: --cases must be in [1, 10000000] (got " << a.cases << ")\n";
+      return 2;
+    }
+    o.cases = a.cases;
+  }
+  const int total = o.cases ? *o.cases : suite_size(o.suite);
   if (a.case_index >= 0) {
-    if (a.case_index >= suite_size(o.suite)) {
-      std::cerr << "error: --case must be in [0, " << suite_size(o.suite) << ") for suite " << a.suite
+    if (a.case_index >= total) {
+      std::cerr << "error: --case must be in [0, " << total << ") for suite " << a.suite
                 << " (got " << a.case_index << ")\n";
       return 2;
     }
@@ -116,7 +125,7 @@ int cmd_check(const CheckArgs& a) {
     }
   }
   std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", "
-            << (o.only_case ? 1 : suite_size(o.suite)) << " case(s), " << o.impls.size()
+            << (o.only_case ? 1 : total) << " case(s), " << o.impls.size()
             << " implementation(s)\n";
   if (!a.quiet) {
     o.progress = [](int done, int total) {
@@ -152,6 +161,7 @@ int main(int argc, char** argv) {
   check->add_option("--suite", ca.suite, "quick | standard | exhaustive")->capture_default_str();
   check->add_option("--seed", ca.seed, "Seed of the case grid (an integer, or 'random')")->capture_default_str();
   check->add_option("--case", ca.case_index, "Run only this case index (what a reproduce line does)");
+  check->add_option("--cases", ca.cases, "Run the first N cases of the suite (a case's index, not N, defines it)");
   check->add_option("--summary", ca.summary_path, "Also write the summary table (markdown) to this file");
   check->add_flag("--quiet", ca.quiet, "No progress lines");
   CLI11_PARSE(app, argc, argv);

@@ -24,7 +24,7 @@ CheckReport run_check(const CheckOptions& o) {
   r.suite = o.suite;
   r.seed = o.seed;
   for (const auto* impl : o.impls) r.impls.push_back(ImplReport{impl->name, {}, {}, {}});
-  const int total = suite_size(o.suite);
+  const int total = o.cases ? *o.cases : suite_size(o.suite);
   const int first = o.only_case ? *o.only_case : 0;
   const int last = o.only_case ? *o.only_case + 1 : total;
   for (int idx = first; idx < last; ++idx) {
