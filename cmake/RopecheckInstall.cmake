@@ -4,12 +4,12 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # Installed names match the in-tree aliases (ropecheck::core, ...).
-foreach(part abi reference core impls)
+foreach(part abi reference core impls properties)
   set_target_properties(ropecheck_${part} PROPERTIES EXPORT_NAME ${part})
 endforeach()
 
-install(DIRECTORY include/ reference/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS ropecheck_abi ropecheck_reference ropecheck_core ropecheck_impls
+install(DIRECTORY include/ reference/include/ properties/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS ropecheck_abi ropecheck_reference ropecheck_core ropecheck_impls ropecheck_properties
   EXPORT ropecheckTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

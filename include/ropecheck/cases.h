@@ -45,6 +45,11 @@ struct Case {
 
 Case make_case(Suite suite, std::uint64_t seed, int index);
 
+// Valid random parameters for a scheme (YaRN configs on a truncation cliff
+// are redrawn, see ErrorModel::yarn_near_cliff). NTK schemes need
+// rotary_dim >= 4 and fall back to the default scheme below that.
+ref::FreqSpec draw_scheme(class Rng& rng, int rotary_dim, ropecheck_scheme_t scheme);
+
 // Input values for a case, built from bit patterns: normal values of both
 // signs over several binades, plus signed zeros, subnormals and the smallest
 // normal of the storage dtype. Returns the stored value (exact as double).

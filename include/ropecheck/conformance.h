@@ -8,13 +8,13 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ropecheck/cases.h"
 #include "ropecheck/error_model.h"
+#include "ropecheck/harness.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -54,20 +54,26 @@ struct CaseOutcome {
   std::array<BinStats, kPositionBins> bins{};
 };
 
-// Skip reason when the case lies outside the implementation's declared
-// capabilities (or the harness's cache limit); empty when it is in scope.
-std::string out_of_scope(const ropecheck_impl_t& impl, const Case& c);
+// Judges one run against the reference, element by element: rotated
+// elements within the budget of the implementation's declared policy,
+// pass-through channels bit-identical to the input, padding untouched.
+CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const Tensors& in,
+                  const ReferenceResult& ref, const RunResult& run);
 
+// Conformance of implementations on one case: inputs and the reference are
+// built once, then run() judges any number of implementations.
 class CaseRunner {
  public:
-  explicit CaseRunner(const Case& c);  // builds inputs and the reference output
-  ~CaseRunner();
+  explicit CaseRunner(const Case& c);
   CaseOutcome run(const ropecheck_impl_t& impl) const;
-  const Case& spec() const;
+  const Case& spec() const { return c_; }
+  const Tensors& inputs() const { return in_; }
+  const ReferenceResult& reference() const { return ref_; }
 
  private:
-  struct State;
-  std::unique_ptr<State> s_;
+  Case c_;
+  Tensors in_;
+  ReferenceResult ref_;
 };
 
 }  // namespace ropecheck

@@ -40,6 +40,15 @@ class ErrorModel {
   double angle_error(const ElementTerms& t) const;
   // Allowed |kernel output - exact value| (E2..E8), per element.
   double budget(const ElementTerms& t) const;
+  // Bounds on the distance between the kernel's pair and the exact pair that
+  // hold whatever angle the kernel used: every magnitude-dependent term is
+  // taken at the pair's norm m r, not at the exact elements (a kernel with a
+  // wrong angle puts the magnitude elsewhere; its rounding must not be
+  // mistaken for a norm error). Without E2 it bounds how far the pair's
+  // norm may move (an angle error rotates, never stretches); with E2
+  // (at most m r |da|) it bounds | kernel pair - exact pair |.
+  double pair_budget(const ElementTerms& t) const;
+  double pair_budget_excluding_angle(const ElementTerms& t) const;
   // The budget's terms, for a failure message: "E2 angle=... E3 sincos=...".
   std::string explain(const ElementTerms& t) const;
 

@@ -11,6 +11,7 @@
 #include "ropecheck/check.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/error_model.h"
+#include "ropecheck/properties/property.h"
 #include "ropecheck/registry.h"
 
 namespace {
@@ -75,6 +76,7 @@ struct CheckArgs {
   int case_index = -1;
   int cases = -1;
   std::string summary_path;
+  std::vector<std::string> properties;
   bool quiet = false;
 };
 
@@ -112,6 +114,15 @@ int cmd_check(const CheckArgs& a) {
     }
     o.only_case = a.case_index;
   }
+  for (const auto& n : a.properties) {
+    if (!prop::find_property(n)) {
+      std::cerr << "error: --property: no property named '" << n << "'; known:";
+      for (const auto& p : prop::kernel_properties()) std::cerr << " " << p.name;
+      std::cerr << "\n";
+      return 2;
+    }
+  }
+  o.properties = a.properties;
   if (a.impls.empty()) {
     for (const auto* impl : builtin_impls()) o.impls.push_back(impl);
   } else {
@@ -163,10 +174,16 @@ int main(int argc, char** argv) {
   check->add_option("--case", ca.case_index, "Run only this case index (what a reproduce line does)");
   check->add_option("--cases", ca.cases, "Run the first N cases of the suite (a case's index, not N, defines it)");
   check->add_option("--summary", ca.summary_path, "Also write the summary table (markdown) to this file");
+  check->add_option("--property", ca.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
   check->add_flag("--quiet", ca.quiet, "No progress lines");
+  auto* props = app.add_subcommand("properties", "List the kernel properties the gate runs");
   CLI11_PARSE(app, argc, argv);
   try {
     if (*list) return cmd_list();
+    if (*props) {
+      for (const auto& p : prop::kernel_properties()) std::cout << "Rope/" << p.name << "\n  " << p.summary << "\n";
+      return 0;
+    }
     if (*check) return cmd_check(ca);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

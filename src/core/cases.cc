@@ -15,14 +15,16 @@ namespace {
 constexpr std::int64_t kEdgePositions[] = {0, 1, 2, 4095, 4096, 65536, 1 << 20,
                                            1 << 24, 2147483647};
 
-ref::FreqSpec draw_scheme(Rng& rng, int rotary_dim) {
+}  // namespace
+
+ref::FreqSpec draw_scheme(Rng& rng, int rotary_dim, ropecheck_scheme_t scheme) {
   ref::FreqSpec f;
   const int pairs = rotary_dim / 2;
   constexpr double kBases[] = {10000.0, 500000.0, 1000000.0, 150000.0, 100.0};
   f.base = rng.chance(0.7) ? rng.pick(kBases) : rng.log_uniform(2.0, 1e7);
   constexpr std::int64_t kLs[] = {2048, 4096, 8192, 32768};
   f.original_max_position = rng.pick(kLs);
-  f.scheme = static_cast<ropecheck_scheme_t>(rng.below(ROPECHECK_SCHEME_COUNT));
+  f.scheme = scheme;
   if (rotary_dim < 4 && (f.scheme == ROPECHECK_SCHEME_NTK_AWARE ||
                          f.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK))
     f.scheme = ROPECHECK_SCHEME_DEFAULT;
@@ -79,6 +81,8 @@ ref::FreqSpec draw_scheme(Rng& rng, int rotary_dim) {
   }
   return f;
 }
+
+namespace {
 
 ref::HeadShape draw_shape(Rng& rng, Suite suite) {
   constexpr int kHeadDims[] = {64, 80, 96, 128, 128, 256};
@@ -139,7 +143,8 @@ Case make_case(Suite suite, std::uint64_t seed, int index) {
   c.seed = seed;
   c.index = index;
   c.shape = draw_shape(rng, suite);
-  c.freq = draw_scheme(rng, c.shape.rotary_dim);
+  c.freq = draw_scheme(rng, c.shape.rotary_dim,
+                       static_cast<ropecheck_scheme_t>(rng.below(ROPECHECK_SCHEME_COUNT)));
   c.layout = rng.chance(0.5) ? ROPECHECK_LAYOUT_INTERLEAVED : ROPECHECK_LAYOUT_HALF_SPLIT;
   const double dt = rng.uniform();
   c.dtype = dt < 0.5 ? ROPECHECK_DTYPE_F32 : dt < 0.75 ? ROPECHECK_DTYPE_F16 : ROPECHECK_DTYPE_BF16;

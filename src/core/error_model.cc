@@ -209,6 +209,23 @@ ErrorModel::Terms ErrorModel::terms(const ElementTerms& t) const {
 
 double ErrorModel::budget(const ElementTerms& t) const { return terms(t).total(); }
 
+double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
+  const double xy = std::fabs(t.x) + std::fabs(t.y);
+  const double r = m_ * std::hypot(t.x, t.y);  // norm of the exact pair
+  const double g4 = 4 * u_math_ / (1 - 4 * u_math_);
+  const double per_element = m_ * xy * (sincos_abs_ + cache_abs_)       // E3, E4
+                             + r * m_rel_                               // E5
+                             + g4 * m_ * xy * (1 + sincos_abs_ + cache_abs_)  // E6
+                             + 4 * underflow_abs_;                      // E6b
+  const double storage = 0.5 * ref::ulp_of(r + per_element, storage_);  // E7
+  return std::sqrt(2.0) * (per_element + storage);
+}
+
+double ErrorModel::pair_budget(const ElementTerms& t) const {
+  const double r = m_ * std::hypot(t.x, t.y);
+  return std::min(r * angle_error(t), 2 * r) + pair_budget_excluding_angle(t);
+}
+
 std::string ErrorModel::explain(const ElementTerms& t) const {
   const Terms r = terms(t);
   char buf[400];

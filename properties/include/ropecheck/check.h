@@ -1,6 +1,7 @@
-// `ropecheck check`: the conformance gate over a suite of cases, its
-// aggregation per implementation x case family and position range, and the
-// summary table with a reproduce command for every failure.
+// `ropecheck check`: the gate. Every kernel property (conformance first) over
+// a suite of cases, aggregated per implementation x case family, per
+// implementation x property and per position range, with a reproduce
+// command for every failure.
 #ifndef ROPECHECK_CHECK_H_
 #define ROPECHECK_CHECK_H_
 
@@ -25,6 +26,7 @@ struct CheckOptions {
   std::optional<int> only_case;  // run one case (reproduce)
   std::optional<int> cases;      // run the first N cases instead of the suite's size
   std::vector<const ropecheck_impl_t*> impls;
+  std::vector<std::string> properties;  // names; empty: all kernel properties
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -34,8 +36,16 @@ struct FamilyStats {
   double worst_units = 0, worst_ulps = 0;
 };
 
+struct PropertyStats {
+  int cases = 0, passed = 0, failed = 0, skipped = 0;
+  double worst_units = 0;
+  bool applicable = true;
+  std::string not_applicable;
+};
+
 struct FailureRecord {
   int case_index = 0;
+  std::string property;
   std::string family;
   std::string message;
   std::string case_description;
@@ -44,7 +54,8 @@ struct FailureRecord {
 
 struct ImplReport {
   std::string name;
-  std::map<std::string, FamilyStats> families;
+  std::map<std::string, FamilyStats> families;          // conformance, per scheme
+  std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   std::vector<FailureRecord> failures;
   bool passed() const { return failures.empty(); }
@@ -60,8 +71,10 @@ struct CheckReport {
 };
 
 CheckReport run_check(const CheckOptions& opts);
-std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index);
-// Markdown tables: per implementation x family, then error against position.
+std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
+                              const std::string& property = {});
+// Markdown tables: conformance per implementation x family, properties per
+// implementation, then error against position.
 void print_summary(const CheckReport& r, std::ostream& os);
 void print_failures(const CheckReport& r, std::ostream& os, int max_per_impl = 5);
 

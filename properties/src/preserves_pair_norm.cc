@@ -1,0 +1,48 @@
+// Rope/PreservesPairNorm: a rotation keeps each pair's norm, scaled by the
+// attention factor: | |out pair| - m |in pair| | within the rotation-invariant
+// pair budget without its angle term (an angle error rotates but never
+// stretches; ErrorModel::pair_budget_excluding_angle). Much tighter
+// than conformance at long context, so it isolates cos/sin that are not on
+// the unit circle (a bf16 cache, a fast sincos) from angle errors.
+#include <algorithm>
+
+#include "ropecheck/layout.h"
+#include "support.h"
+
+namespace ropecheck::prop {
+
+PropertyResult preserves_pair_norm(const ropecheck_impl_t& impl, const Case& c) {
+  if (auto s = scope(impl, {&c})) return *s;
+  const Tensors in = make_inputs(c);
+  const ReferenceResult ref = compute_reference(c, in);
+  RunResult run;
+  if (auto f = run_or_fail(impl, c, in, &run)) return *f;
+  const Judged j = judged(impl, c, ref);
+  const Geometry g = geometry(c);
+  const double m = ref.attention_factor;
+  double worst = 0;
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int i = 0; i < g.rotary_dim / 2; ++i) {
+          int a, b;
+          pair_channels(c.layout, g.rotary_dim, i, &a, &b);
+          const std::int64_t oa = g.offset(w, t, h, a), ob = g.offset(w, t, h, b);
+          const double out_norm = std::hypot(element(run.out, w, oa, c.dtype), element(run.out, w, ob, c.dtype));
+          const double in_norm = std::hypot(element(in, w, oa, c.dtype), element(in, w, ob, c.dtype));
+          // The exact m |in| and the double evaluation of both norms differ
+          // by a few double roundings, far below any float budget.
+          const double budget = j.pair_budget_no_angle[w][oa] + 4e-16 * (out_norm + m * in_norm);
+          const double units = std::fabs(out_norm - m * in_norm) / budget;
+          worst = std::max(worst, std::isnan(units) ? HUGE_VAL : units);
+          if (!(units <= 1.0))
+            return PropertyResult::fail("pair norm not preserved at " + where(c, w, t, h, a) + " (pair " +
+                                            std::to_string(i) + "): |out| " + std::to_string(out_norm) +
+                                            ", m |in| " + std::to_string(m * in_norm) + ", budget " +
+                                            std::to_string(budget),
+                                        units);
+        }
+  return {Outcome::kPass, {}, worst};
+}
+
+}  // namespace ropecheck::prop

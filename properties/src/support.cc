@@ -1,0 +1,68 @@
+#include "support.h"
+
+#include <cstring>
+
+#include "ropecheck/float_compare.h"
+#include "ropecheck/rng.h"
+
+namespace ropecheck::prop {
+
+Judged judged(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref) {
+  const Geometry g = geometry(c);
+  const ErrorModel model(impl.policy, c.freq, c.shape, c.dtype, ref.attention_factor);
+  Judged j;
+  j.attention_factor = ref.attention_factor;
+  for (int w = 0; w < 2; ++w) {
+    const auto n = static_cast<std::size_t>(g.elements[w]);
+    j.value[w].assign(n, 0.0);
+    j.budget[w].assign(n, 0.0);
+    j.pair_budget[w].assign(n, 0.0);
+    j.pair_budget_no_angle[w].assign(n, 0.0);
+    for (const ReferenceElement& e : ref.t[w]) {
+      j.value[w][e.offset] = e.terms.value;
+      j.budget[w][e.offset] = model.budget(e.terms);
+      j.pair_budget[w][e.offset] = model.pair_budget(e.terms);
+      j.pair_budget_no_angle[w][e.offset] = model.pair_budget_excluding_angle(e.terms);
+    }
+  }
+  return j;
+}
+
+std::optional<PropertyResult> run_or_fail(const ropecheck_impl_t& impl, const Case& c,
+                                          const Tensors& in, RunResult* out) {
+  *out = execute(impl, c, in);
+  if (out->status == ROPECHECK_OK) return std::nullopt;
+  return PropertyResult::fail("apply returned status " + std::to_string(out->status) +
+                              " on a case inside its declared capabilities: " + out->message);
+}
+
+std::optional<PropertyResult> scope(const ropecheck_impl_t& impl, std::initializer_list<const Case*> cs) {
+  for (const Case* c : cs)
+    if (std::string why = out_of_scope(impl, *c); !why.empty())
+      return PropertyResult::skip("outside capabilities: " + why);
+  return std::nullopt;
+}
+
+std::int64_t draw_shift(const Case& c, std::uint64_t salt, std::int64_t max_shift) {
+  Rng rng(c.data_seed, salt);
+  const std::int64_t room = std::int64_t{2147483647} - c.max_abs_position();
+  const std::int64_t hi = std::max<std::int64_t>(0, std::min(max_shift, room));
+  return rng.range(0, hi);
+}
+
+std::string where(const Case& c, int w, std::int64_t token, int head, int channel) {
+  return std::string(w == 0 ? "q" : "k") + "[token " + std::to_string(token) + ", head " +
+         std::to_string(head) + ", channel " + std::to_string(channel) + "] position " +
+         std::to_string(c.positions[token]);
+}
+
+bool same_value(const Tensors& a, const Tensors& b, int w, std::int64_t off, ropecheck_dtype_t dt) {
+  const double x = element(a, w, off, dt), y = element(b, w, off, dt);
+  if (std::isnan(x) || std::isnan(y)) {
+    const std::size_t es = dtype_size(dt);
+    return std::memcmp(a.t[w].data() + off * es, b.t[w].data() + off * es, es) == 0;
+  }
+  return exactly_equal(x, y);
+}
+
+}  // namespace ropecheck::prop
