@@ -82,6 +82,63 @@ void ReferenceRope<R>::rotate(const R* x, R* out, std::int64_t position, ropeche
   for (int j = d; j < shape_.head_dim; ++j) out[j] = in[j];
 }
 
+template <class R>
+void ReferenceRope<R>::rotate_sections(const R* x, R* out, const std::vector<std::int64_t>& axis_positions,
+                                       const std::vector<int>& section_pairs, ropecheck_layout_t layout,
+                                       ropecheck_direction_t direction) {
+  const int d = shape_.rotary_dim;
+  if (axis_positions.size() != section_pairs.size())
+    throw ConfigError("axis_positions", "must have one position per section (" +
+                                            std::to_string(section_pairs.size()) + ")");
+  int total = 0;
+  for (int n : section_pairs) {
+    if (n < 0) throw ConfigError("sections", "sizes must be >= 0");
+    total += n;
+  }
+  if (total != d / 2)
+    throw ConfigError("sections", "must sum to rotary_dim/2 = " + std::to_string(d / 2) + " (got " +
+                                      std::to_string(total) + ")");
+  const R& m = freqs_.attention_factor;
+  const bool inverse = direction == ROPECHECK_DIRECTION_INVERSE;
+  std::vector<R> in(x, x + shape_.head_dim);
+  int i = 0;
+  for (std::size_t k = 0; k < section_pairs.size(); ++k) {
+    const Trig& t = trig(axis_positions[k]);
+    for (int n = 0; n < section_pairs[k]; ++n, ++i) {
+      int a, b;
+      pair_channels(layout, d, i, &a, &b);
+      const R c = m * t.cos[i];
+      const R s = inverse ? R(-(m * t.sin[i])) : R(m * t.sin[i]);
+      out[a] = in[a] * c - in[b] * s;
+      out[b] = in[a] * s + in[b] * c;
+    }
+  }
+  for (int j = d; j < shape_.head_dim; ++j) out[j] = in[j];
+}
+
+template <class R>
+std::vector<double> decay_curve(const Frequencies<R>& f, std::int64_t max_r, std::int64_t step) {
+  // Doubles suffice for a curve meant for plotting and trend checks; the
+  // frequencies come from the reference, rounded once.
+  std::vector<double> w;
+  for (const R& v : f.inv_freq) w.push_back(v.template convert_to<double>());
+  const std::size_t half = w.size();
+  std::vector<double> out;
+  for (std::int64_t r = 0; r <= max_r; r += step) {
+    std::complex<double> s = 0;
+    double acc = 0;
+    for (std::size_t j = 0; j < half; ++j) {
+      const double a = std::fmod(static_cast<double>(r) * w[j], 2 * 3.14159265358979323846);
+      s += std::complex<double>(std::cos(a), std::sin(a));
+      acc += std::abs(s);
+    }
+    out.push_back(acc / static_cast<double>(half));
+  }
+  return out;
+}
+
+template std::vector<double> decay_curve<Real>(const Frequencies<Real>&, std::int64_t, std::int64_t);
+
 template class ReferenceRope<Real>;
 template class ReferenceRope<RealHigh>;
 template class ReferenceRope<RealAlt>;

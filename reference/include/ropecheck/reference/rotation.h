@@ -6,6 +6,8 @@
 #ifndef ROPECHECK_REFERENCE_ROTATION_H_
 #define ROPECHECK_REFERENCE_ROTATION_H_
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -46,12 +48,27 @@ class ReferenceRope {
   void rotate(const R* x, R* out, std::int64_t position, ropecheck_layout_t layout,
               ropecheck_direction_t direction, Path path = Path::kPairLoop);
 
+  // Multi-axis RoPE: consecutive sections of pairs rotate with the position
+  // of their own axis, frequencies indexed globally. M-RoPE (Qwen2-VL):
+  // sections = mrope_section (t, h, w); axial 2D vision RoPE: two equal
+  // sections (row, column). section_pairs must sum to rotary_dim/2 and match
+  // axis_positions in length (ConfigError otherwise).
+  void rotate_sections(const R* x, R* out, const std::vector<std::int64_t>& axis_positions,
+                       const std::vector<int>& section_pairs, ropecheck_layout_t layout,
+                       ropecheck_direction_t direction);
+
  private:
   FreqSpec spec_;
   HeadShape shape_;
   Frequencies<R> freqs_;
   std::unordered_map<std::int64_t, Trig> trig_cache_;
 };
+
+// RoFormer section 3.4.3: the long-term decay bound of relative distance r,
+// (1 / (d/2)) sum_{j=1}^{d/2} |S_j(r)|, S_j(r) = sum_{k<j} e^{i r w_k}, for
+// r = 0 .. max_r in steps of `step`, from this reference's frequencies.
+template <class R>
+std::vector<double> decay_curve(const Frequencies<R>& f, std::int64_t max_r, std::int64_t step);
 
 extern template class ReferenceRope<Real>;
 extern template class ReferenceRope<RealHigh>;
