@@ -12,6 +12,8 @@ packages=(
   libhwy-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   python3 python3-numpy
+  chromium                          # renders the HTML report in a test
+  libxml2-utils                     # xmllint validates the JUnit output in a test
 )
 
 missing=()

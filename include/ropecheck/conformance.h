@@ -44,6 +44,13 @@ struct Violation {
 
 enum class Outcome { kPass, kFail, kSkipped };
 
+// Worst error at one position of a case, for the error-versus-position plot.
+struct PositionPoint {
+  std::int64_t position = 0;
+  double worst_units = 0;
+  double worst_ulps = 0;
+};
+
 struct CaseOutcome {
   Outcome outcome = Outcome::kPass;
   std::string message;  // why skipped or failed
@@ -52,6 +59,7 @@ struct CaseOutcome {
   std::int64_t violations = 0;
   std::optional<Violation> first;
   std::array<BinStats, kPositionBins> bins{};
+  std::vector<PositionPoint> points;  // one per distinct position of the case
 };
 
 // Judges one run against the reference, element by element: rotated

@@ -34,7 +34,20 @@ std::vector<const prop::Property*> selected_properties(const CheckOptions& o) {
   return out;
 }
 
+int curve_bucket(std::int64_t p) {
+  const double a = std::fabs(static_cast<double>(p));
+  return static_cast<int>(std::floor(std::log2(a + 1) * 16));
+}
+
 void add_bins(ImplReport& rep, const CaseOutcome& out) {
+  for (const PositionPoint& pt : out.points) {
+    PositionPoint& c = rep.curve[curve_bucket(pt.position)];
+    if (pt.worst_units >= c.worst_units) {
+      c.worst_units = pt.worst_units;
+      c.position = pt.position;
+    }
+    c.worst_ulps = std::max(c.worst_ulps, pt.worst_ulps);
+  }
   for (int b = 0; b < kPositionBins; ++b) {
     rep.bins[b].elements += out.bins[b].elements;
     rep.bins[b].worst_units = std::max(rep.bins[b].worst_units, out.bins[b].worst_units);

@@ -3,12 +3,15 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ropecheck/atomic_file.h"
 #include "ropecheck/check.h"
+#include "ropecheck/reference/rotation.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/error_model.h"
 #include "ropecheck/properties/property.h"
@@ -76,6 +79,8 @@ struct CheckArgs {
   int case_index = -1;
   int cases = -1;
   std::string summary_path;
+  std::string junit_path;
+  std::string report_path;
   std::vector<std::string> properties;
   bool quiet = false;
 };
@@ -149,13 +154,27 @@ int cmd_check(const CheckArgs& a) {
     std::cout << "\n";
     print_failures(r, std::cout);
   }
-  if (!a.summary_path.empty()) {
-    std::ofstream f(a.summary_path);
-    print_summary(r, f);
-    if (!f) {
-      std::cerr << "error: --summary: cannot write " << a.summary_path << "\n";
-      return 2;
+  try {
+    if (!a.summary_path.empty()) {
+      std::ostringstream s;
+      print_summary(r, s);
+      write_file_atomically(a.summary_path, s.str());
     }
+    if (!a.junit_path.empty()) {
+      std::ostringstream s;
+      write_junit(r, s);
+      write_file_atomically(a.junit_path, s.str());
+    }
+    if (!a.report_path.empty()) {
+      ref::FreqSpec def;  // decay curve of the default scheme, d = 128, b = 1e4
+      const auto decay = ref::decay_curve(ref::compute_frequencies<ref::Real>(def, 128), 4096, 1);
+      std::ostringstream s;
+      write_html_report(r, decay, s);
+      write_file_atomically(a.report_path, s.str());
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   }
   return r.passed() ? 0 : 1;
 }
@@ -175,6 +194,8 @@ int main(int argc, char** argv) {
   check->add_option("--cases", ca.cases, "Run the first N cases of the suite (a case's index, not N, defines it)");
   check->add_option("--summary", ca.summary_path, "Also write the summary table (markdown) to this file");
   check->add_option("--property", ca.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
+  check->add_option("--junit", ca.junit_path, "Also write JUnit XML (one testcase per implementation x property)");
+  check->add_option("--report", ca.report_path, "Also write a self-contained HTML report with error-vs-position plots");
   check->add_flag("--quiet", ca.quiet, "No progress lines");
   auto* props = app.add_subcommand("properties", "List the kernel properties the gate runs");
   CLI11_PARSE(app, argc, argv);

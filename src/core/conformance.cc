@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "ropecheck/dtype.h"
@@ -66,6 +67,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const Tensors& in
     if (!out.first) out.first = std::move(v);
   };
   const char* names[2] = {"q", "k"};
+  std::map<std::int64_t, PositionPoint> points;
   for (int w = 0; w < 2; ++w) {
     const unsigned char* got = run.out.t[w].data();
     std::vector<char> is_rotated(static_cast<std::size_t>(g.elements[w]), 0);
@@ -85,6 +87,10 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const Tensors& in
       const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
       b.worst_units = std::max(b.worst_units, u);
       b.worst_ulps = std::max(b.worst_ulps, l);
+      PositionPoint& pt = points[e.position];
+      pt.position = e.position;
+      pt.worst_units = std::max(pt.worst_units, u);
+      pt.worst_ulps = std::max(pt.worst_ulps, l);
       out.worst_units = std::max(out.worst_units, u);
       out.worst_ulps = std::max(out.worst_ulps, l);
     }
@@ -108,6 +114,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const Tensors& in
       }
     }
   }
+  for (const auto& [pos, pt] : points) out.points.push_back(pt);
   if (out.violations > 0) {
     out.outcome = Outcome::kFail;
     out.message = std::to_string(out.violations) + " element(s) wrong; first: " + out.first->format();

@@ -57,6 +57,8 @@ struct ImplReport {
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
+  // Worst conformance error per position bucket (1/16 octave), for plots.
+  std::map<int, PositionPoint> curve;
   std::vector<FailureRecord> failures;
   bool passed() const { return failures.empty(); }
 };
@@ -77,6 +79,12 @@ std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_
 // implementation, then error against position.
 void print_summary(const CheckReport& r, std::ostream& os);
 void print_failures(const CheckReport& r, std::ostream& os, int max_per_impl = 5);
+// JUnit XML (one testsuite per implementation, one testcase per property).
+void write_junit(const CheckReport& r, std::ostream& os);
+// Self-contained HTML: the tables, per implementation an SVG plot of the
+// worst error (budget units and ulps) against position, and the RoFormer
+// decay curve (decay[r] for r = 0, 1, ...).
+void write_html_report(const CheckReport& r, const std::vector<double>& decay, std::ostream& os);
 
 }  // namespace ropecheck
 
