@@ -3,6 +3,7 @@
 #include "ropecheck/registry.h"
 
 #include "scalar/scalar_impls.h"
+#include "simd/simd_impls.h"
 
 namespace ropecheck {
 
@@ -12,6 +13,8 @@ std::span<const ropecheck_impl_t* const> builtin_impls() {
       impl::scalar_rotate_half_impl(),
       impl::scalar_complex_impl(),
       impl::scalar_cached_impl(),
+      impl::simd_cache_impl(),
+      impl::simd_otf_impl(),
   };
   return kImpls;
 }

@@ -50,7 +50,7 @@ std::string apply(const ropecheck_impl_t* impl, Call& c, ropecheck_status_t* st)
   return err;
 }
 
-TEST(ImplAbi, RegistryListsTheFourScalarKernels) {
+TEST(ImplAbi, RegistryListsTheScalarAndSimdKernels) {
   std::vector<std::string> names;
   for (const auto* impl : builtin_impls()) {
     names.push_back(impl->name);
@@ -59,7 +59,7 @@ TEST(ImplAbi, RegistryListsTheFourScalarKernels) {
     EXPECT_NE(impl->apply, nullptr);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"scalar_naive", "scalar_rotate_half", "scalar_complex",
-                                             "scalar_cached"}));
+                                             "scalar_cached", "simd_cache", "simd_otf"}));
   EXPECT_EQ(find_impl("nope"), nullptr);
 }
 
@@ -99,7 +99,8 @@ TEST(ImplAbi, BadCallsGetAStatusNamingTheField) {
 }
 
 TEST(ImplAbi, CacheKernelReportsPositionsOutsideTheCache) {
-  const ropecheck_impl_t* impl = find_impl("scalar_cached");
+  for (const char* name : {"scalar_cached", "simd_cache"}) {
+  const ropecheck_impl_t* impl = find_impl(name);
   ASSERT_NE(impl, nullptr);
   Call c;
   c.pos = {3, 8};  // 8 rows: position 8 is one past the end
@@ -111,6 +112,7 @@ TEST(ImplAbi, CacheKernelReportsPositionsOutsideTheCache) {
   c.pos = {-1, 0};
   EXPECT_EQ((apply(impl, c, &st), st), ROPECHECK_POSITION_OUT_OF_RANGE);
   EXPECT_EQ(c.q[0], 0.5f) << "nothing written on a rejected call";
+  }
 }
 
 TEST(ImplAbi, ComplexKernelDeclinesHalfSplit) {

@@ -35,7 +35,9 @@ std::string_view scheme_n(int i) { return scheme_name(static_cast<ropecheck_sche
 std::string policy_text(const ropecheck_policy_t& p) {
   std::string s = "freq " + std::string(dtype_n(static_cast<int>(p.freq_dtype)));
   s += p.angle_mode == ROPECHECK_ANGLE_F64 ? ", angle f64" : ", angle f32 product";
-  s += p.sincos == ROPECHECK_SINCOS_FAST ? ", fast sincos (<= " + std::to_string(p.sincos_max_abs_error) + ")"
+  char err_text[32];
+  std::snprintf(err_text, sizeof err_text, "%.3g", p.sincos_max_abs_error);
+  s += p.sincos == ROPECHECK_SINCOS_FAST ? ", fast sincos (<= " + std::string(err_text) + " abs)"
                                          : ", libm sincos";
   s += ", math " + std::string(dtype_n(static_cast<int>(p.math_dtype)));
   s += ", cos/sin " + std::string(dtype_n(static_cast<int>(p.cache_dtype)));

@@ -1,0 +1,307 @@
+// Highway dispatch file for the SIMD RoPE kernels, in Highway's four parts:
+// HWY_TARGET_INCLUDE, foreach_target.h, the per-target namespace, and the
+// HWY_ONCE export block with the ABI entry points.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impls/simd/rope_simd.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "ropecheck/dtype.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ropecheck::impl::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Storage -> fp32 for `n` channels (exact for every storage dtype).
+void LoadRow(const void* src, std::uint32_t dtype, int n, float* HWY_RESTRICT dst) {
+  const hn::ScalableTag<float> df;
+  const int N = static_cast<int>(hn::Lanes(df));
+  int i = 0;
+  if (dtype == ROPECHECK_DTYPE_F16) {
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const auto* s = static_cast<const hwy::float16_t*>(src);
+    for (; i + N <= n; i += N) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, s + i)), df, dst + i);
+    for (; i < n; ++i) dst[i] = f16_to_f32(static_cast<const std::uint16_t*>(src)[i]);
+  } else if (dtype == ROPECHECK_DTYPE_BF16) {
+    // bf16 is the top half of an fp32: widen and shift left by 16.
+    const hn::RebindToUnsigned<decltype(df)> du32;
+    const hn::Rebind<std::uint16_t, decltype(df)> du16;
+    const auto* s = static_cast<const std::uint16_t*>(src);
+    for (; i + N <= n; i += N) {
+      const auto w = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, s + i)));
+      hn::StoreU(hn::BitCast(df, w), df, dst + i);
+    }
+    for (; i < n; ++i) dst[i] = bf16_to_f32(s[i]);
+  } else {
+    std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
+  }
+}
+
+// fp32 -> storage for `n` channels, round to nearest even.
+void StoreRow(const float* HWY_RESTRICT src, std::uint32_t dtype, int n, void* dst) {
+  const hn::ScalableTag<float> df;
+  const int N = static_cast<int>(hn::Lanes(df));
+  int i = 0;
+  if (dtype == ROPECHECK_DTYPE_F16) {
+    // Highway 1.0.3 emulates f32 -> f16 by truncation where the CPU has no
+    // conversion instruction (SSSE3, SSE4, scalar; found by
+    // simd_targets_test): use the vector path only with hardware F16C (x86
+    // AVX2 and up) or Arm's FCVT, both round to nearest even.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    auto* d = static_cast<hwy::float16_t*>(dst);
+    for (; i + N <= n; i += N) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, src + i)), dh, d + i);
+#endif
+    for (; i < n; ++i) static_cast<std::uint16_t*>(dst)[i] = f32_to_f16(src[i]);
+  } else if (dtype == ROPECHECK_DTYPE_BF16) {
+    // Round the low 16 bits to nearest even; NaN stays a quiet NaN.
+    const hn::RebindToUnsigned<decltype(df)> du32;
+    const hn::RebindToSigned<decltype(df)> di32;
+    const hn::Rebind<std::uint16_t, decltype(df)> du16;
+    auto* d = static_cast<std::uint16_t*>(dst);
+    for (; i + N <= n; i += N) {
+      const auto v = hn::LoadU(df, src + i);
+      const auto b = hn::BitCast(du32, v);
+      const auto lsb = hn::And(hn::ShiftRight<16>(b), hn::Set(du32, 1));
+      auto r = hn::Add(b, hn::Add(hn::Set(du32, 0x7fff), lsb));
+      r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Or(b, hn::Set(du32, 0x400000)), r);
+      const auto hi = hn::BitCast(di32, hn::ShiftRight<16>(r));  // in [0, 0xffff]
+      hn::StoreU(hn::DemoteTo(du16, hi), du16, d + i);
+    }
+    for (; i < n; ++i) d[i] = f32_to_bf16(src[i]);
+  } else {
+    std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
+  }
+}
+
+// Rotates the rotary part of one head held in fp32: out = R x with per-pair
+// c[i], s[i] (attention factor and direction folded in). in may alias out.
+void RotateRow(const float* in, float* out, const float* HWY_RESTRICT c, const float* HWY_RESTRICT s,
+               int pairs, bool interleaved) {
+  const hn::ScalableTag<float> df;
+  const int N = static_cast<int>(hn::Lanes(df));
+  int i = 0;
+  if (interleaved) {
+    for (; i + N <= pairs; i += N) {
+      hn::Vec<decltype(df)> x, y;
+      hn::LoadInterleaved2(df, in + 2 * i, x, y);
+      const auto vc = hn::LoadU(df, c + i), vs = hn::LoadU(df, s + i);
+      const auto ox = hn::NegMulAdd(y, vs, hn::Mul(x, vc));  // x c - y s
+      const auto oy = hn::MulAdd(x, vs, hn::Mul(y, vc));     // x s + y c
+      hn::StoreInterleaved2(ox, oy, df, out + 2 * i);
+    }
+    for (; i < pairs; ++i) {
+      const float x = in[2 * i], y = in[2 * i + 1];
+      out[2 * i] = x * c[i] - y * s[i];
+      out[2 * i + 1] = x * s[i] + y * c[i];
+    }
+  } else {
+    for (; i + N <= pairs; i += N) {
+      const auto x = hn::LoadU(df, in + i), y = hn::LoadU(df, in + pairs + i);
+      const auto vc = hn::LoadU(df, c + i), vs = hn::LoadU(df, s + i);
+      hn::StoreU(hn::NegMulAdd(y, vs, hn::Mul(x, vc)), df, out + i);
+      hn::StoreU(hn::MulAdd(x, vs, hn::Mul(y, vc)), df, out + pairs + i);
+    }
+    for (; i < pairs; ++i) {
+      const float x = in[i], y = in[pairs + i];
+      out[i] = x * c[i] - y * s[i];
+      out[pairs + i] = x * s[i] + y * c[i];
+    }
+  }
+}
+
+// sin/cos of reduced angles r in [-pi, pi] (fp32), scaled by m, with the
+// direction's sign on sin.
+void SinCosRow(const float* HWY_RESTRICT r, int pairs, float m, float sign, float* HWY_RESTRICT c,
+               float* HWY_RESTRICT s) {
+  const hn::ScalableTag<float> df;
+  const int N = static_cast<int>(hn::Lanes(df));
+  const auto vm = hn::Set(df, m), vms = hn::Set(df, m * sign);
+  int i = 0;
+  for (; i + N <= pairs; i += N) {
+    const auto a = hn::LoadU(df, r + i);
+    hn::StoreU(hn::Mul(hn::Cos(df, a), vm), df, c + i);
+    hn::StoreU(hn::Mul(hn::Sin(df, a), vms), df, s + i);
+  }
+  if (i < pairs) {  // the tail through a full vector on a padded copy
+    HWY_ALIGN float tmp[hn::MaxLanes(df)] = {};
+    HWY_ALIGN float oc[hn::MaxLanes(df)], os[hn::MaxLanes(df)];
+    std::memcpy(tmp, r + i, sizeof(float) * static_cast<std::size_t>(pairs - i));
+    const auto a = hn::Load(df, tmp);
+    hn::Store(hn::Mul(hn::Cos(df, a), vm), df, oc);
+    hn::Store(hn::Mul(hn::Sin(df, a), vms), df, os);
+    std::memcpy(c + i, oc, sizeof(float) * static_cast<std::size_t>(pairs - i));
+    std::memcpy(s + i, os, sizeof(float) * static_cast<std::size_t>(pairs - i));
+  }
+}
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace ropecheck::impl::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "../common/abi_check.h"
+#include "../common/cache_builder.h"
+#include "../common/engine_freqs.h"
+#include "../common/impl_table.h"
+#include "simd_impls.h"
+
+namespace ropecheck::impl {
+
+HWY_EXPORT(LoadRow);
+HWY_EXPORT(StoreRow);
+HWY_EXPORT(RotateRow);
+HWY_EXPORT(SinCosRow);
+HWY_EXPORT(TargetName);
+
+namespace {
+
+std::atomic<int> g_threads{1};
+
+// 2 pi in three parts of <= 24 significant bits each: k * kTwoPiHi and
+// k * kTwoPiMid are exact in double for |k| < 2^29, i.e. |angle| < 3.3e9,
+// which covers every int32 position times a frequency <= 1.
+// hi and mid are 2 pi and its remainder rounded to 24 bits; lo the rest to
+// double (computed with exact rationals).
+constexpr double kTwoPiHi = 0x1.921fb6p+2;
+constexpr double kTwoPiMid = -0x1.777a5cp-23;
+constexpr double kTwoPiLo = -0x1.ee59d9cceba4p-48;
+
+// a - 2 pi round(a / 2 pi), in double (Cody-Waite with three parts).
+double reduce(double a) {
+  const double k = std::nearbyint(a * (1.0 / 6.28318530717958647692));
+  return ((a - k * kTwoPiHi) - k * kTwoPiMid) - k * kTwoPiLo;
+}
+
+enum class Mode { kCache, kOnTheFly };
+
+struct Shared {
+  const ropecheck_apply_params_t* p;
+  Mode mode;
+  std::vector<double> inv_freq;  // on the fly: the engine's double frequencies
+  float m = 1.0f;
+};
+
+// Rotates tokens [t0, t1): per token the cos/sin row, then every q and k head.
+void run_tokens(const Shared& sh, std::int64_t t0, std::int64_t t1) {
+  const ropecheck_apply_params_t& p = *sh.p;
+  const int hd = p.head_dim, d = p.rotary_dim, pairs = d / 2;
+  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p.dtype));
+  const bool interleaved = p.layout == ROPECHECK_LAYOUT_INTERLEAVED;
+  const float sign = p.direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
+  std::vector<float> c(pairs), s(pairs), r(pairs), row(static_cast<std::size_t>(hd));
+  for (std::int64_t t = t0; t < t1; ++t) {
+    const std::int64_t pos = position_at(&p, t);
+    if (sh.mode == Mode::kCache) {
+      const float* cr = static_cast<const float*>(p.cos_sin_cache) + pos * d;
+      std::memcpy(c.data(), cr, sizeof(float) * pairs);
+      for (int i = 0; i < pairs; ++i) s[i] = sign * cr[pairs + i];
+    } else {
+      for (int i = 0; i < pairs; ++i)
+        r[i] = static_cast<float>(reduce(static_cast<double>(pos) * sh.inv_freq[i]));
+      HWY_DYNAMIC_DISPATCH(SinCosRow)(r.data(), pairs, sh.m, sign, c.data(), s.data());
+    }
+    auto head = [&](const void* in, void* out, std::int64_t off) {
+      const char* src = static_cast<const char*>(in) + off * static_cast<std::int64_t>(es);
+      char* dst = static_cast<char*>(out) + off * static_cast<std::int64_t>(es);
+      if (p.dtype == ROPECHECK_DTYPE_F32) {
+        HWY_DYNAMIC_DISPATCH(RotateRow)(reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst),
+                                        c.data(), s.data(), pairs, interleaved);
+      } else {
+        HWY_DYNAMIC_DISPATCH(LoadRow)(src, p.dtype, d, row.data());
+        HWY_DYNAMIC_DISPATCH(RotateRow)(row.data(), row.data(), c.data(), s.data(), pairs, interleaved);
+        HWY_DYNAMIC_DISPATCH(StoreRow)(row.data(), p.dtype, d, dst);
+      }
+      if (src != dst && d < hd)
+        std::memcpy(dst + d * es, src + d * es, static_cast<std::size_t>(hd - d) * es);
+    };
+    for (int h = 0; h < p.num_q_heads; ++h) head(p.q_in, p.q_out, t * p.q_token_stride + h * p.q_head_stride);
+    for (int h = 0; h < p.num_kv_heads; ++h) head(p.k_in, p.k_out, t * p.k_token_stride + h * p.k_head_stride);
+  }
+}
+
+ropecheck_status_t apply_mode(Mode mode, const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p,
+                              char* err, std::size_t n) {
+  if (auto st = check_apply(caps, p, err, n)) return st;
+  Shared sh{p, mode, {}, 1.0f};
+  if (mode == Mode::kOnTheFly) {
+    const EngineFreqs<double> f = engine_frequencies<double>(*p->freq, p->rotary_dim);
+    sh.inv_freq = f.inv_freq;
+    sh.m = static_cast<float>(f.attention_factor);
+  }
+  const int threads = static_cast<int>(std::min<std::int64_t>(g_threads.load(), p->num_tokens));
+  if (threads <= 1) {
+    run_tokens(sh, 0, p->num_tokens);
+    return ROPECHECK_OK;
+  }
+  std::vector<std::thread> pool;
+  const std::int64_t chunk = (p->num_tokens + threads - 1) / threads;
+  for (int k = 0; k < threads; ++k) {
+    const std::int64_t t0 = k * chunk, t1 = std::min(p->num_tokens, t0 + chunk);
+    if (t0 < t1) pool.emplace_back(run_tokens, std::cref(sh), t0, t1);
+  }
+  for (auto& th : pool) th.join();
+  return ROPECHECK_OK;
+}
+
+constexpr ropecheck_caps_t kCacheCaps = scalar_caps(kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
+constexpr ropecheck_caps_t kOtfCaps = scalar_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+
+const char* target_of(void*) { return simd_target_name(); }
+
+}  // namespace
+
+void set_simd_threads(int threads) { g_threads.store(std::clamp(threads, 1, 256)); }
+int simd_threads() { return g_threads.load(); }
+const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+const ropecheck_impl_t* simd_cache_impl() {
+  static const ropecheck_impl_t impl{
+      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "simd_cache",
+      "Highway SIMD, fp32 [max_pos, rotary_dim] cos|sin cache built in double", kCacheCaps,
+      policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32), nullptr,
+      [](void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+        return apply_mode(Mode::kCache, kCacheCaps, p, err, n);
+      },
+      [](void*, const ropecheck_freq_spec_t* freq, std::int32_t rotary_dim, std::int64_t max_position,
+         std::uint32_t cache_dtype, void* cache, char* err, std::size_t n) {
+        return build_cos_sin_cache_f64(freq, rotary_dim, max_position, cache_dtype, cache, err, n);
+      },
+      target_of};
+  return &impl;
+}
+
+// The on-the-fly policy: frequencies and the product p * w in double, the
+// reduction mod 2 pi in double; sin/cos then run in fp32 on the reduced angle
+// r (|r| <= pi), so their error is declared as FAST: rounding r to fp32
+// (<= 2^-23 rad, moving sin/cos by as much) plus Highway's 3 ulp (<= 3 * 2^-24
+// for values in [-1, 1]) is 2.98e-7; we declare 4e-7.
+constexpr ropecheck_policy_t kOtfPolicy{sizeof(ropecheck_policy_t), ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64,
+                                        ROPECHECK_SINCOS_FAST, 4e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32};
+
+const ropecheck_impl_t* simd_otf_impl() {
+  static const ropecheck_impl_t impl{
+      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "simd_otf",
+      "Highway SIMD, angles on the fly: double product reduced mod 2pi, fp32 vector sin/cos", kOtfCaps,
+      kOtfPolicy, nullptr,
+      [](void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+        return apply_mode(Mode::kOnTheFly, kOtfCaps, p, err, n);
+      },
+      nullptr, target_of};
+  return &impl;
+}
+
+}  // namespace ropecheck::impl
+#endif  // HWY_ONCE

@@ -1,0 +1,63 @@
+// The SIMD kernels pass the whole gate (every property) on every Highway
+// target this CPU supports, not only the one the dispatcher would pick: each
+// target is a gtest parameter printed by name (SimdTargets/Gate.AllProperties/AVX2).
+#include <gtest/gtest.h>
+
+#include <hwy/targets.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "ropecheck/check.h"
+#include "ropecheck/registry.h"
+#include "simd/simd_impls.h"
+
+namespace ropecheck {
+namespace {
+
+class SimdTargets : public hwy::TestWithParamTarget {};
+HWY_TARGET_INSTANTIATE_TEST_SUITE_P(SimdTargets);
+
+TEST_P(SimdTargets, PassEveryPropertyOnThisTarget) {
+  const std::string expected = hwy::TargetName(GetParam());
+  ASSERT_EQ(std::string(impl::simd_target_name()), expected) << "the dispatcher did not switch target";
+  CheckOptions o;
+  o.suite = Suite::kQuick;
+  o.seed = 1;
+  o.cases = 40;
+  o.impls = {impl::simd_cache_impl(), impl::simd_otf_impl()};
+  const CheckReport r = run_check(o);
+  std::ostringstream os;
+  print_summary(r, os);
+  print_failures(r, os);
+  EXPECT_TRUE(r.passed()) << "target " << expected << "\n" << os.str();
+  for (const auto& i : r.impls)
+    for (const auto& [name, s] : i.properties) EXPECT_GT(s.passed, 0) << i.name << " " << name << " never ran";
+}
+
+TEST(SimdThreads, TokenSplitGivesTheSameBitsAsOneThread) {
+  CheckOptions o;
+  o.cases = 1;
+  const Case c = make_case(Suite::kQuick, 3, 0);
+  for (const ropecheck_impl_t* impl : {impl::simd_cache_impl(), impl::simd_otf_impl()}) {
+    Case big = c;
+    big.tokens = 37;  // not a multiple of the thread count
+    big.positions.resize(37);
+    for (int t = 0; t < 37; ++t) big.positions[t] = 1000 + 17 * t;
+    if (!out_of_scope(*impl, big).empty()) continue;
+    const Tensors in = make_inputs(big);
+    impl::set_simd_threads(1);
+    const RunResult one = execute(*impl, big, in);
+    impl::set_simd_threads(3);
+    const RunResult three = execute(*impl, big, in);
+    impl::set_simd_threads(1);
+    ASSERT_EQ(one.status, ROPECHECK_OK) << one.message;
+    ASSERT_EQ(three.status, ROPECHECK_OK) << three.message;
+    EXPECT_EQ(one.out.t[0], three.out.t[0]) << impl->name;
+    EXPECT_EQ(one.out.t[1], three.out.t[1]) << impl->name;
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck
