@@ -141,6 +141,19 @@ void SinCosRow(const float* HWY_RESTRICT r, int pairs, float m, float sign, floa
   }
 }
 
+// All heads of one token of one tensor, fp32 storage: the loop lives in the
+// target code so a token costs one dispatch, not one per head.
+void RotateHeadsF32(const float* in, float* out, std::int64_t head_stride, int heads, int head_dim,
+                    const float* HWY_RESTRICT c, const float* HWY_RESTRICT s, int pairs, bool interleaved) {
+  const int d = 2 * pairs;
+  for (int h = 0; h < heads; ++h) {
+    const float* src = in + h * head_stride;
+    float* dst = out + h * head_stride;
+    RotateRow(src, dst, c, s, pairs, interleaved);
+    if (src != dst && d < head_dim) std::memcpy(dst + d, src + d, sizeof(float) * (head_dim - d));
+  }
+}
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace ropecheck::impl::HWY_NAMESPACE
@@ -164,6 +177,7 @@ HWY_EXPORT(LoadRow);
 HWY_EXPORT(StoreRow);
 HWY_EXPORT(RotateRow);
 HWY_EXPORT(SinCosRow);
+HWY_EXPORT(RotateHeadsF32);
 HWY_EXPORT(TargetName);
 
 namespace {
@@ -216,17 +230,24 @@ void run_tokens(const Shared& sh, std::int64_t t0, std::int64_t t1) {
     auto head = [&](const void* in, void* out, std::int64_t off) {
       const char* src = static_cast<const char*>(in) + off * static_cast<std::int64_t>(es);
       char* dst = static_cast<char*>(out) + off * static_cast<std::int64_t>(es);
-      if (p.dtype == ROPECHECK_DTYPE_F32) {
-        HWY_DYNAMIC_DISPATCH(RotateRow)(reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst),
-                                        c.data(), s.data(), pairs, interleaved);
-      } else {
-        HWY_DYNAMIC_DISPATCH(LoadRow)(src, p.dtype, d, row.data());
-        HWY_DYNAMIC_DISPATCH(RotateRow)(row.data(), row.data(), c.data(), s.data(), pairs, interleaved);
-        HWY_DYNAMIC_DISPATCH(StoreRow)(row.data(), p.dtype, d, dst);
-      }
+      // 16-bit storage: widen to fp32, rotate, round back.
+      HWY_DYNAMIC_DISPATCH(LoadRow)(src, p.dtype, d, row.data());
+      HWY_DYNAMIC_DISPATCH(RotateRow)(row.data(), row.data(), c.data(), s.data(), pairs, interleaved);
+      HWY_DYNAMIC_DISPATCH(StoreRow)(row.data(), p.dtype, d, dst);
       if (src != dst && d < hd)
         std::memcpy(dst + d * es, src + d * es, static_cast<std::size_t>(hd - d) * es);
     };
+    if (p.dtype == ROPECHECK_DTYPE_F32) {
+      auto heads = [&](const void* in, void* out, std::int64_t token_stride, std::int64_t head_stride, int n) {
+        if (n == 0) return;
+        HWY_DYNAMIC_DISPATCH(RotateHeadsF32)(static_cast<const float*>(in) + t * token_stride,
+                                             static_cast<float*>(out) + t * token_stride, head_stride, n, hd,
+                                             c.data(), s.data(), pairs, interleaved);
+      };
+      heads(p.q_in, p.q_out, p.q_token_stride, p.q_head_stride, p.num_q_heads);
+      heads(p.k_in, p.k_out, p.k_token_stride, p.k_head_stride, p.num_kv_heads);
+      continue;
+    }
     for (int h = 0; h < p.num_q_heads; ++h) head(p.q_in, p.q_out, t * p.q_token_stride + h * p.q_head_stride);
     for (int h = 0; h < p.num_kv_heads; ++h) head(p.k_in, p.k_out, t * p.k_token_stride + h * p.k_head_stride);
   }

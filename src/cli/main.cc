@@ -16,6 +16,7 @@
 #include "ropecheck/error_model.h"
 #include "ropecheck/properties/property.h"
 #include "ropecheck/registry.h"
+#include "simd/simd_impls.h"
 
 namespace {
 
@@ -85,6 +86,7 @@ struct CheckArgs {
   std::string report_path;
   std::vector<std::string> properties;
   bool quiet = false;
+  int threads = 1;
 };
 
 int cmd_check(const CheckArgs& a) {
@@ -142,6 +144,7 @@ int cmd_check(const CheckArgs& a) {
       o.impls.push_back(impl);
     }
   }
+  impl::set_simd_threads(a.threads);
   std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", "
             << (o.only_case ? 1 : total) << " case(s), " << o.impls.size()
             << " implementation(s)\n";
@@ -198,6 +201,9 @@ int main(int argc, char** argv) {
   check->add_option("--property", ca.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
   check->add_option("--junit", ca.junit_path, "Also write JUnit XML (one testcase per implementation x property)");
   check->add_option("--report", ca.report_path, "Also write a self-contained HTML report with error-vs-position plots");
+  check->add_option("--threads", ca.threads, "Worker threads for the SIMD kernels (tokens are split)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   check->add_flag("--quiet", ca.quiet, "No progress lines");
   auto* props = app.add_subcommand("properties", "List the kernel properties the gate runs");
   CLI11_PARSE(app, argc, argv);
