@@ -4,8 +4,8 @@
 #ifndef ROPECHECK_DTYPE_H_
 #define ROPECHECK_DTYPE_H_
 
-#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <string_view>
 
@@ -19,8 +19,18 @@
 
 namespace ropecheck {
 
-ROPECHECK_HD inline std::uint32_t f32_bits(float f) { return std::bit_cast<std::uint32_t>(f); }
-ROPECHECK_HD inline float f32_from_bits(std::uint32_t b) { return std::bit_cast<float>(b); }
+// memcpy rather than std::bit_cast so the same code compiles as CUDA C++17
+// device code; compilers turn it into a register move.
+ROPECHECK_HD inline std::uint32_t f32_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+ROPECHECK_HD inline float f32_from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
 
 // fp32 -> bf16: keep the top 16 bits after rounding the low 16 to nearest even.
 ROPECHECK_HD inline std::uint16_t f32_to_bf16(float f) {

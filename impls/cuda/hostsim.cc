@@ -1,0 +1,56 @@
+#include "hostsim.h"
+
+#include <vector>
+
+#include "../common/cache_builder.h"
+#include "params_from_abi.h"
+
+namespace ropecheck::cuda {
+namespace {
+
+// What the kernel does, block by block and thread by thread: phase A for
+// every thread, the barrier, then phase B for every thread.
+ropecheck_status_t simulate(bool cache_mode, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
+  Params p;
+  std::vector<double> freqs;
+  if (auto st = params_from_abi(cache_mode, a, &p, &freqs, err, n)) return st;
+  const int pairs = p.rotary_dim / 2;
+  std::vector<float> c(pairs), s(pairs);  // the block's shared memory
+  const int items = items_per_token(p);
+  for (std::int64_t block = 0; block < p.tokens; ++block) {
+    bool ok = true;
+    for (int t = 0; t < kThreads; ++t)
+      for (int i = t; i < pairs; i += kThreads) ok &= fill_trig(p, block, i, c.data(), s.data());
+    if (!ok) {  // the device sets *status and the block returns
+      impl::set_error(err, n, "positions[%lld]: outside the cos/sin cache", static_cast<long long>(block));
+      return ROPECHECK_POSITION_OUT_OF_RANGE;
+    }
+    for (int t = 0; t < kThreads; ++t)
+      for (int w = t; w < items; w += kThreads) rotate_item(p, block, w, c.data(), s.data());
+  }
+  return ROPECHECK_OK;
+}
+
+}  // namespace
+
+const ropecheck_impl_t* hostsim_cache_impl() {
+  static const ropecheck_impl_t impl{
+      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "cuda_hostsim_cache",
+      "the CUDA cache kernel's per-thread code run on the host", kCacheCaps, kCachePolicy, nullptr,
+      [](void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) { return simulate(true, a, err, n); },
+      [](void*, const ropecheck_freq_spec_t* f, std::int32_t d, std::int64_t rows, std::uint32_t dt, void* cache,
+         char* err, std::size_t n) { return impl::build_cos_sin_cache_f64(f, d, rows, dt, cache, err, n); },
+      nullptr};
+  return &impl;
+}
+
+const ropecheck_impl_t* hostsim_otf_impl() {
+  static const ropecheck_impl_t impl{
+      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "cuda_hostsim_otf",
+      "the CUDA on-the-fly kernel's per-thread code run on the host", kOtfCaps, kOtfPolicy, nullptr,
+      [](void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) { return simulate(false, a, err, n); },
+      nullptr, nullptr};
+  return &impl;
+}
+
+}  // namespace ropecheck::cuda

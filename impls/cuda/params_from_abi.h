@@ -1,0 +1,72 @@
+// Host-side adapter shared by the device launcher and the host simulation:
+// validates an ABI call and fills the kernel parameters (frequencies and
+// attention factor computed by the implementation's own engine code, on the
+// host, in double: declared in the policy).
+#ifndef ROPECHECK_IMPLS_CUDA_PARAMS_FROM_ABI_H_
+#define ROPECHECK_IMPLS_CUDA_PARAMS_FROM_ABI_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "../common/abi_check.h"
+#include "../common/engine_freqs.h"
+#include "../common/impl_table.h"
+#include "rope_cuda_math.cuh"
+
+namespace ropecheck::cuda {
+
+inline constexpr ropecheck_caps_t kCacheCaps =
+    impl::scalar_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
+inline constexpr ropecheck_caps_t kOtfCaps =
+    impl::scalar_caps(impl::kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+
+// The on-the-fly policy: frequencies and p*w in double on the way to a
+// three-part reduction mod 2 pi, then __sincosf on |r| <= pi. Declared error:
+// 2^-21.41 (CUDA Math API, __sinf/__cosf on [-pi, pi]) + 2^-23 (rounding r to
+// fp32) = 4.9e-7, declared as 6e-7.
+inline constexpr ropecheck_policy_t kOtfPolicy{sizeof(ropecheck_policy_t), ROPECHECK_DTYPE_F64,
+                                               ROPECHECK_ANGLE_F64, ROPECHECK_SINCOS_FAST, 6e-7,
+                                               ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32};
+inline constexpr ropecheck_policy_t kCachePolicy =
+    impl::policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32);
+
+// Fills p (host pointers) from an ABI call; `freqs` holds the on-the-fly
+// frequencies p.inv_freq points into. Returns a status like check_apply.
+inline ropecheck_status_t params_from_abi(bool cache_mode, const ropecheck_apply_params_t* a, Params* p,
+                                          std::vector<double>* freqs, char* err, std::size_t n) {
+  if (auto st = impl::check_apply(cache_mode ? kCacheCaps : kOtfCaps, a, err, n)) return st;
+  *p = Params{};
+  p->tokens = a->num_tokens;
+  p->q_heads = a->num_q_heads;
+  p->kv_heads = a->num_kv_heads;
+  p->head_dim = a->head_dim;
+  p->rotary_dim = a->rotary_dim;
+  p->dtype = static_cast<int>(a->dtype);
+  p->layout = static_cast<int>(a->layout);
+  p->sign = a->direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
+  p->q_in = a->q_in;
+  p->q_out = a->q_out;
+  p->q_token_stride = a->q_token_stride;
+  p->q_head_stride = a->q_head_stride;
+  p->k_in = a->k_in;
+  p->k_out = a->k_out;
+  p->k_token_stride = a->k_token_stride;
+  p->k_head_stride = a->k_head_stride;
+  p->positions = a->positions;
+  p->positions_are_int64 = a->position_type == ROPECHECK_INDEX_INT64;
+  if (cache_mode) {
+    p->cache = static_cast<const float*>(a->cos_sin_cache);
+    p->cache_rows = a->cache_max_position;
+  } else {
+    const impl::EngineFreqs<double> f = impl::engine_frequencies<double>(*a->freq, a->rotary_dim);
+    *freqs = f.inv_freq;
+    p->inv_freq = freqs->data();
+    p->m = static_cast<float>(f.attention_factor);
+  }
+  p->vec = choose_vec(*p);
+  return ROPECHECK_OK;
+}
+
+}  // namespace ropecheck::cuda
+
+#endif  // ROPECHECK_IMPLS_CUDA_PARAMS_FROM_ABI_H_
