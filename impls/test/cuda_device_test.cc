@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cuda/cuda_impls.h"
-#include "ropecheck/check.h"
+#include "gate_run.h"
 
 namespace ropecheck {
 namespace {
@@ -24,16 +24,9 @@ namespace {
 
 TEST(CudaDevice, PassesEveryPropertyOfTheGate) {
   REQUIRE_CUDA_DEVICE();
-  CheckOptions o;
-  o.suite = Suite::kQuick;
-  o.seed = 1;
-  o.impls = {impl::cuda_cache_impl(), impl::cuda_otf_impl()};
-  const CheckReport r = run_check(o);
-  std::ostringstream os;
-  print_summary(r, os);
-  print_failures(r, os);
-  EXPECT_TRUE(r.passed()) << os.str();
-  std::cout << os.str();
+  const GateRun g = run_gate({impl::cuda_cache_impl(), impl::cuda_otf_impl()});
+  EXPECT_TRUE(g.report.passed()) << g.text;
+  std::cout << g.text;
 }
 
 TEST(CudaDevice, KernelReportsPositionsOutsideTheCache) {

@@ -9,22 +9,14 @@
 
 #include "cuda/hostsim.h"
 #include "cuda/rope_cuda_math.cuh"
-#include "ropecheck/check.h"
+#include "gate_run.h"
 
 namespace ropecheck {
 namespace {
 
 TEST(CudaHostSim, PassesEveryPropertyOfTheGate) {
-  CheckOptions o;
-  o.suite = Suite::kQuick;
-  o.seed = 1;
-  o.cases = 60;
-  o.impls = {cuda::hostsim_cache_impl(), cuda::hostsim_otf_impl()};
-  const CheckReport r = run_check(o);
-  std::ostringstream os;
-  print_summary(r, os);
-  print_failures(r, os);
-  EXPECT_TRUE(r.passed()) << os.str();
+  const GateRun g = run_gate({cuda::hostsim_cache_impl(), cuda::hostsim_otf_impl()}, 60);
+  EXPECT_TRUE(g.report.passed()) << g.text;
 }
 
 // The grid covers the 16-byte vector path too: unpadded fp32/bf16 heads

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "ropecheck/check.h"
+#include "gate_run.h"
 #include "ropecheck/registry.h"
 #include "simd/simd_impls.h"
 
@@ -22,23 +22,13 @@ HWY_TARGET_INSTANTIATE_TEST_SUITE_P(SimdTargets);
 TEST_P(SimdTargets, PassEveryPropertyOnThisTarget) {
   const std::string expected = hwy::TargetName(GetParam());
   ASSERT_EQ(std::string(impl::simd_target_name()), expected) << "the dispatcher did not switch target";
-  CheckOptions o;
-  o.suite = Suite::kQuick;
-  o.seed = 1;
-  o.cases = 40;
-  o.impls = {impl::simd_cache_impl(), impl::simd_otf_impl()};
-  const CheckReport r = run_check(o);
-  std::ostringstream os;
-  print_summary(r, os);
-  print_failures(r, os);
-  EXPECT_TRUE(r.passed()) << "target " << expected << "\n" << os.str();
-  for (const auto& i : r.impls)
+  const GateRun g = run_gate({impl::simd_cache_impl(), impl::simd_otf_impl()}, 40);
+  EXPECT_TRUE(g.report.passed()) << "target " << expected << "\n" << g.text;
+  for (const auto& i : g.report.impls)
     for (const auto& [name, s] : i.properties) EXPECT_GT(s.passed, 0) << i.name << " " << name << " never ran";
 }
 
 TEST(SimdThreads, TokenSplitGivesTheSameBitsAsOneThread) {
-  CheckOptions o;
-  o.cases = 1;
   const Case c = make_case(Suite::kQuick, 3, 0);
   for (const ropecheck_impl_t* impl : {impl::simd_cache_impl(), impl::simd_otf_impl()}) {
     Case big = c;

@@ -19,15 +19,9 @@ double pair_budget(const Judged& j, int w, std::int64_t oa, std::int64_t) {
 template <class Budget>
 PropertyResult compare_pairs(const Case& c, const Tensors& got, const Tensors& want, double want_scale,
                              Budget budget, const std::string& what) {
-  const Geometry g = geometry(c);
   double worst = 0;
-  for (int w = 0; w < 2; ++w)
-    for (std::int64_t t = 0; t < c.tokens; ++t)
-      for (int h = 0; h < g.heads[w]; ++h)
-        for (int i = 0; i < g.rotary_dim / 2; ++i) {
-          int a, b;
-          pair_channels(c.layout, g.rotary_dim, i, &a, &b);
-          const std::int64_t oa = g.offset(w, t, h, a), ob = g.offset(w, t, h, b);
+  auto fail = for_each_pair(c, [&](int w, std::int64_t t, int h, int i, std::int64_t oa,
+                                   std::int64_t ob) -> std::optional<PropertyResult> {
           const double dist = std::hypot(element(got, w, oa, c.dtype) - want_scale * element(want, w, oa, c.dtype),
                                          element(got, w, ob, c.dtype) - want_scale * element(want, w, ob, c.dtype));
           const double bud = budget(w, oa, ob) * (1 + 0x1p-40);
@@ -35,10 +29,12 @@ PropertyResult compare_pairs(const Case& c, const Tensors& got, const Tensors& w
           worst = std::max(worst, std::isnan(units) ? HUGE_VAL : units);
           if (!(units <= 1.0))
             return PropertyResult::fail(what + " off by " + std::to_string(dist) + " (budget " +
-                                            std::to_string(bud) + ") at " + where(c, w, t, h, a) +
+                                            std::to_string(bud) + ") at " + where(c, w, t, h, 0) +
                                             ", pair " + std::to_string(i),
                                         units);
-        }
+          return std::nullopt;
+        });
+  if (fail) return *fail;
   return {Outcome::kPass, {}, worst};
 }
 

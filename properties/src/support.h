@@ -12,6 +12,7 @@
 #include "ropecheck/dtype.h"
 #include "ropecheck/error_model.h"
 #include "ropecheck/harness.h"
+#include "ropecheck/layout.h"
 #include "ropecheck/properties/property.h"
 
 namespace ropecheck::prop {
@@ -42,6 +43,22 @@ std::optional<PropertyResult> scope(const ropecheck_impl_t& impl, std::initializ
 std::int64_t draw_shift(const Case& c, std::uint64_t salt, std::int64_t max_shift);
 
 std::string where(const Case& c, int w, std::int64_t token, int head, int channel);
+
+// Calls fn(w, token, head, pair, offset_a, offset_b) for every rotated pair
+// of a case's q and k; fn returns a failure to stop, or nullopt to go on.
+template <class Fn>
+std::optional<PropertyResult> for_each_pair(const Case& c, Fn&& fn) {
+  const Geometry g = geometry(c);
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int i = 0; i < g.rotary_dim / 2; ++i) {
+          int a, b;
+          pair_channels(c.layout, g.rotary_dim, i, &a, &b);
+          if (auto f = fn(w, t, h, i, g.offset(w, t, h, a), g.offset(w, t, h, b))) return f;
+        }
+  return std::nullopt;
+}
 
 // Bitwise equality of two stored elements, treating +0 and -0 as equal.
 bool same_value(const Tensors& a, const Tensors& b, int w, std::int64_t off, ropecheck_dtype_t dt);

@@ -3,6 +3,22 @@
 #include <utility>
 
 namespace ropecheck::ref {
+namespace {
+
+// Pair i of `in` rotated by the angle whose cos/sin `t` holds, scaled by m:
+// x' = x c - y s, y' = x s + y c (s negated for the inverse direction).
+template <class R, class Trig>
+void rotate_pair(const std::vector<R>& in, R* out, ropecheck_layout_t layout, int d, int i, const Trig& t,
+                 const R& m, bool inverse) {
+  int a, b;
+  pair_channels(layout, d, i, &a, &b);
+  const R c = m * t.cos[i];
+  const R s = inverse ? R(-(m * t.sin[i])) : R(m * t.sin[i]);
+  out[a] = in[a] * c - in[b] * s;
+  out[b] = in[a] * s + in[b] * c;
+}
+
+}  // namespace
 
 template <class R>
 ReferenceRope<R>::ReferenceRope(const FreqSpec& spec, HeadShape shape)
@@ -39,14 +55,7 @@ void ReferenceRope<R>::rotate(const R* x, R* out, std::int64_t position, ropeche
 
   switch (path) {
     case Path::kPairLoop:
-      for (int i = 0; i < pairs; ++i) {
-        int a, b;
-        pair_channels(layout, d, i, &a, &b);
-        const R c = m * t.cos[i];
-        const R s = inverse ? R(-(m * t.sin[i])) : R(m * t.sin[i]);
-        out[a] = in[a] * c - in[b] * s;
-        out[b] = in[a] * s + in[b] * c;
-      }
+      for (int i = 0; i < pairs; ++i) rotate_pair(in, out, layout, d, i, t, m, inverse);
       break;
     case Path::kVectorForm: {
       // Full-length cos/sin and the rotated copy, as the tensor code writes it.
@@ -104,14 +113,7 @@ void ReferenceRope<R>::rotate_sections(const R* x, R* out, const std::vector<std
   int i = 0;
   for (std::size_t k = 0; k < section_pairs.size(); ++k) {
     const Trig& t = trig(axis_positions[k]);
-    for (int n = 0; n < section_pairs[k]; ++n, ++i) {
-      int a, b;
-      pair_channels(layout, d, i, &a, &b);
-      const R c = m * t.cos[i];
-      const R s = inverse ? R(-(m * t.sin[i])) : R(m * t.sin[i]);
-      out[a] = in[a] * c - in[b] * s;
-      out[b] = in[a] * s + in[b] * c;
-    }
+    for (int n = 0; n < section_pairs[k]; ++n, ++i) rotate_pair(in, out, layout, d, i, t, m, inverse);
   }
   for (int j = d; j < shape_.head_dim; ++j) out[j] = in[j];
 }

@@ -4,30 +4,24 @@
 
 #include <sstream>
 
-#include "ropecheck/check.h"
+#include "gate_run.h"
 #include "ropecheck/registry.h"
 
 namespace ropecheck {
 namespace {
 
 TEST(Check, EveryBuiltinImplementationPassesTheQuickSuite) {
-  CheckOptions o;
-  o.suite = Suite::kQuick;
-  o.seed = 1;
-  for (const auto* impl : builtin_impls()) o.impls.push_back(impl);
-  const CheckReport r = run_check(o);
-  std::ostringstream os;
-  print_summary(r, os);
-  print_failures(r, os);
-  EXPECT_TRUE(r.passed()) << os.str();
+  const GateRun g = run_gate({builtin_impls().begin(), builtin_impls().end()});
+  const CheckReport& r = g.report;
+  EXPECT_TRUE(r.passed()) << g.text;
   for (const auto& i : r.impls) {
     int run = 0;
     for (const auto& [fam, f] : i.families) run += f.passed + f.failed;
     EXPECT_GT(run, suite_size(Suite::kQuick) / 3) << i.name << " ran too few cases";
   }
   // Every scheme appears as a family.
-  EXPECT_EQ(r.impls[0].families.size(), static_cast<std::size_t>(ROPECHECK_SCHEME_COUNT)) << os.str();
-  std::cout << os.str();
+  EXPECT_EQ(r.impls[0].families.size(), static_cast<std::size_t>(ROPECHECK_SCHEME_COUNT)) << g.text;
+  std::cout << g.text;
 }
 
 TEST(Check, CasesAreAPureFunctionOfSuiteSeedAndIndex) {
