@@ -15,10 +15,11 @@ bool CheckReport::passed() const {
 }
 
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
-                              const std::string& property) {
+                              const std::string& property, const std::string& config_path) {
   std::string s = "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
                   std::to_string(seed) + " --case " + std::to_string(index);
   if (!property.empty()) s += " --property " + property;
+  if (!config_path.empty()) s += " --config " + config_path;
   return s;
 }
 
@@ -78,7 +79,12 @@ CheckReport run_check(const CheckOptions& o) {
   const int first = o.only_case ? *o.only_case : 0;
   const int last = o.only_case ? *o.only_case + 1 : total;
   for (int idx = first; idx < last; ++idx) {
-    const Case c = make_case(o.suite, o.seed, idx);
+    Case c = make_case(o.suite, o.seed, idx);
+    if (o.config) {
+      c.freq = o.config->freq;
+      c.shape = o.config->shape;
+      if (o.config->layout) c.layout = *o.config->layout;
+    }
     ++r.cases;
     // Conformance shares one reference evaluation across implementations.
     std::optional<CaseRunner> runner;
@@ -121,7 +127,7 @@ CheckReport run_check(const CheckOptions& o) {
             ++ps.failed;
             ps.worst_units = std::max(ps.worst_units, res.worst_units);
             rep.failures.push_back({idx, p.name, c.family(), res.message, c.describe(),
-                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name)});
+                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path)});
             break;
         }
       }

@@ -87,6 +87,7 @@ struct CheckArgs {
   std::vector<std::string> properties;
   bool quiet = false;
   int threads = 1;
+  std::string config_path;
 };
 
 int cmd_check(const CheckArgs& a) {
@@ -143,6 +144,24 @@ int cmd_check(const CheckArgs& a) {
       }
       o.impls.push_back(impl);
     }
+  }
+  if (!a.config_path.empty()) {
+    std::ifstream f(a.config_path, std::ios::binary);
+    if (!f) {
+      std::cerr << "error: --config: cannot read " << a.config_path << "\n";
+      return 2;
+    }
+    std::ostringstream text;
+    text << f.rdbuf();
+    try {
+      o.config = parse_rope_config(text.str());
+      o.config_path = a.config_path;
+    } catch (const ref::ConfigError& e) {
+      std::cerr << "error: --config " << a.config_path << ": " << e.what() << "\n";
+      return 2;
+    }
+    std::cerr << "config " << a.config_path << ": head_dim " << o.config->shape.head_dim << ", rotary_dim "
+              << o.config->shape.rotary_dim << ", " << o.config->freq.describe() << "\n";
   }
   impl::set_simd_threads(a.threads);
   std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", "
@@ -201,6 +220,9 @@ int main(int argc, char** argv) {
   check->add_option("--property", ca.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
   check->add_option("--junit", ca.junit_path, "Also write JUnit XML (one testcase per implementation x property)");
   check->add_option("--report", ca.report_path, "Also write a self-contained HTML report with error-vs-position plots");
+  check->add_option("--config", ca.config_path,
+                    "A model's rope config (HF config.json, its rope_scaling dict, or ropecheck's schema): "
+                    "every case uses its scheme and head shape");
   check->add_option("--threads", ca.threads, "Worker threads for the SIMD kernels (tokens are split)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ropecheck/cases.h"
+#include "ropecheck/config_json.h"
 #include "ropecheck/conformance.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -27,6 +28,11 @@ struct CheckOptions {
   std::optional<int> cases;      // run the first N cases instead of the suite's size
   std::vector<const ropecheck_impl_t*> impls;
   std::vector<std::string> properties;  // names; empty: all kernel properties
+  // A model's rope config (--config): every case keeps its grid-drawn
+  // positions, dtype, heads and strides but uses this scheme and head shape
+  // (and layout, when the config states one).
+  std::optional<RopeConfig> config;
+  std::string config_path;  // repeated in reproduce lines
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -74,7 +80,7 @@ struct CheckReport {
 
 CheckReport run_check(const CheckOptions& opts);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
-                              const std::string& property = {});
+                              const std::string& property = {}, const std::string& config_path = {});
 // Markdown tables: conformance per implementation x family, properties per
 // implementation, then error against position.
 void print_summary(const CheckReport& r, std::ostream& os);

@@ -1,0 +1,247 @@
+#include "ropecheck/config_json.h"
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
+
+namespace ropecheck {
+namespace {
+
+using nlohmann::json;
+using ref::ConfigError;
+
+// Typed reads with the JSON path in every error.
+struct Reader {
+  const json& obj;
+  std::string path;  // "rope_scaling." or ""
+
+  bool has(const char* key) const { return obj.contains(key) && !obj.at(key).is_null(); }
+  std::string name(const char* key) const { return path + key; }
+
+  double number(const char* key) const {
+    const json& v = obj.at(key);
+    if (!v.is_number()) throw ConfigError(name(key), "must be a number (got " + std::string(v.type_name()) + ")");
+    return v.get<double>();
+  }
+  std::int64_t integer(const char* key, std::int64_t lo, std::int64_t hi) const {
+    const json& v = obj.at(key);
+    double d;
+    if (v.is_number_integer()) {
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+        throw ConfigError(name(key), "must be <= " + std::to_string(hi));
+      const auto i = v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
+      if (i < lo || i > hi)
+        throw ConfigError(name(key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " +
+                                         std::to_string(i) + ")");
+      return i;
+    }
+    if (!v.is_number_float() || !std::isfinite(d = v.get<double>()) || !exactly_equal(d, std::floor(d)))
+      throw ConfigError(name(key), "must be an integer");
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi))
+      throw ConfigError(name(key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return static_cast<std::int64_t>(d);
+  }
+  bool boolean(const char* key) const {
+    const json& v = obj.at(key);
+    if (!v.is_boolean()) throw ConfigError(name(key), "must be true or false");
+    return v.get<bool>();
+  }
+  std::string string(const char* key) const {
+    const json& v = obj.at(key);
+    if (!v.is_string()) throw ConfigError(name(key), "must be a string");
+    return v.get<std::string>();
+  }
+  std::vector<double> numbers(const char* key) const {
+    const json& v = obj.at(key);
+    if (!v.is_array()) throw ConfigError(name(key), "must be an array of numbers");
+    if (v.size() > 2048) throw ConfigError(name(key), "must have at most 2048 entries");
+    std::vector<double> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number())
+        throw ConfigError(name(key) + "[" + std::to_string(i) + "]", "must be a number");
+      out.push_back(v[i].get<double>());
+    }
+    return out;
+  }
+};
+
+constexpr std::int64_t kMaxPos = std::int64_t{1} << 40;
+
+ropecheck_scheme_t hf_scheme(const std::string& type, const std::string& field) {
+  if (type == "default") return ROPECHECK_SCHEME_DEFAULT;
+  if (type == "linear") return ROPECHECK_SCHEME_LINEAR;
+  if (type == "dynamic") return ROPECHECK_SCHEME_DYNAMIC_NTK;
+  if (type == "ntk") return ROPECHECK_SCHEME_NTK_AWARE;  // static NTK-aware (not an HF rope_type)
+  if (type == "yarn") return ROPECHECK_SCHEME_YARN;
+  if (type == "llama3") return ROPECHECK_SCHEME_LLAMA3;
+  if (type == "longrope" || type == "su") return ROPECHECK_SCHEME_LONGROPE;
+  throw ConfigError(field, "must be one of default, linear, dynamic, ntk, yarn, llama3, longrope (got '" + type + "')");
+}
+
+// The scheme fields shared by the HF dict and our schema.
+void read_scheme_fields(const Reader& r, ref::FreqSpec& f) {
+  if (r.has("factor")) f.factor = r.number("factor");
+  if (r.has("original_max_position_embeddings"))
+    f.original_max_position = r.integer("original_max_position_embeddings", 1, kMaxPos);
+  if (r.has("original_max_position")) f.original_max_position = r.integer("original_max_position", 1, kMaxPos);
+  if (r.has("beta_fast")) f.beta_fast = r.number("beta_fast");
+  if (r.has("beta_slow")) f.beta_slow = r.number("beta_slow");
+  if (r.has("truncate")) f.truncate = r.boolean("truncate");
+  if (r.has("attention_factor")) f.attention_factor = r.number("attention_factor");
+  if (r.has("mscale")) f.mscale = r.number("mscale");
+  if (r.has("mscale_all_dim")) f.mscale_all_dim = r.number("mscale_all_dim");
+  if (r.has("low_freq_factor")) f.low_freq_factor = r.number("low_freq_factor");
+  if (r.has("high_freq_factor")) f.high_freq_factor = r.number("high_freq_factor");
+  if (r.has("short_factor")) f.short_factor = r.numbers("short_factor");
+  if (r.has("long_factor")) f.long_factor = r.numbers("long_factor");
+  if (r.has("seq_len")) f.seq_len = r.integer("seq_len", 0, kMaxPos);
+}
+
+RopeConfig parse_own(const json& j) {
+  const Reader r{j, ""};
+  RopeConfig c;
+  if (r.integer("ropecheck_config", 1, 1) != 1) throw ConfigError("ropecheck_config", "must be 1");
+  c.shape.head_dim = static_cast<int>(r.integer("head_dim", 1, ref::kMaxHeadDim));
+  c.shape.rotary_dim = r.has("rotary_dim") ? static_cast<int>(r.integer("rotary_dim", 0, ref::kMaxHeadDim))
+                                           : c.shape.head_dim;
+  if (r.has("layout")) {
+    ropecheck_layout_t l;
+    if (!parse_layout(r.string("layout"), &l)) throw ConfigError("layout", "must be interleaved or half_split");
+    c.layout = l;
+  }
+  if (r.has("scheme")) {
+    ropecheck_scheme_t s;
+    if (!parse_scheme(r.string("scheme"), &s))
+      throw ConfigError("scheme", "must be one of default, linear, ntk, dynamic_ntk, yarn, llama3, longrope, explicit");
+    c.freq.scheme = s;
+  }
+  if (r.has("base")) c.freq.base = r.number("base");
+  read_scheme_fields(r, c.freq);
+  if (r.has("inv_freq")) c.freq.inv_freq = r.numbers("inv_freq");
+  return c;
+}
+
+RopeConfig parse_hf(const json& j) {
+  const Reader top{j, ""};
+  RopeConfig c;
+  // The dict with the scheme: rope_parameters (newer HF), rope_scaling, or
+  // the object itself when it carries a rope_type.
+  const json* scheme_obj = nullptr;
+  std::string scheme_path;
+  for (const char* key : {"rope_parameters", "rope_scaling"}) {
+    if (top.has(key)) {
+      if (!j.at(key).is_object()) throw ConfigError(key, "must be an object or null");
+      scheme_obj = &j.at(key);
+      scheme_path = std::string(key) + ".";
+      break;
+    }
+  }
+  if (!scheme_obj && (top.has("rope_type") || top.has("type"))) scheme_obj = &j;
+  // Head geometry.
+  if (top.has("head_dim")) {
+    c.shape.head_dim = static_cast<int>(top.integer("head_dim", 1, ref::kMaxHeadDim));
+  } else if (top.has("hidden_size") && top.has("num_attention_heads")) {
+    const std::int64_t hidden = top.integer("hidden_size", 1, std::int64_t{1} << 24);
+    const std::int64_t heads = top.integer("num_attention_heads", 1, 1 << 16);
+    if (hidden % heads != 0) throw ConfigError("hidden_size", "must be a multiple of num_attention_heads");
+    c.shape.head_dim = static_cast<int>(std::min<std::int64_t>(hidden / heads, ref::kMaxHeadDim + 1));
+  } else {
+    throw ConfigError("head_dim", "is required (or hidden_size and num_attention_heads)");
+  }
+  c.shape.rotary_dim = c.shape.head_dim;
+  if (top.has("rotary_dim")) {  // GPT-J: rotary part, interleaved pairs
+    c.shape.rotary_dim = static_cast<int>(top.integer("rotary_dim", 0, ref::kMaxHeadDim));
+    c.layout = ROPECHECK_LAYOUT_INTERLEAVED;
+  }
+  for (const char* key : {"partial_rotary_factor", "rotary_pct"}) {
+    if (!top.has(key)) continue;
+    const double f = top.number(key);
+    if (!(f > 0.0 && f <= 1.0)) throw ConfigError(key, "must be in (0, 1]");
+    c.shape.rotary_dim = static_cast<int>(c.shape.head_dim * f);  // HF: int(head_dim * factor)
+  }
+  const std::int64_t max_pos =
+      top.has("max_position_embeddings") ? top.integer("max_position_embeddings", 1, kMaxPos) : 0;
+  // rope_theta lives at the top level, or inside rope_parameters.
+  if (top.has("rope_theta")) c.freq.base = top.number("rope_theta");
+  if (scheme_obj) {
+    const Reader r{*scheme_obj, scheme_path};
+    if (r.has("rope_theta")) c.freq.base = r.number("rope_theta");
+    const char* type_key = r.has("rope_type") ? "rope_type" : (r.has("type") ? "type" : nullptr);
+    if (type_key) c.freq.scheme = hf_scheme(r.string(type_key), r.name(type_key));
+    read_scheme_fields(r, c.freq);
+  }
+  // HF fallbacks: dynamic NTK uses max_position_embeddings as L; YaRN and
+  // LongRoPE fall back to it for the original length; LongRoPE derives its
+  // factor from the two lengths.
+  if (top.has("original_max_position_embeddings") && c.freq.original_max_position == 0)
+    c.freq.original_max_position = top.integer("original_max_position_embeddings", 1, kMaxPos);
+  if (c.freq.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK && max_pos > 0) c.freq.original_max_position = max_pos;
+  if (c.freq.original_max_position == 0 && max_pos > 0) c.freq.original_max_position = max_pos;
+  if (c.freq.scheme == ROPECHECK_SCHEME_LONGROPE && !(scheme_obj && Reader{*scheme_obj, ""}.has("factor")) &&
+      max_pos > 0 && c.freq.original_max_position > 0)
+    c.freq.factor = static_cast<double>(max_pos) / static_cast<double>(c.freq.original_max_position);
+  return c;
+}
+
+}  // namespace
+
+RopeConfig parse_rope_config(std::string_view text) {
+  if (text.size() > kMaxConfigBytes)
+    throw ConfigError("json", "must be at most " + std::to_string(kMaxConfigBytes) + " bytes (got " +
+                                  std::to_string(text.size()) + ")");
+  json j;
+  try {
+    // Nesting is bounded by the input size; nlohmann's parser is recursive,
+    // so refuse inputs nested deeper than any config would be.
+    int depth = 0, max_depth = 0;
+    for (char ch : text) {
+      if (ch == '{' || ch == '[') max_depth = std::max(max_depth, ++depth);
+      if (ch == '}' || ch == ']') --depth;
+    }
+    if (max_depth > 32) throw ConfigError("json", "must nest at most 32 levels");
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    throw ConfigError("json", std::string("is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ConfigError("json", "must be an object");
+  RopeConfig c;
+  try {
+    c = j.contains("ropecheck_config") ? parse_own(j) : parse_hf(j);
+  } catch (const json::exception& e) {
+    throw ConfigError("json", std::string("unexpected value: ") + e.what());
+  }
+  ref::validate(c.freq, c.shape);
+  return c;
+}
+
+std::string to_json(const RopeConfig& c) {
+  json j;
+  j["ropecheck_config"] = 1;
+  j["head_dim"] = c.shape.head_dim;
+  j["rotary_dim"] = c.shape.rotary_dim;
+  if (c.layout) j["layout"] = std::string(layout_name(*c.layout));
+  const ref::FreqSpec& f = c.freq;
+  j["scheme"] = std::string(scheme_name(f.scheme));
+  j["base"] = f.base;
+  j["factor"] = f.factor;
+  if (f.original_max_position > 0) j["original_max_position"] = f.original_max_position;
+  j["seq_len"] = f.seq_len;
+  j["beta_fast"] = f.beta_fast;
+  j["beta_slow"] = f.beta_slow;
+  j["truncate"] = f.truncate;
+  if (f.attention_factor) j["attention_factor"] = *f.attention_factor;
+  j["mscale"] = f.mscale;
+  j["mscale_all_dim"] = f.mscale_all_dim;
+  j["low_freq_factor"] = f.low_freq_factor;
+  j["high_freq_factor"] = f.high_freq_factor;
+  if (!f.short_factor.empty()) j["short_factor"] = f.short_factor;
+  if (!f.long_factor.empty()) j["long_factor"] = f.long_factor;
+  if (!f.inv_freq.empty()) j["inv_freq"] = f.inv_freq;
+  return j.dump(2);
+}
+
+}  // namespace ropecheck
