@@ -39,7 +39,13 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
     for (int i = 0; i < pairs; ++i) {
       const std::complex<float> z(load_f32(h.in, h.offset + 2 * i, p->dtype),
                                   load_f32(h.in, h.offset + 2 * i + 1, p->dtype));
-      const std::complex<float> r = z * cis[i];
+      // The textbook product, as torch's complex multiply computes it.
+      // std::complex's operator* applies C99 Annex G infinity recovery
+      // (__mulsc3), which turns the NaN of inf - inf into an infinity and so
+      // propagates non-finite inputs unlike the rotation (found by
+      // differential_fuzzer).
+      const std::complex<float> r(z.real() * cis[i].real() - z.imag() * cis[i].imag(),
+                                  z.real() * cis[i].imag() + z.imag() * cis[i].real());
       store_f32(h.out, h.offset + 2 * i, p->dtype, r.real());
       store_f32(h.out, h.offset + 2 * i + 1, p->dtype, r.imag());
     }

@@ -57,6 +57,9 @@ struct CaseOutcome {
   double worst_units = 0;
   double worst_ulps = 0;
   std::int64_t violations = 0;
+  // Elements with an input beyond the model's overflow-free domain: checked
+  // for crashes only (docs/ERROR_MODEL.md, "Non-finite and huge inputs").
+  std::int64_t outside_domain = 0;
   std::optional<Violation> first;
   std::array<BinStats, kPositionBins> bins{};
   std::vector<PositionPoint> points;  // one per distinct position of the case

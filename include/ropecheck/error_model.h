@@ -49,6 +49,13 @@ class ErrorModel {
   // (at most m r |da|) it bounds | kernel pair - exact pair |.
   double pair_budget(const ElementTerms& t) const;
   double pair_budget_excluding_angle(const ElementTerms& t) const;
+  // Bound on |kernel cos - m cos a| and |kernel sin - m sin a| per unit of m
+  // (angle, sin/cos evaluation and cache rounding): below it the sign of cos
+  // or sin is uncertain, and so is how a non-finite input propagates.
+  double trig_error(const ElementTerms& t) const;
+  // Largest |x|, |y| for which no intermediate of the rotation can overflow
+  // the math dtype (m sqrt(2) max(|x|, |y|) stays finite): the model's domain.
+  double overflow_free_limit() const;
   // The budget's terms, for a failure message: "E2 angle=... E3 sincos=...".
   std::string explain(const ElementTerms& t) const;
 

@@ -66,6 +66,12 @@ struct RunResult {
 };
 RunResult execute(const ropecheck_impl_t& impl, const Case& c, const Tensors& in);
 
+// Largest cos/sin cache (elements) the harness builds for a cache kernel;
+// cases that need more are out of scope for it. Default 2^24 (64 MiB of
+// fp32); the differential fuzzer lowers it to keep executions fast.
+void set_max_cache_elements(std::int64_t n);
+std::int64_t max_cache_elements();
+
 // Skip reason when the case lies outside the implementation's declared
 // capabilities (or the harness's cache limit); empty when it is in scope.
 std::string out_of_scope(const ropecheck_impl_t& impl, const Case& c);

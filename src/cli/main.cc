@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_command.h"
 #include "ropecheck/atomic_file.h"
 #include "ropecheck/check.h"
 #include "ropecheck/reference/rotation.h"
@@ -228,9 +229,24 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check->add_flag("--quiet", ca.quiet, "No progress lines");
   auto* props = app.add_subcommand("properties", "List the kernel properties the gate runs");
+  cli::FuzzArgs fa;
+  auto* fuzz = app.add_subcommand("fuzz", "Fuzz one implementation against the reference (libFuzzer, `fuzz` preset)");
+  fuzz->add_option("--impl", fa.impl, "Implementation to fuzz")->required();
+  fuzz->add_option("--time", fa.seconds, "Seconds to fuzz")->check(CLI::Range(1, 7 * 24 * 3600))->capture_default_str();
+  fuzz->add_option("--jobs", fa.jobs, "Parallel fuzzing jobs")->check(CLI::Range(1, 256))->capture_default_str();
+  fuzz->add_option("--out", fa.out_dir, "Directory for the corpus and findings (default ropecheck-fuzz-<impl>)");
+  fuzz->add_option("--fuzzer", fa.fuzzer, "Path to differential_fuzzer (default: build/fuzz next to this build)");
   CLI11_PARSE(app, argc, argv);
   try {
     if (*list) return cmd_list();
+    if (*fuzz) {
+      const bool known = find_impl(fa.impl) != nullptr || fa.impl.rfind("planted_", 0) == 0;
+      if (!known) {
+        std::cerr << "error: --impl: no implementation named '" << fa.impl << "' (see `ropecheck list`)\n";
+        return 2;
+      }
+      return cli::run_fuzz(fa, argv[0]);
+    }
     if (*props) {
       for (const auto& p : prop::kernel_properties()) std::cout << "Rope/" << p.name << "\n  " << p.summary << "\n";
       return 0;

@@ -6,9 +6,19 @@
 #include <sstream>
 
 #include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
 #include "ropecheck/reference/rounding.h"
 
 namespace ropecheck {
+namespace {
+
+// Magnitudes from which round-to-nearest gives infinity: max + half an ulp.
+double overflow_threshold(ropecheck_dtype_t t) {
+  const DtypeFormat f = dtype_format(t);
+  return std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.emax);
+}
+
+}  // namespace
 
 int position_bin(std::int64_t p) {
   const std::uint64_t a = p < 0 ? static_cast<std::uint64_t>(-(p + 1)) + 1 : static_cast<std::uint64_t>(p);
@@ -75,9 +85,34 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const Tensors& in
       is_rotated[re.offset] = 1;
       const ElementTerms& e = re.terms;
       const double v = load_as_double(got, re.offset, c.dtype);
+      if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
+        // A non-finite input makes the exact result non-finite; its class is
+        // the reference's whenever the signs of cos and sin are certain.
+        const double te = model.trig_error(e);
+        const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
+        const bool same_class = std::isnan(v) ? std::isnan(e.value)
+                                              : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
+        if (std::isfinite(v) || (certain && !same_class))
+          note({names[w], re.token, re.head, re.channel, e.position, v, e.value, 0.0,
+                std::isfinite(v) ? "finite output from a non-finite input"
+                                 : "non-finite input propagated unlike the reference",
+                ""});
+        continue;
+      }
+      if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > model.overflow_free_limit()) {
+        ++out.outside_domain;
+        continue;
+      }
       const double budget = model.budget(e);
-      const double units = std::fabs(v - e.value) / budget;
-      const double ulps = std::fabs(v - re.rounded) / ref::ulp_of(re.rounded, c.dtype);
+      double units = std::fabs(v - e.value) / budget;
+      // Rounding to the storage dtype may overflow: the right infinity is
+      // then what a correct kernel stores.
+      if (std::isinf(v) && std::signbit(v) == std::signbit(e.value) &&
+          std::fabs(e.value) + budget >= overflow_threshold(c.dtype))
+        units = 0;
+      const double ulps = (std::isinf(v) && exactly_equal(v, re.rounded))
+                              ? 0.0
+                              : std::fabs(v - re.rounded) / ref::ulp_of(re.rounded, c.dtype);
       BinStats& b = out.bins[position_bin(e.position)];
       ++b.elements;
       if (!(units <= 1.0))  // also catches NaN

@@ -209,6 +209,16 @@ ErrorModel::Terms ErrorModel::terms(const ElementTerms& t) const {
 
 double ErrorModel::budget(const ElementTerms& t) const { return terms(t).total(); }
 
+double ErrorModel::trig_error(const ElementTerms& t) const {
+  return std::min(angle_error(t), 2.0) + sincos_abs_ + cache_abs_ + 4 * u_math_;
+}
+
+double ErrorModel::overflow_free_limit() const {
+  const DtypeFormat f = dtype_format(static_cast<ropecheck_dtype_t>(policy_.math_dtype));
+  const double max_math = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  return max_math / (std::sqrt(2.0) * std::max(m_, 1.0) * (1 + 8 * u_math_));
+}
+
 double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
   const double xy = std::fabs(t.x) + std::fabs(t.y);
   const double r = m_ * std::hypot(t.x, t.y);  // norm of the exact pair

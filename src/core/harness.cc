@@ -14,9 +14,12 @@ namespace {
 
 // Elements a cache may hold before the harness declines to build it: 64 MiB
 // of fp32 keeps a case under a second on CI machines.
-constexpr std::int64_t kMaxCacheElements = std::int64_t{1} << 24;
+std::int64_t g_max_cache_elements = std::int64_t{1} << 24;
 
 }  // namespace
+
+void set_max_cache_elements(std::int64_t n) { g_max_cache_elements = n; }
+std::int64_t max_cache_elements() { return g_max_cache_elements; }
 
 Geometry geometry(const Case& c) {
   Geometry g;
@@ -148,8 +151,8 @@ std::string out_of_scope(const ropecheck_impl_t& impl, const Case& c) {
   if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
     return "negative positions";
   if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
-    if ((c.max_abs_position() + 1) * c.shape.rotary_dim > kMaxCacheElements)
-      return "cos/sin cache over the harness limit of 2^24 elements";
+    if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
+      return "cos/sin cache over the harness limit of " + std::to_string(g_max_cache_elements) + " elements";
   }
   return {};
 }

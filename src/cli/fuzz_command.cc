@@ -1,0 +1,75 @@
+#include "fuzz_command.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+extern char** environ;
+
+namespace ropecheck::cli {
+namespace fs = std::filesystem;
+
+int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
+  // build/release/ropecheck -> build/fuzz/fuzz/differential_fuzzer
+  const fs::path self = fs::weakly_canonical(fs::path(self_path));
+  const fs::path fuzzer = a.fuzzer.empty() ? self.parent_path().parent_path() / "fuzz/fuzz/differential_fuzzer"
+                                           : fs::path(a.fuzzer);
+  if (!fs::exists(fuzzer)) {
+    std::cerr << "error: --fuzzer: " << fuzzer.string() << " not found; build it with\n"
+              << "  cmake --preset fuzz && cmake --build --preset fuzz\n";
+    return 2;
+  }
+  const fs::path replay = self.parent_path() / "fuzz/differential_fuzzer_replay";
+  const fs::path out = a.out_dir.empty() ? fs::path("ropecheck-fuzz-" + a.impl) : fs::path(a.out_dir);
+  fs::create_directories(out / "corpus");
+  const fs::path seeds = fs::path(ROPECHECK_SOURCE_DIR) / "fuzz/corpus/differential_fuzzer";
+  std::vector<std::string> args = {fuzzer.string(),
+                                   "-max_total_time=" + std::to_string(a.seconds),
+                                   "-artifact_prefix=" + (out / "").string(),
+                                   "-print_final_stats=1",
+                                   (out / "corpus").string()};
+  if (a.jobs > 1) {
+    args.push_back("-jobs=" + std::to_string(a.jobs));
+    args.push_back("-workers=" + std::to_string(a.jobs));
+  }
+  if (fs::exists(seeds)) args.push_back(seeds.string());
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
+  env_store.push_back("ROPECHECK_FUZZ_IMPL=" + a.impl);
+  std::vector<char*> argv, envp;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::cerr << "ropecheck fuzz: " << a.impl << " for " << a.seconds << " s, " << a.jobs
+            << " job(s); corpus and findings in " << out.string() << "\n";
+  pid_t pid;
+  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0) {
+    std::cerr << "error: cannot start " << argv[0] << "\n";
+    return 2;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::vector<fs::path> findings;
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("crash-", 0) == 0 || n.rfind("timeout-", 0) == 0 || n.rfind("oom-", 0) == 0 ||
+        n.rfind("leak-", 0) == 0)
+      findings.push_back(e.path());
+  }
+  if (findings.empty() && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    std::cout << "ropecheck fuzz: no finding against " << a.impl << " in " << a.seconds << " s\n";
+    return 0;
+  }
+  std::cout << "ropecheck fuzz: FAILURE against " << a.impl << "\n";
+  for (const auto& f : findings)
+    std::cout << "  input: " << f.string() << "\n  reproduce: ROPECHECK_FUZZ_IMPL=" << a.impl << " "
+              << replay.string() << " " << f.string() << "\n";
+  return 1;
+}
+
+}  // namespace ropecheck::cli
