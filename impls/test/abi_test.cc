@@ -136,3 +136,30 @@ TEST(ImplAbi, ZeroTokensIsANoOp) {
 
 }  // namespace
 }  // namespace ropecheck
+
+#include "ropecheck/impl_validation.h"
+
+namespace ropecheck {
+namespace {
+
+TEST(ImplAbi, EveryBuiltinTablePassesValidation) {
+  for (const auto* impl : builtin_impls()) EXPECT_EQ(validate_impl_table(impl), "") << impl->name;
+}
+
+TEST(ImplAbi, ValidationNamesTheFieldOfABadTable) {
+  ropecheck_impl_t t = *find_impl("scalar_cached");
+  t.build_cache = nullptr;
+  EXPECT_NE(validate_impl_table(&t).find("build_cache"), std::string::npos);
+  t = *find_impl("scalar_naive");
+  t.abi_version = 99;
+  EXPECT_NE(validate_impl_table(&t).find("abi_version"), std::string::npos);
+  t = *find_impl("scalar_naive");
+  t.name = "Bad Name";
+  EXPECT_NE(validate_impl_table(&t).find("name"), std::string::npos);
+  t = *find_impl("scalar_naive");
+  t.caps.max_head_dim = 0;
+  EXPECT_NE(validate_impl_table(&t).find("caps.max_head_dim"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ropecheck
