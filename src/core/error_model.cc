@@ -29,7 +29,9 @@ double default_units(int i, int d, double base, double rel_b_units) {
 }  // namespace
 
 std::string ErrorModel::check_policy(const ropecheck_policy_t& p) {
-  if (p.struct_size < sizeof(ropecheck_policy_t)) return "policy.struct_size too small";
+  if (p.struct_size < sizeof(ropecheck_policy_t))
+    return "policy.struct_size: must be >= " + std::to_string(sizeof(ropecheck_policy_t)) + " (got " +
+           std::to_string(p.struct_size) + ")";
   if (p.freq_dtype != ROPECHECK_DTYPE_F32 && p.freq_dtype != ROPECHECK_DTYPE_F64)
     return "policy.freq_dtype: must be f32 or f64 (frequencies in bf16/fp16 are a known bug class)";
   if (p.angle_mode > ROPECHECK_ANGLE_F64) return "policy.angle_mode: unknown value";
