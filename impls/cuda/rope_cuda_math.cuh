@@ -52,8 +52,9 @@ ROPECHECK_HD inline bool position_ok(const Params& p, std::int64_t pos) {
   return p.cache == nullptr || (pos >= 0 && pos < p.cache_rows);
 }
 
-// a - 2 pi round(a / 2 pi) in double, three-part Cody-Waite (the parts have
-// 24 significant bits, so k * part is exact for |k| < 2^29).
+// a - 2 pi round(a / 2 pi) in double, three-part Cody-Waite (the same
+// split as impls/simd/rope_simd.cc: exact for |k| < 2^29, and beyond that
+// within the F64 angle budget).
 ROPECHECK_HD inline double reduce_two_pi(double a) {
   const double k = nearbyint(a * 0.15915494309189533577);
   return ((a - k * 0x1.921fb6p+2) - k * -0x1.777a5cp-23) - k * -0x1.ee59d9cceba4p-48;

@@ -184,11 +184,11 @@ namespace {
 
 std::atomic<int> g_threads{1};
 
-// 2 pi in three parts of <= 24 significant bits each: k * kTwoPiHi and
-// k * kTwoPiMid are exact in double for |k| < 2^29, i.e. |angle| < 3.3e9,
-// which covers every int32 position times a frequency <= 1.
-// hi and mid are 2 pi and its remainder rounded to 24 bits; lo the rest to
-// double (computed with exact rationals).
+// 2 pi in three parts (computed with exact rationals): hi and mid are 2 pi
+// and its remainder rounded to 24 bits, lo the rest rounded to double. k * hi
+// and k * mid are exact for |k| < 2^29 (|angle| < 3.3e9: int32 positions
+// times frequencies <= 1); beyond, rounding k * hi adds at most |angle| 2^-53,
+// which the declared F64 angle budget, |angle| (e_w + 2^-53), already covers.
 constexpr double kTwoPiHi = 0x1.921fb6p+2;
 constexpr double kTwoPiMid = -0x1.777a5cp-23;
 constexpr double kTwoPiLo = -0x1.ee59d9cceba4p-48;
