@@ -18,6 +18,28 @@ HWY_BEFORE_NAMESPACE();
 namespace ropecheck::impl::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+using DF = hn::ScalableTag<float>;
+
+// N lanes of bf16 at p widened to fp32 (exact: bf16 is the top half of fp32).
+HWY_INLINE hn::Vec<DF> LoadBf16(DF df, const std::uint16_t* p) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::Rebind<std::uint16_t, DF> du16;
+  return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
+}
+
+// fp32 lanes rounded to bf16 (nearest even, NaN kept quiet) and stored.
+HWY_INLINE void StoreBf16(DF, hn::Vec<DF> v, std::uint16_t* p) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::RebindToSigned<DF> di32;
+  const hn::Rebind<std::uint16_t, DF> du16;
+  const auto b = hn::BitCast(du32, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(b), hn::Set(du32, 1));
+  auto r = hn::Add(b, hn::Add(hn::Set(du32, 0x7fff), lsb));
+  r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Or(b, hn::Set(du32, 0x400000)), r);
+  const auto hi = hn::BitCast(di32, hn::ShiftRight<16>(r));  // in [0, 0xffff]
+  hn::StoreU(hn::DemoteTo(du16, hi), du16, p);
+}
+
 // Storage -> fp32 for `n` channels (exact for every storage dtype).
 void LoadRow(const void* src, std::uint32_t dtype, int n, float* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
@@ -29,14 +51,8 @@ void LoadRow(const void* src, std::uint32_t dtype, int n, float* HWY_RESTRICT ds
     for (; i + N <= n; i += N) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, s + i)), df, dst + i);
     for (; i < n; ++i) dst[i] = f16_to_f32(static_cast<const std::uint16_t*>(src)[i]);
   } else if (dtype == ROPECHECK_DTYPE_BF16) {
-    // bf16 is the top half of an fp32: widen and shift left by 16.
-    const hn::RebindToUnsigned<decltype(df)> du32;
-    const hn::Rebind<std::uint16_t, decltype(df)> du16;
     const auto* s = static_cast<const std::uint16_t*>(src);
-    for (; i + N <= n; i += N) {
-      const auto w = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, s + i)));
-      hn::StoreU(hn::BitCast(df, w), df, dst + i);
-    }
+    for (; i + N <= n; i += N) hn::StoreU(LoadBf16(df, s + i), df, dst + i);
     for (; i < n; ++i) dst[i] = bf16_to_f32(s[i]);
   } else {
     std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
@@ -60,20 +76,8 @@ void StoreRow(const float* HWY_RESTRICT src, std::uint32_t dtype, int n, void* d
 #endif
     for (; i < n; ++i) static_cast<std::uint16_t*>(dst)[i] = f32_to_f16(src[i]);
   } else if (dtype == ROPECHECK_DTYPE_BF16) {
-    // Round the low 16 bits to nearest even; NaN stays a quiet NaN.
-    const hn::RebindToUnsigned<decltype(df)> du32;
-    const hn::RebindToSigned<decltype(df)> di32;
-    const hn::Rebind<std::uint16_t, decltype(df)> du16;
     auto* d = static_cast<std::uint16_t*>(dst);
-    for (; i + N <= n; i += N) {
-      const auto v = hn::LoadU(df, src + i);
-      const auto b = hn::BitCast(du32, v);
-      const auto lsb = hn::And(hn::ShiftRight<16>(b), hn::Set(du32, 1));
-      auto r = hn::Add(b, hn::Add(hn::Set(du32, 0x7fff), lsb));
-      r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Or(b, hn::Set(du32, 0x400000)), r);
-      const auto hi = hn::BitCast(di32, hn::ShiftRight<16>(r));  // in [0, 0xffff]
-      hn::StoreU(hn::DemoteTo(du16, hi), du16, d + i);
-    }
+    for (; i + N <= n; i += N) StoreBf16(df, hn::LoadU(df, src + i), d + i);
     for (; i < n; ++i) d[i] = f32_to_bf16(src[i]);
   } else {
     std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(n));
@@ -154,6 +158,43 @@ void RotateHeadsF32(const float* in, float* out, std::int64_t head_stride, int h
   }
 }
 
+// All heads of one token of one tensor, 16-bit storage, in target code.
+// bf16 half split is fused per vector (widen, rotate, round, store); other
+// cases go through an fp32 row (interleaved pairs, f16 without a hardware
+// conversion, tails).
+void RotateHeads16(const void* in, void* out, std::int64_t head_stride, int heads, int head_dim,
+                   std::uint32_t dtype, const float* HWY_RESTRICT c, const float* HWY_RESTRICT s, int pairs,
+                   bool interleaved) {
+  const DF df;
+  const int N = static_cast<int>(hn::Lanes(df));
+  const int d = 2 * pairs;
+  const bool fused = dtype == ROPECHECK_DTYPE_BF16 && !interleaved;
+  HWY_ALIGN float row[4096];
+  for (int h = 0; h < heads; ++h) {
+    const auto* src = static_cast<const std::uint16_t*>(in) + h * head_stride;
+    auto* dst = static_cast<std::uint16_t*>(out) + h * head_stride;
+    int i = 0;
+    if (fused) {
+      for (; i + N <= pairs; i += N) {
+        const auto x = LoadBf16(df, src + i), y = LoadBf16(df, src + pairs + i);
+        const auto vc = hn::LoadU(df, c + i), vs = hn::LoadU(df, s + i);
+        StoreBf16(df, hn::NegMulAdd(y, vs, hn::Mul(x, vc)), dst + i);
+        StoreBf16(df, hn::MulAdd(x, vs, hn::Mul(y, vc)), dst + pairs + i);
+      }
+      for (; i < pairs; ++i) {
+        const float x = bf16_to_f32(src[i]), y = bf16_to_f32(src[pairs + i]);
+        dst[i] = f32_to_bf16(x * c[i] - y * s[i]);
+        dst[pairs + i] = f32_to_bf16(x * s[i] + y * c[i]);
+      }
+    } else {
+      LoadRow(src, dtype, d, row);
+      RotateRow(row, row, c, s, pairs, interleaved);
+      StoreRow(row, dtype, d, dst);
+    }
+    if (src != dst && d < head_dim) std::memcpy(dst + d, src + d, sizeof(std::uint16_t) * (head_dim - d));
+  }
+}
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace ropecheck::impl::HWY_NAMESPACE
@@ -178,6 +219,7 @@ HWY_EXPORT(StoreRow);
 HWY_EXPORT(RotateRow);
 HWY_EXPORT(SinCosRow);
 HWY_EXPORT(RotateHeadsF32);
+HWY_EXPORT(RotateHeads16);
 HWY_EXPORT(TargetName);
 
 namespace {
@@ -212,10 +254,9 @@ struct Shared {
 void run_tokens(const Shared& sh, std::int64_t t0, std::int64_t t1) {
   const ropecheck_apply_params_t& p = *sh.p;
   const int hd = p.head_dim, d = p.rotary_dim, pairs = d / 2;
-  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p.dtype));
   const bool interleaved = p.layout == ROPECHECK_LAYOUT_INTERLEAVED;
   const float sign = p.direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
-  std::vector<float> c(pairs), s(pairs), r(pairs), row(static_cast<std::size_t>(hd));
+  std::vector<float> c(pairs), s(pairs), r(pairs);
   for (std::int64_t t = t0; t < t1; ++t) {
     const std::int64_t pos = position_at(&p, t);
     if (sh.mode == Mode::kCache) {
@@ -227,16 +268,6 @@ void run_tokens(const Shared& sh, std::int64_t t0, std::int64_t t1) {
         r[i] = static_cast<float>(reduce(static_cast<double>(pos) * sh.inv_freq[i]));
       HWY_DYNAMIC_DISPATCH(SinCosRow)(r.data(), pairs, sh.m, sign, c.data(), s.data());
     }
-    auto head = [&](const void* in, void* out, std::int64_t off) {
-      const char* src = static_cast<const char*>(in) + off * static_cast<std::int64_t>(es);
-      char* dst = static_cast<char*>(out) + off * static_cast<std::int64_t>(es);
-      // 16-bit storage: widen to fp32, rotate, round back.
-      HWY_DYNAMIC_DISPATCH(LoadRow)(src, p.dtype, d, row.data());
-      HWY_DYNAMIC_DISPATCH(RotateRow)(row.data(), row.data(), c.data(), s.data(), pairs, interleaved);
-      HWY_DYNAMIC_DISPATCH(StoreRow)(row.data(), p.dtype, d, dst);
-      if (src != dst && d < hd)
-        std::memcpy(dst + d * es, src + d * es, static_cast<std::size_t>(hd - d) * es);
-    };
     if (p.dtype == ROPECHECK_DTYPE_F32) {
       auto heads = [&](const void* in, void* out, std::int64_t token_stride, std::int64_t head_stride, int n) {
         if (n == 0) return;
@@ -248,8 +279,14 @@ void run_tokens(const Shared& sh, std::int64_t t0, std::int64_t t1) {
       heads(p.k_in, p.k_out, p.k_token_stride, p.k_head_stride, p.num_kv_heads);
       continue;
     }
-    for (int h = 0; h < p.num_q_heads; ++h) head(p.q_in, p.q_out, t * p.q_token_stride + h * p.q_head_stride);
-    for (int h = 0; h < p.num_kv_heads; ++h) head(p.k_in, p.k_out, t * p.k_token_stride + h * p.k_head_stride);
+    auto heads16 = [&](const void* in, void* out, std::int64_t token_stride, std::int64_t head_stride, int n) {
+      if (n == 0) return;
+      HWY_DYNAMIC_DISPATCH(RotateHeads16)(static_cast<const std::uint16_t*>(in) + t * token_stride,
+                                          static_cast<std::uint16_t*>(out) + t * token_stride, head_stride, n, hd,
+                                          p.dtype, c.data(), s.data(), pairs, interleaved);
+    };
+    heads16(p.q_in, p.q_out, p.q_token_stride, p.q_head_stride, p.num_q_heads);
+    heads16(p.k_in, p.k_out, p.k_token_stride, p.k_head_stride, p.num_kv_heads);
   }
 }
 
