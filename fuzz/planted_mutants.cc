@@ -7,7 +7,6 @@
 #include "common/engine_freqs.h"
 #include "common/head_io.h"
 #include "common/impl_table.h"
-#include "ropecheck/layout.h"
 
 namespace ropecheck::fuzz {
 namespace {
@@ -24,18 +23,15 @@ ropecheck_status_t apply(Trigger trigger, const ropecheck_apply_params_t* p, cha
   const EngineFreqs<float> f = engine_frequencies<float>(*p->freq, p->rotary_dim);
   const int pairs = p->rotary_dim / 2;
   const float sign = p->direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
+  std::vector<float> c(pairs), s(pairs);
   for_each_head(*p, [&](std::int64_t t) { return position_at(p, t); }, [&](const HeadRef& h) {
     const bool bug = trigger == Trigger::kPositionAbove4096 ? h.position > 4096 : p->head_dim >= 192;
-    const unsigned layout = bug ? 1u - p->layout : p->layout;
     for (int i = 0; i < pairs; ++i) {
       const float a = static_cast<float>(h.position) * f.inv_freq[i];
-      const float c = std::cos(a) * f.attention_factor, s = sign * std::sin(a) * f.attention_factor;
-      int ia, ib;
-      pair_channels(layout, p->rotary_dim, i, &ia, &ib);
-      const float x = load_f32(h.in, h.offset + ia, p->dtype), y = load_f32(h.in, h.offset + ib, p->dtype);
-      store_f32(h.out, h.offset + ia, p->dtype, x * c - y * s);
-      store_f32(h.out, h.offset + ib, p->dtype, x * s + y * c);
+      c[i] = std::cos(a) * f.attention_factor;
+      s[i] = sign * std::sin(a) * f.attention_factor;
     }
+    rotate_head_pairs(*p, h, bug ? 1u - p->layout : p->layout, c.data(), s.data());
   });
   return ROPECHECK_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
+#include "ropecheck/layout.h"
 
 namespace ropecheck::impl {
 
@@ -60,6 +61,21 @@ void for_each_head(const ropecheck_apply_params_t& p, PositionFn position_of, Fn
   };
   if (p.num_q_heads > 0) run(p.q_in, p.q_out, p.q_token_stride, p.q_head_stride, p.num_q_heads);
   if (p.num_kv_heads > 0) run(p.k_in, p.k_out, p.k_token_stride, p.k_head_stride, p.num_kv_heads);
+}
+
+// Rotates the rotary pairs of one head in fp32, pairing channels by
+// `layout`, with per-pair c[i], s[i] that already carry the attention factor
+// and the direction: x' = x c - y s, y' = x s + y c.
+inline void rotate_head_pairs(const ropecheck_apply_params_t& p, const HeadRef& h, unsigned layout,
+                              const float* c, const float* s) {
+  for (int i = 0; i < p.rotary_dim / 2; ++i) {
+    int ia, ib;
+    pair_channels(layout, p.rotary_dim, i, &ia, &ib);
+    const float x = load_f32(h.in, h.offset + ia, p.dtype);
+    const float y = load_f32(h.in, h.offset + ib, p.dtype);
+    store_f32(h.out, h.offset + ia, p.dtype, x * c[i] - y * s[i]);
+    store_f32(h.out, h.offset + ib, p.dtype, x * s[i] + y * c[i]);
+  }
 }
 
 }  // namespace ropecheck::impl

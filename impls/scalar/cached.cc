@@ -4,12 +4,12 @@
 // table instead of reading past it.
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "../common/abi_check.h"
 #include "../common/cache_builder.h"
 #include "../common/head_io.h"
 #include "../common/impl_table.h"
-#include "ropecheck/layout.h"
 #include "scalar_impls.h"
 
 namespace ropecheck::impl {
@@ -22,18 +22,18 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
   const int pairs = p->rotary_dim / 2;
   const float sign = p->direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
   const float* cache = static_cast<const float*>(p->cos_sin_cache);
+  std::vector<float> c(pairs), s(pairs);
+  std::int64_t have_pos = -1;  // cache positions are >= 0
   for_each_head(*p, [&](std::int64_t t) { return position_at(p, t); }, [&](const HeadRef& h) {
-    const float* row = cache + h.position * p->rotary_dim;
-    for (int i = 0; i < pairs; ++i) {
-      int ia, ib;
-      pair_channels(p->layout, p->rotary_dim, i, &ia, &ib);
-      const float c = row[i];
-      const float s = sign * row[pairs + i];
-      const float x = load_f32(h.in, h.offset + ia, p->dtype);
-      const float y = load_f32(h.in, h.offset + ib, p->dtype);
-      store_f32(h.out, h.offset + ia, p->dtype, x * c - y * s);
-      store_f32(h.out, h.offset + ib, p->dtype, x * s + y * c);
+    if (h.position != have_pos) {
+      const float* row = cache + h.position * p->rotary_dim;
+      for (int i = 0; i < pairs; ++i) {
+        c[i] = row[i];
+        s[i] = sign * row[pairs + i];
+      }
+      have_pos = h.position;
     }
+    rotate_head_pairs(*p, h, p->layout, c.data(), s.data());
   });
   return ROPECHECK_OK;
 }

@@ -34,14 +34,7 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
       have = true;
       have_pos = h.position;
     }
-    for (int i = 0; i < pairs; ++i) {
-      int ia, ib;
-      pair_channels(p->layout, p->rotary_dim, i, &ia, &ib);
-      const float x = load_f32(h.in, h.offset + ia, p->dtype);
-      const float y = load_f32(h.in, h.offset + ib, p->dtype);
-      store_f32(h.out, h.offset + ia, p->dtype, x * c[i] - y * s[i]);
-      store_f32(h.out, h.offset + ib, p->dtype, x * s[i] + y * c[i]);
-    }
+    rotate_head_pairs(*p, h, p->layout, c.data(), s.data());
   });
   return ROPECHECK_OK;
 }

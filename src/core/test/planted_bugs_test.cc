@@ -47,20 +47,16 @@ ropecheck_status_t buggy_apply(void* ctx, const ropecheck_apply_params_t* p, cha
   if (bug == Bug::kFlippedDirection) sign = -sign;
   unsigned layout = p->layout;
   if (bug == Bug::kSwappedLayout) layout = 1 - layout;
+  std::vector<float> c(pairs), s(pairs);
   for_each_head(*p, [&](std::int64_t t) { return position_at(p, t); }, [&](const HeadRef& h) {
     for (int i = 0; i < pairs; ++i) {
       float a = static_cast<float>(h.position) * f.inv_freq[i];
       if (bug == Bug::kBf16Angle) a = bf16_to_f32(f32_to_bf16(a));
       if (bug == Bug::kFp16Angle) a = f16_to_f32(f32_to_f16(a));
-      const float c = std::cos(a) * f.attention_factor;
-      const float s = sign * std::sin(a) * f.attention_factor;
-      int ia, ib;
-      pair_channels(layout, p->rotary_dim, i, &ia, &ib);
-      const float x = load_f32(h.in, h.offset + ia, p->dtype);
-      const float y = load_f32(h.in, h.offset + ib, p->dtype);
-      store_f32(h.out, h.offset + ia, p->dtype, x * c - y * s);
-      store_f32(h.out, h.offset + ib, p->dtype, x * s + y * c);
+      c[i] = std::cos(a) * f.attention_factor;
+      s[i] = sign * std::sin(a) * f.attention_factor;
     }
+    rotate_head_pairs(*p, h, layout, c.data(), s.data());
     if (bug == Bug::kPassThroughScaled && p->rotary_dim < p->head_dim) {
       const std::int64_t j = h.offset + p->rotary_dim;
       store_f32(h.out, j, p->dtype, load_f32(h.out, j, p->dtype) * 1.0009765625f);
