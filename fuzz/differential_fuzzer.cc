@@ -28,8 +28,6 @@ namespace {
 
 using namespace ropecheck;
 
-constexpr std::int64_t kEdgePositions[] = {0, 1, 2, 4095, 4096, 65535, 65536, 1 << 20, 1 << 24,
-                                           2147483647, -1, -4096};
 
 std::vector<const ropecheck_impl_t*> impls_under_test() {
   std::vector<const ropecheck_impl_t*> v;
@@ -91,7 +89,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::int64_t t = 0; t < c.tokens; ++t) {
     const int how = fdp.ConsumeIntegralInRange<int>(0, 3);
     std::int64_t p;
-    if (how == 0) p = fdp.PickValueInArray(kEdgePositions);
+    if (how == 0) {
+      const auto edges = edge_positions();  // the grid's edges, and their negatives
+      p = edges[fdp.ConsumeIntegralInRange<std::size_t>(0, edges.size() - 1)] * (fdp.ConsumeBool() ? 1 : -1);
+    }
     else if (how == 1) p = fdp.ConsumeIntegralInRange<std::int64_t>(0, 1 << 20);
     else if (how == 2) p = fdp.ConsumeIntegral<std::int32_t>();
     else p = fdp.ConsumeIntegralInRange<std::int64_t>(0, 4096);

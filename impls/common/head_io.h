@@ -12,7 +12,8 @@
 
 namespace ropecheck::impl {
 
-inline float load_f32(const void* base, std::int64_t i, std::uint32_t dtype) {
+// Host and device (the CUDA kernels use them too).
+ROPECHECK_HD inline float load_f32(const void* base, std::int64_t i, std::uint32_t dtype) {
   switch (dtype) {
     case ROPECHECK_DTYPE_F16: return f16_to_f32(static_cast<const std::uint16_t*>(base)[i]);
     case ROPECHECK_DTYPE_BF16: return bf16_to_f32(static_cast<const std::uint16_t*>(base)[i]);
@@ -21,7 +22,7 @@ inline float load_f32(const void* base, std::int64_t i, std::uint32_t dtype) {
   }
 }
 
-inline void store_f32(void* base, std::int64_t i, std::uint32_t dtype, float v) {
+ROPECHECK_HD inline void store_f32(void* base, std::int64_t i, std::uint32_t dtype, float v) {
   switch (dtype) {
     case ROPECHECK_DTYPE_F16: static_cast<std::uint16_t*>(base)[i] = f32_to_f16(v); break;
     case ROPECHECK_DTYPE_BF16: static_cast<std::uint16_t*>(base)[i] = f32_to_bf16(v); break;

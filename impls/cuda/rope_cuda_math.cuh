@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../common/angle_reduction.h"
+#include "../common/head_io.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/layout.h"
@@ -52,14 +54,6 @@ ROPECHECK_HD inline bool position_ok(const Params& p, std::int64_t pos) {
   return p.cache == nullptr || (pos >= 0 && pos < p.cache_rows);
 }
 
-// a - 2 pi round(a / 2 pi) in double, three-part Cody-Waite (the same
-// split as impls/simd/rope_simd.cc: exact for |k| < 2^29, and beyond that
-// within the F64 angle budget).
-ROPECHECK_HD inline double reduce_two_pi(double a) {
-  const double k = nearbyint(a * 0.15915494309189533577);
-  return ((a - k * 0x1.921fb6p+2) - k * -0x1.777a5cp-23) - k * -0x1.ee59d9cceba4p-48;
-}
-
 // sin/cos of a reduced angle in [-pi, pi]: the fast intrinsic on the device
 // (CUDA documents 2^-21.41 absolute error there), libm on the host.
 ROPECHECK_HD inline void sincos_reduced(float r, float* s, float* c) {
@@ -82,29 +76,13 @@ ROPECHECK_HD inline bool fill_trig(const Params& p, std::int64_t token, int i, f
     c[i] = row[i];
     s[i] = p.sign * row[pairs + i];
   } else {
-    const float r = static_cast<float>(reduce_two_pi(static_cast<double>(pos) * p.inv_freq[i]));
+    const float r = static_cast<float>(impl::reduce_two_pi(static_cast<double>(pos) * p.inv_freq[i]));
     float sn, cs;
     sincos_reduced(r, &sn, &cs);
     c[i] = cs * p.m;
     s[i] = p.sign * sn * p.m;
   }
   return true;
-}
-
-ROPECHECK_HD inline float load_elem(const void* base, std::int64_t i, int dtype) {
-  switch (dtype) {
-    case ROPECHECK_DTYPE_F16: return f16_to_f32(static_cast<const std::uint16_t*>(base)[i]);
-    case ROPECHECK_DTYPE_BF16: return bf16_to_f32(static_cast<const std::uint16_t*>(base)[i]);
-    default: return static_cast<const float*>(base)[i];
-  }
-}
-
-ROPECHECK_HD inline void store_elem(void* base, std::int64_t i, int dtype, float v) {
-  switch (dtype) {
-    case ROPECHECK_DTYPE_F16: static_cast<std::uint16_t*>(base)[i] = f32_to_f16(v); break;
-    case ROPECHECK_DTYPE_BF16: static_cast<std::uint16_t*>(base)[i] = f32_to_bf16(v); break;
-    default: static_cast<float*>(base)[i] = v; break;
-  }
 }
 
 // 16 bytes as one access: the compiler emits a 128-bit load/store for an
@@ -118,9 +96,9 @@ ROPECHECK_HD inline void load_run(const void* base, std::int64_t first, int n, i
   const std::size_t es = dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
   if (wide) {
     Bytes16 v = *reinterpret_cast<const Bytes16*>(static_cast<const unsigned char*>(base) + first * es);
-    for (int j = 0; j < n; ++j) f[j] = load_elem(v.b, j, dtype);
+    for (int j = 0; j < n; ++j) f[j] = impl::load_f32(v.b, j, dtype);
   } else {
-    for (int j = 0; j < n; ++j) f[j] = load_elem(base, first + j, dtype);
+    for (int j = 0; j < n; ++j) f[j] = impl::load_f32(base, first + j, dtype);
   }
 }
 
@@ -128,10 +106,10 @@ ROPECHECK_HD inline void store_run(void* base, std::int64_t first, int n, int dt
   const std::size_t es = dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
   if (wide) {
     Bytes16 v;
-    for (int j = 0; j < n; ++j) store_elem(v.b, j, dtype, f[j]);
+    for (int j = 0; j < n; ++j) impl::store_f32(v.b, j, dtype, f[j]);
     *reinterpret_cast<Bytes16*>(static_cast<unsigned char*>(base) + first * es) = v;
   } else {
-    for (int j = 0; j < n; ++j) store_elem(base, first + j, dtype, f[j]);
+    for (int j = 0; j < n; ++j) impl::store_f32(base, first + j, dtype, f[j]);
   }
 }
 

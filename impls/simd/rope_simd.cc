@@ -207,6 +207,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "../common/abi_check.h"
+#include "../common/angle_reduction.h"
 #include "../common/cache_builder.h"
 #include "../common/engine_freqs.h"
 #include "../common/impl_table.h"
@@ -225,21 +226,6 @@ HWY_EXPORT(TargetName);
 namespace {
 
 std::atomic<int> g_threads{1};
-
-// 2 pi in three parts (computed with exact rationals): hi and mid are 2 pi
-// and its remainder rounded to 24 bits, lo the rest rounded to double. k * hi
-// and k * mid are exact for |k| < 2^29 (|angle| < 3.3e9: int32 positions
-// times frequencies <= 1); beyond, rounding k * hi adds at most |angle| 2^-53,
-// which the declared F64 angle budget, |angle| (e_w + 2^-53), already covers.
-constexpr double kTwoPiHi = 0x1.921fb6p+2;
-constexpr double kTwoPiMid = -0x1.777a5cp-23;
-constexpr double kTwoPiLo = -0x1.ee59d9cceba4p-48;
-
-// a - 2 pi round(a / 2 pi), in double (Cody-Waite with three parts).
-double reduce(double a) {
-  const double k = std::nearbyint(a * (1.0 / 6.28318530717958647692));
-  return ((a - k * kTwoPiHi) - k * kTwoPiMid) - k * kTwoPiLo;
-}
 
 enum class Mode { kCache, kOnTheFly };
 
@@ -265,7 +251,7 @@ void run_tokens(const Shared& sh, std::int64_t t0, std::int64_t t1) {
       for (int i = 0; i < pairs; ++i) s[i] = sign * cr[pairs + i];
     } else {
       for (int i = 0; i < pairs; ++i)
-        r[i] = static_cast<float>(reduce(static_cast<double>(pos) * sh.inv_freq[i]));
+        r[i] = static_cast<float>(reduce_two_pi(static_cast<double>(pos) * sh.inv_freq[i]));
       HWY_DYNAMIC_DISPATCH(SinCosRow)(r.data(), pairs, sh.m, sign, c.data(), s.data());
     }
     if (p.dtype == ROPECHECK_DTYPE_F32) {

@@ -45,7 +45,7 @@ TEST(CudaHostSim, ReducesAnglesExactlyEnoughAtLongContext) {
   // a = 2^31 - 1 radians: the reduction must land within a few ulp of double
   // of the true remainder, which no fp32 argument could.
   const double a = 2147483647.0;
-  const double r = cuda::reduce_two_pi(a);
+  const double r = impl::reduce_two_pi(a);
   EXPECT_LE(std::fabs(r), 3.1415927);
   // 2147483647 - 2 pi round(2147483647 / 2 pi) = -2.3306794058326505
   // (exact rational arithmetic, 64-digit 2 pi).

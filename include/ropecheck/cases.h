@@ -5,6 +5,7 @@
 #define ROPECHECK_CASES_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct Case {
 };
 
 Case make_case(Suite suite, std::uint64_t seed, int index);
+
+// Positions every generator aims at (conventions.md): 0, 1, 2, both sides of
+// 4096, 2^16, 2^20, 2^24 and int32 max.
+std::span<const std::int64_t> edge_positions();
 
 // Valid random parameters for a scheme (YaRN configs on a truncation cliff
 // are redrawn, see ErrorModel::yarn_near_cliff). NTK schemes need

@@ -183,6 +183,8 @@ Case make_case(Suite suite, std::uint64_t seed, int index) {
   return c;
 }
 
+std::span<const std::int64_t> edge_positions() { return kEdgePositions; }
+
 std::string Case::family() const { return std::string(scheme_name(freq.scheme)); }
 
 std::int64_t Case::max_abs_position() const {
