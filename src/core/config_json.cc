@@ -141,18 +141,29 @@ RopeConfig parse_hf(const json& j) {
     }
   }
   if (!scheme_obj && (top.has("rope_type") || top.has("type"))) scheme_obj = &j;
-  // Head geometry.
-  if (top.has("head_dim")) {
+  // Head geometry. GPT-J / GPT-2 configs name the widths n_embd and n_head.
+  const char* hidden_key = top.has("hidden_size") ? "hidden_size" : "n_embd";
+  const char* heads_key = top.has("num_attention_heads") ? "num_attention_heads" : "n_head";
+  if (top.has("qk_rope_head_dim")) {
+    // DeepSeek MLA: only the qk_rope_head_dim part of a head is rotated, and
+    // it is passed to RoPE as a tensor of its own.
+    c.shape.head_dim = static_cast<int>(top.integer("qk_rope_head_dim", 2, ref::kMaxHeadDim));
+  } else if (top.has("head_dim")) {
     c.shape.head_dim = static_cast<int>(top.integer("head_dim", 1, ref::kMaxHeadDim));
-  } else if (top.has("hidden_size") && top.has("num_attention_heads")) {
-    const std::int64_t hidden = top.integer("hidden_size", 1, std::int64_t{1} << 24);
-    const std::int64_t heads = top.integer("num_attention_heads", 1, 1 << 16);
-    if (hidden % heads != 0) throw ConfigError("hidden_size", "must be a multiple of num_attention_heads");
+  } else if (top.has(hidden_key) && top.has(heads_key)) {
+    const std::int64_t hidden = top.integer(hidden_key, 1, std::int64_t{1} << 24);
+    const std::int64_t heads = top.integer(heads_key, 1, 1 << 16);
+    if (hidden % heads != 0)
+      throw ConfigError(hidden_key, std::string("must be a multiple of ") + heads_key);
     c.shape.head_dim = static_cast<int>(std::min<std::int64_t>(hidden / heads, ref::kMaxHeadDim + 1));
   } else {
     throw ConfigError("head_dim", "is required (or hidden_size and num_attention_heads)");
   }
   c.shape.rotary_dim = c.shape.head_dim;
+  if (top.has("rope_interleave")) {  // DeepSeek-V3 in HF: pairs adjacent
+    if (!j.at("rope_interleave").is_boolean()) throw ConfigError("rope_interleave", "must be true or false");
+    c.layout = j.at("rope_interleave").get<bool>() ? ROPECHECK_LAYOUT_INTERLEAVED : ROPECHECK_LAYOUT_HALF_SPLIT;
+  }
   if (top.has("rotary_dim")) {  // GPT-J: rotary part, interleaved pairs
     c.shape.rotary_dim = static_cast<int>(top.integer("rotary_dim", 0, ref::kMaxHeadDim));
     c.layout = ROPECHECK_LAYOUT_INTERLEAVED;
@@ -167,6 +178,7 @@ RopeConfig parse_hf(const json& j) {
       top.has("max_position_embeddings") ? top.integer("max_position_embeddings", 1, kMaxPos) : 0;
   // rope_theta lives at the top level, or inside rope_parameters.
   if (top.has("rope_theta")) c.freq.base = top.number("rope_theta");
+  else if (top.has("rotary_emb_base")) c.freq.base = top.number("rotary_emb_base");  // GPT-NeoX
   if (scheme_obj) {
     const Reader r{*scheme_obj, scheme_path};
     if (r.has("rope_theta")) c.freq.base = r.number("rope_theta");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/reference/rounding.h"
@@ -24,6 +25,12 @@ double unit_roundoff(std::uint32_t dtype) {
 double default_units(int i, int d, double base, double rel_b_units) {
   const double e = 2.0 * i / d;
   return e * (std::log(base) + 1.0 + rel_b_units) + 4.0;
+}
+
+// Half an ulp of dtype t at |x|, rounded up to a representable double (at
+// the bottom of fp64's subnormal range half an ulp is below 2^-1074).
+double half_ulp_up(double x, ropecheck_dtype_t t) {
+  return std::max(0.5 * ref::ulp_of(x, t), std::numeric_limits<double>::denorm_min());
 }
 
 }  // namespace
@@ -80,8 +87,9 @@ ErrorModel::ErrorModel(const ropecheck_policy_t& policy, const ref::FreqSpec& s,
   const bool derived_m = !s.attention_factor && (s.scheme == ROPECHECK_SCHEME_YARN ||
                                                  s.scheme == ROPECHECK_SCHEME_LONGROPE);
   m_rel_ = derived_m ? 8.0 * u_freq_ : (s.attention_factor ? u_freq_ : 0.0);
-  const DtypeFormat mf = dtype_format(static_cast<ropecheck_dtype_t>(policy.math_dtype));
-  underflow_abs_ = std::ldexp(0.5, mf.emin - mf.precision + 1);
+  // Half the subnormal quantum, rounded up to a double: for fp64 math it is
+  // 2^-1075, which a double cannot hold (it would round to 0).
+  underflow_abs_ = half_ulp_up(0.0, static_cast<ropecheck_dtype_t>(policy.math_dtype));
 
   // E1 per pair, in units of u_freq.
   const int d = shape.rotary_dim;
@@ -204,8 +212,10 @@ ErrorModel::Terms ErrorModel::terms(const ElementTerms& t) const {
   r.underflow = 4 * underflow_abs_;
   // E7: rounding the result to the storage dtype (a correct kernel is off by
   // half an ulp even with exact arithmetic).
+  // The judge knows the exact value only rounded to a double (t.value), one
+  // more half ulp of fp64 between it and the truth.
   const double pre = r.angle + r.sincos + r.cache + r.attention + r.arithmetic + r.underflow;
-  r.storage = 0.5 * ref::ulp_of(std::fabs(t.value) + pre, storage_);
+  r.storage = half_ulp_up(std::fabs(t.value) + pre, storage_) + half_ulp_up(t.value, ROPECHECK_DTYPE_F64);
   return r;
 }
 
@@ -229,7 +239,7 @@ double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
                              + r * m_rel_                               // E5
                              + g4 * m_ * xy * (1 + sincos_abs_ + cache_abs_)  // E6
                              + 4 * underflow_abs_;                      // E6b
-  const double storage = 0.5 * ref::ulp_of(r + per_element, storage_);  // E7
+  const double storage = half_ulp_up(r + per_element, storage_) + half_ulp_up(r, ROPECHECK_DTYPE_F64);  // E7
   return std::sqrt(2.0) * (per_element + storage);
 }
 

@@ -108,5 +108,31 @@ TEST(ConfigJson, OwnSchemaRoundTrips) {
   EXPECT_EQ(back.layout, ROPECHECK_LAYOUT_HALF_SPLIT);
 }
 
+// Field names of the older and the MLA model families (GPT-J, GPT-NeoX,
+// DeepSeek-V3), as their published config.json files spell them.
+TEST(ConfigJson, ReadsGptJNeoXAndDeepSeekFieldNames) {
+  const RopeConfig gptj = parse_rope_config(R"({"n_embd": 4096, "n_head": 16, "rotary_dim": 64})");
+  EXPECT_EQ(gptj.shape.head_dim, 256);
+  EXPECT_EQ(gptj.shape.rotary_dim, 64);
+  EXPECT_EQ(gptj.layout, ROPECHECK_LAYOUT_INTERLEAVED);
+  const RopeConfig neox = parse_rope_config(
+      R"({"hidden_size": 2048, "num_attention_heads": 16, "rotary_pct": 0.25, "rotary_emb_base": 20000})");
+  EXPECT_EQ(neox.shape.rotary_dim, 32);
+  EXPECT_EQ(neox.freq.describe(), parse_rope_config(R"({"head_dim": 128, "rope_theta": 20000})").freq.describe());
+  const RopeConfig ds = parse_rope_config(R"({"qk_rope_head_dim": 64, "head_dim": 192, "rope_interleave": true,
+    "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096, "mscale": 1.0,
+                     "mscale_all_dim": 1.0}})");
+  EXPECT_EQ(ds.shape.head_dim, 64);  // only the rope part of an MLA head rotates
+  EXPECT_EQ(ds.shape.rotary_dim, 64);
+  EXPECT_EQ(ds.layout, ROPECHECK_LAYOUT_INTERLEAVED);
+  try {
+    parse_rope_config(R"({"n_embd": 100, "n_head": 16})");
+    ADD_FAILURE() << "accepted n_embd not divisible by n_head";
+  } catch (const ref::ConfigError& e) {
+    EXPECT_EQ(e.field(), "n_embd");
+  }
+  EXPECT_THROW(parse_rope_config(R"({"head_dim": 64, "rope_interleave": "yes"})"), ref::ConfigError);
+}
+
 }  // namespace
 }  // namespace ropecheck

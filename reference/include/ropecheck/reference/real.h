@@ -23,7 +23,8 @@ using MpfrReal = mp::number<mp::mpfr_float_backend<(Bits * 30103u) / 100000u + 2
 template <unsigned Bits>
 using BinReal = mp::number<mp::cpp_bin_float<Bits, mp::digit_base_2>, mp::et_off>;
 
-using Real = MpfrReal<128>;      // default reference precision
+inline constexpr unsigned kRealBits = 128;  // default reference precision (bits)
+using Real = MpfrReal<kRealBits>;
 using RealHigh = MpfrReal<256>;  // cross-precision check
 using RealAlt = BinReal<128>;    // independent backend check
 
