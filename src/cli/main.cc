@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fuzz_command.h"
+#include "golden_command.h"
 #include "ropecheck/atomic_file.h"
 #include "ropecheck/check.h"
 #include "ropecheck/reference/rotation.h"
@@ -236,6 +237,8 @@ int main(int argc, char** argv) {
   fuzz->add_option("--jobs", fa.jobs, "Parallel fuzzing jobs")->check(CLI::Range(1, 256))->capture_default_str();
   fuzz->add_option("--out", fa.out_dir, "Directory for the corpus and findings (default ropecheck-fuzz-<impl>)");
   fuzz->add_option("--fuzzer", fa.fuzzer, "Path to differential_fuzzer (default: build/fuzz next to this build)");
+  cli::GoldenArgs ga;
+  auto* golden = cli::add_golden_command(app, ga);
   CLI11_PARSE(app, argc, argv);
   try {
     if (*list) return cmd_list();
@@ -252,6 +255,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*check) return cmd_check(ca);
+    if (*golden) return cli::run_golden(ga);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
