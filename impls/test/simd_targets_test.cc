@@ -25,7 +25,10 @@ TEST_P(SimdTargets, PassEveryPropertyOnThisTarget) {
   const GateRun g = run_gate({impl::simd_cache_impl(), impl::simd_otf_impl()}, 40);
   EXPECT_TRUE(g.report.passed()) << "target " << expected << "\n" << g.text;
   for (const auto& i : g.report.impls)
-    for (const auto& [name, s] : i.properties) EXPECT_GT(s.passed, 0) << i.name << " " << name << " never ran";
+    for (const auto& [name, s] : i.properties)
+      if (s.applicable) {
+        EXPECT_GT(s.passed, 0) << i.name << " " << name << " never ran";
+      }
 }
 
 TEST(SimdThreads, TokenSplitGivesTheSameBitsAsOneThread) {

@@ -64,7 +64,9 @@ struct RunResult {
   std::string message;
   Tensors out;
 };
-RunResult execute(const ropecheck_impl_t& impl, const Case& c, const Tensors& in);
+// cache_rows_short > 0 hands a cache kernel a cos/sin cache that many rows
+// shorter than the largest position needs (the bounds-check property).
+RunResult execute(const ropecheck_impl_t& impl, const Case& c, const Tensors& in, int cache_rows_short = 0);
 
 // Largest cos/sin cache (elements) the harness builds for a cache kernel;
 // cases that need more are out of scope for it. Default 2^24 (64 MiB of

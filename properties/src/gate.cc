@@ -127,12 +127,14 @@ CheckReport run_check(const CheckOptions& o) {
             ++ps.failed;
             ps.worst_units = std::max(ps.worst_units, res.worst_units);
             rep.failures.push_back({idx, p.name, c.family(), res.message, c.describe(),
-                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path)});
+                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path) +
+                                        (o.reproduce_args.count(rep.name) ? " " + o.reproduce_args.at(rep.name) : "")});
             break;
         }
       }
     }
     if (o.progress) o.progress(idx - first + 1, last - first);
+    if (o.stop_at_first_failing_case && !r.passed()) break;
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -16,6 +16,7 @@ PropertyResult layout_equivariance(const ropecheck_impl_t&, const Case&);
 PropertyResult keeps_pass_through(const ropecheck_impl_t&, const Case&);
 PropertyResult in_place_matches_out_of_place(const ropecheck_impl_t&, const Case&);
 PropertyResult rotates_q_and_k_alike(const ropecheck_impl_t&, const Case&);
+PropertyResult refuses_positions_beyond_cache(const ropecheck_impl_t&, const Case&);
 
 namespace {
 constexpr Property kProperties[] = {
@@ -34,6 +35,8 @@ constexpr Property kProperties[] = {
     {"InPlaceMatchesOutOfPlace", "in-place and out-of-place results are bit-identical", in_place_matches_out_of_place,
      ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE},
     {"RotatesQAndKAlike", "q and k with equal data at one position come out bit-identical", rotates_q_and_k_alike},
+    {"RefusesPositionsBeyondTheCache", "a position id past the cos/sin cache gives POSITION_OUT_OF_RANGE",
+     refuses_positions_beyond_cache, ROPECHECK_CAP_COS_SIN_CACHE},
 };
 }  // namespace
 

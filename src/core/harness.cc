@@ -1,5 +1,6 @@
 #include "ropecheck/harness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -157,7 +158,7 @@ std::string out_of_scope(const ropecheck_impl_t& impl, const Case& c) {
   return {};
 }
 
-RunResult execute(const ropecheck_impl_t& impl, const Case& c, const Tensors& in) {
+RunResult execute(const ropecheck_impl_t& impl, const Case& c, const Tensors& in, int cache_rows_short) {
   const Geometry g = geometry(c);
   RunResult r;
   Tensors inputs = in;  // the kernel may write into these when in place
@@ -204,7 +205,7 @@ RunResult execute(const ropecheck_impl_t& impl, const Case& c, const Tensors& in
       r.message = "declares a cos/sin cache but exports no build_cache";
       return r;
     }
-    const std::int64_t rows = c.max_abs_position() + 1;
+    const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
     cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
     if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows,
                                    ROPECHECK_DTYPE_F32, cache.data(), err, sizeof err)) {

@@ -33,6 +33,12 @@ struct CheckOptions {
   // (and layout, when the config states one).
   std::optional<RopeConfig> config;
   std::string config_path;  // repeated in reproduce lines
+  // Appended to every reproduce line, per implementation name (e.g.
+  // "--plugin /abs/libmine.so" for a plugin's kernels).
+  std::map<std::string, std::string> reproduce_args;
+  // Stop after the first case on which any implementation fails (every
+  // property still runs on that case): how `ropecheck mutants` times a kill.
+  bool stop_at_first_failing_case = false;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
