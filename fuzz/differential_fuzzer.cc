@@ -23,16 +23,29 @@
 #include "ropecheck/registry.h"
 #include "ropecheck/rng.h"
 #include "planted_mutants.h"
+#include "ropecheck/plugin.h"
 
 namespace {
 
 using namespace ropecheck;
 
 
+// ROPECHECK_FUZZ_PLUGIN=<path.so> fuzzes a plugin's kernels (in process: a
+// crash is a libFuzzer finding) instead of the built-in ones.
 std::vector<const ropecheck_impl_t*> impls_under_test() {
   std::vector<const ropecheck_impl_t*> v;
   const char* only = std::getenv("ROPECHECK_FUZZ_IMPL");
-  for (const ropecheck_impl_t* impl : builtin_impls())
+  const char* plugin = std::getenv("ROPECHECK_FUZZ_PLUGIN");
+  std::vector<const ropecheck_impl_t*> candidates(builtin_impls().begin(), builtin_impls().end());
+  if (plugin && *plugin) {
+    try {
+      candidates = load_plugin(plugin).impls;
+    } catch (const PluginError& e) {
+      std::fprintf(stderr, "ROPECHECK_FUZZ_PLUGIN: %s\n", e.what());
+      std::abort();
+    }
+  }
+  for (const ropecheck_impl_t* impl : candidates)
     if (!only || std::string(only) == impl->name) v.push_back(impl);
   // The planted mutants run only when named.
   for (const ropecheck_impl_t* impl : {fuzz::layout_swap_above_4096(), fuzz::layout_swap_head_dim_192()})

@@ -24,7 +24,8 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
     return 2;
   }
   const fs::path replay = self.parent_path() / "fuzz/differential_fuzzer_replay";
-  const fs::path out = a.out_dir.empty() ? fs::path("ropecheck-fuzz-" + a.impl) : fs::path(a.out_dir);
+  const std::string label = a.impl.empty() ? fs::path(a.plugin).stem().string() : a.impl;
+  const fs::path out = a.out_dir.empty() ? fs::path("ropecheck-fuzz-" + label) : fs::path(a.out_dir);
   fs::create_directories(out / "corpus");
   const fs::path seeds = fs::path(ROPECHECK_SOURCE_DIR) / "fuzz/corpus/differential_fuzzer";
   std::vector<std::string> args = {fuzzer.string(),
@@ -39,13 +40,17 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
   if (fs::exists(seeds)) args.push_back(seeds.string());
   std::vector<std::string> env_store;
   for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
-  env_store.push_back("ROPECHECK_FUZZ_IMPL=" + a.impl);
+  std::string env_prefix;  // repeated in the reproduce line
+  if (!a.impl.empty()) env_prefix += "ROPECHECK_FUZZ_IMPL=" + a.impl + " ";
+  if (!a.plugin.empty()) env_prefix += "ROPECHECK_FUZZ_PLUGIN=" + std::filesystem::absolute(a.plugin).string() + " ";
+  if (!a.impl.empty()) env_store.push_back("ROPECHECK_FUZZ_IMPL=" + a.impl);
+  if (!a.plugin.empty()) env_store.push_back("ROPECHECK_FUZZ_PLUGIN=" + std::filesystem::absolute(a.plugin).string());
   std::vector<char*> argv, envp;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::cerr << "ropecheck fuzz: " << a.impl << " for " << a.seconds << " s, " << a.jobs
+  std::cerr << "ropecheck fuzz: " << label << " for " << a.seconds << " s, " << a.jobs
             << " job(s); corpus and findings in " << out.string() << "\n";
   pid_t pid;
   if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0) {
@@ -62,13 +67,13 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
       findings.push_back(e.path());
   }
   if (findings.empty() && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    std::cout << "ropecheck fuzz: no finding against " << a.impl << " in " << a.seconds << " s\n";
+    std::cout << "ropecheck fuzz: no finding against " << label << " in " << a.seconds << " s\n";
     return 0;
   }
-  std::cout << "ropecheck fuzz: FAILURE against " << a.impl << "\n";
+  std::cout << "ropecheck fuzz: FAILURE against " << label << "\n";
   for (const auto& f : findings)
-    std::cout << "  input: " << f.string() << "\n  reproduce: ROPECHECK_FUZZ_IMPL=" << a.impl << " "
-              << replay.string() << " " << f.string() << "\n";
+    std::cout << "  input: " << f.string() << "\n  reproduce: " << env_prefix << replay.string() << " "
+              << f.string() << "\n";
   return 1;
 }
 

@@ -10,7 +10,8 @@
 namespace ropecheck::cli {
 
 struct FuzzArgs {
-  std::string impl;
+  std::string impl;    // empty with a plugin: every kernel of the plugin
+  std::string plugin;  // --plugin: fuzz a plugin's kernels
   int seconds = 60;
   int jobs = 1;
   std::string out_dir;  // default: ropecheck-fuzz-<impl>

@@ -5,7 +5,6 @@
 
 #include "ropecheck/golden/exporter.h"
 #include "ropecheck/golden/verifier.h"
-#include "ropecheck/registry.h"
 
 namespace ropecheck::cli {
 
@@ -20,7 +19,11 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   a.export_cmd->add_flag("--quiet", a.quiet, "No progress lines");
   a.verify_cmd = golden->add_subcommand("verify", "Run implementations on every supported case of an export; exit 1 on a failure");
   a.verify_cmd->add_option("--dir", a.dir, "The export's directory (holds manifest.json)")->required();
-  a.verify_cmd->add_option("--impl", a.impls, "Built-in implementation(s) (default: every built-in one)");
+  a.verify_cmd->add_option("--impl", a.selection.names, "Implementation(s) (default: every built-in one, or every kernel of --plugin)");
+  a.verify_cmd->add_option("--plugin", a.selection.plugins, "Shared library exporting ropecheck_get_impls (repeatable)");
+  a.verify_cmd->add_flag("!--no-isolation", a.selection.isolation, "Run kernels in this process");
+  a.verify_cmd->add_option("--timeout", a.selection.timeout_seconds, "Seconds one isolated kernel call may take")
+      ->check(CLI::Range(0.01, 3600.0));
   return golden;
 }
 
@@ -45,19 +48,8 @@ int run_golden(const GoldenArgs& a) {
               << a.format << ") in " << secs << " s -> " << a.out_dir << "\n";
     return 0;
   }
-  std::vector<const ropecheck_impl_t*> impls;
-  if (a.impls.empty()) {
-    for (const auto* impl : builtin_impls()) impls.push_back(impl);
-  } else {
-    for (const auto& n : a.impls) {
-      const ropecheck_impl_t* impl = find_impl(n);
-      if (!impl) {
-        std::cerr << "error: --impl: no implementation named '" << n << "' (see `ropecheck list`)\n";
-        return 2;
-      }
-      impls.push_back(impl);
-    }
-  }
+  const ImplSelection sel = select_impls(a.selection);
+  const std::vector<const ropecheck_impl_t*>& impls = sel.impls;
   const auto verdicts = golden::verify_golden(a.dir, impls);
   golden::print_verify_report(verdicts, std::cout);
   int failed = 0;

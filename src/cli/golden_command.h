@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "impl_selection.h"
+
 namespace ropecheck::cli {
 
 struct GoldenArgs {
@@ -17,8 +19,7 @@ struct GoldenArgs {
   std::string format = "safetensors";
   int threads = 0;
   std::string dir;
-  std::vector<std::string> impls;
-  std::vector<std::string> plugins;
+  SelectionArgs selection;
   bool quiet = false;
 };
 

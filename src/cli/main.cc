@@ -11,12 +11,15 @@
 
 #include "fuzz_command.h"
 #include "golden_command.h"
+#include "impl_selection.h"
+#include "mutants_command.h"
 #include "ropecheck/atomic_file.h"
 #include "ropecheck/check.h"
 #include "ropecheck/reference/rotation.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/error_model.h"
 #include "ropecheck/properties/property.h"
+#include "ropecheck/plugin.h"
 #include "ropecheck/registry.h"
 #include "simd/simd_impls.h"
 
@@ -78,7 +81,7 @@ int cmd_list() {
 }
 
 struct CheckArgs {
-  std::vector<std::string> impls;
+  cli::SelectionArgs selection;
   std::string suite = "quick";
   std::string seed = "1";
   int case_index = -1;
@@ -135,17 +138,13 @@ int cmd_check(const CheckArgs& a) {
     }
   }
   o.properties = a.properties;
-  if (a.impls.empty()) {
-    for (const auto* impl : builtin_impls()) o.impls.push_back(impl);
-  } else {
-    for (const auto& n : a.impls) {
-      const ropecheck_impl_t* impl = find_impl(n);
-      if (!impl) {
-        std::cerr << "error: --impl: no implementation named '" << n << "' (see `ropecheck list`)\n";
-        return 2;
-      }
-      o.impls.push_back(impl);
-    }
+  try {
+    cli::ImplSelection sel = cli::select_impls(a.selection);
+    o.impls = sel.impls;
+    o.reproduce_args = sel.reproduce_args;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   }
   if (!a.config_path.empty()) {
     std::ifstream f(a.config_path, std::ios::binary);
@@ -213,7 +212,12 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the built-in implementations, their capabilities and precision policies");
   CheckArgs ca;
   auto* check = app.add_subcommand("check", "Run the conformance gate against the reference");
-  check->add_option("--impl", ca.impls, "Implementation(s) to check (default: every built-in one)");
+  check->add_option("--impl", ca.selection.names, "Implementation(s) to check (default: every built-in one, or every kernel of --plugin)");
+  check->add_option("--plugin", ca.selection.plugins, "Shared library exporting ropecheck_get_impls (repeatable)");
+  check->add_flag("!--no-isolation", ca.selection.isolation,
+                  "Run kernels in this process (default: a child process per call, guard pages, timeout)");
+  check->add_option("--timeout", ca.selection.timeout_seconds, "Seconds one isolated kernel call may take")
+      ->check(CLI::Range(0.01, 3600.0))->capture_default_str();
   check->add_option("--suite", ca.suite, "quick | standard | exhaustive")->capture_default_str();
   check->add_option("--seed", ca.seed, "Seed of the case grid (an integer, or 'random')")->capture_default_str();
   check->add_option("--case", ca.case_index, "Run only this case index (what a reproduce line does)");
@@ -232,17 +236,38 @@ int main(int argc, char** argv) {
   auto* props = app.add_subcommand("properties", "List the kernel properties the gate runs");
   cli::FuzzArgs fa;
   auto* fuzz = app.add_subcommand("fuzz", "Fuzz one implementation against the reference (libFuzzer, `fuzz` preset)");
-  fuzz->add_option("--impl", fa.impl, "Implementation to fuzz")->required();
+  fuzz->add_option("--impl", fa.impl, "Implementation to fuzz (required without --plugin)");
+  fuzz->add_option("--plugin", fa.plugin, "Fuzz the kernels of this plugin (shared library)");
   fuzz->add_option("--time", fa.seconds, "Seconds to fuzz")->check(CLI::Range(1, 7 * 24 * 3600))->capture_default_str();
   fuzz->add_option("--jobs", fa.jobs, "Parallel fuzzing jobs")->check(CLI::Range(1, 256))->capture_default_str();
   fuzz->add_option("--out", fa.out_dir, "Directory for the corpus and findings (default ropecheck-fuzz-<impl>)");
   fuzz->add_option("--fuzzer", fa.fuzzer, "Path to differential_fuzzer (default: build/fuzz next to this build)");
+  cli::MutantsArgs ma;
+  auto* mutants = app.add_subcommand("mutants", "Measure the gate's power: every mutant plugin must be killed, every correct kernel pass");
+  mutants->add_option("--dir", ma.dir, "Directory of mutant plugins (default: this build's mutants/plugins)");
+  mutants->add_option("--summary", ma.summary_path, "Also write the tables (markdown) to this file");
+  mutants->add_option("--timeout", ma.timeout_seconds, "Seconds one isolated kernel call may take")->check(CLI::Range(0.01, 3600.0));
+  mutants->add_flag("--skip-correct", ma.skip_correct, "Only the mutants (the correct kernels are gated by `check`)");
   cli::GoldenArgs ga;
   auto* golden = cli::add_golden_command(app, ga);
   CLI11_PARSE(app, argc, argv);
   try {
     if (*list) return cmd_list();
     if (*fuzz) {
+      if (!fa.plugin.empty()) {
+        const Plugin p = load_plugin(fa.plugin);  // refuses a bad plugin before fuzzing starts
+        bool found = fa.impl.empty();
+        for (const auto* impl : p.impls) found |= fa.impl == impl->name;
+        if (!found) {
+          std::cerr << "error: --impl: plugin " << fa.plugin << " has no implementation named '" << fa.impl << "'\n";
+          return 2;
+        }
+        return cli::run_fuzz(fa, argv[0]);
+      }
+      if (fa.impl.empty()) {
+        std::cerr << "error: --impl is required (or --plugin)\n";
+        return 2;
+      }
       const bool known = find_impl(fa.impl) != nullptr || fa.impl.rfind("planted_", 0) == 0;
       if (!known) {
         std::cerr << "error: --impl: no implementation named '" << fa.impl << "' (see `ropecheck list`)\n";
@@ -256,6 +281,7 @@ int main(int argc, char** argv) {
     }
     if (*check) return cmd_check(ca);
     if (*golden) return cli::run_golden(ga);
+    if (*mutants) return cli::run_mutants(ma);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -1,0 +1,34 @@
+// Which implementations a command runs: built-in ones and those of any
+// --plugin libraries, selected by --impl, each wrapped for crash isolation
+// unless --no-isolation. One place, so check, golden verify and mutants
+// resolve names and plugins alike.
+#ifndef ROPECHECK_CLI_IMPL_SELECTION_H_
+#define ROPECHECK_CLI_IMPL_SELECTION_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::cli {
+
+struct ImplSelection {
+  std::vector<const ropecheck_impl_t*> impls;
+  std::map<std::string, std::string> reproduce_args;  // "--plugin PATH" per plugin kernel
+};
+
+struct SelectionArgs {
+  std::vector<std::string> names;    // --impl; empty: every plugin kernel, or every built-in one
+  std::vector<std::string> plugins;  // --plugin paths
+  bool isolation = true;
+  double timeout_seconds = 10;
+};
+
+// Throws std::runtime_error with a message for the user (unknown name,
+// plugin that does not load or validate).
+ImplSelection select_impls(const SelectionArgs& a);
+
+}  // namespace ropecheck::cli
+
+#endif  // ROPECHECK_CLI_IMPL_SELECTION_H_
