@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -145,6 +146,10 @@ ropecheck_status_t run_child(const Isolated& w, Body body, const std::vector<con
   if (pid < 0) throw std::runtime_error("isolation: fork() failed");
   if (pid == 0) {
     ::close(pipefd[0]);
+    // Default actions for the fatal signals: a crash must kill the child by
+    // its signal, not run a handler the host installed (a sanitizer's
+    // report-and-exit, for one).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
     result->message[0] = '\0';
     result->status = body(result->message, sizeof result->message);
     result->message[sizeof result->message - 1] = '\0';
