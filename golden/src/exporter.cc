@@ -1,5 +1,6 @@
 #include "ropecheck/golden/exporter.h"
 
+#include <mpfr.h>
 #include <unistd.h>
 
 #include <array>
@@ -163,7 +164,13 @@ ExportSummary export_golden(const ExportOptions& o) {
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([&] {
+      work();
+      // MPFR keeps per-thread caches (constants, sin/cos tables) that are
+      // not released when a thread ends.
+      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    });
   work();
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);

@@ -213,7 +213,7 @@ double draw_input(Rng& rng, ropecheck_dtype_t dtype) {
   if (u < 0.02) return sign * 0.0;
   if (u < 0.04) return sign * std::ldexp(1.0, f.emin - f.precision + 1);  // smallest subnormal
   if (u < 0.05) return sign * std::ldexp(1.0, f.emin);                    // smallest normal
-  if (u < 0.06) return sign * std::ldexp(static_cast<double>(rng.range(1, (1 << (f.precision - 1)) - 1)),
+  if (u < 0.06) return sign * std::ldexp(static_cast<double>(rng.range(1, (std::int64_t{1} << (f.precision - 1)) - 1)),
                                          f.emin - f.precision + 1);       // random subnormal
   // Normal value: random significand bits, exponent over [-6, 3].
   const int e = static_cast<int>(rng.range(-6, 3));
