@@ -5,6 +5,7 @@
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
+#include "ropecheck/reference/frequencies.h"
 
 namespace ropecheck::golden {
 namespace {
@@ -130,9 +131,14 @@ std::vector<std::string> derive_flags(const Case& c, const Tensors& in) {
       break;
     case ROPECHECK_SCHEME_LLAMA3: {
       f.push_back("SchemeLlama31");
+      // Wavelengths of the unscaled frequencies (the reference's), against
+      // the band edges L/hf and L/lf.
+      ref::FreqSpec plain = s;
+      plain.scheme = ROPECHECK_SCHEME_DEFAULT;
+      const auto w = ref::compute_frequencies<ref::Real>(plain, d).inv_freq;
       const double L = static_cast<double>(s.original_max_position);
       for (int i = 0; i < d / 2; ++i) {
-        const double wavelen = 2 * kPi * std::pow(s.base, 2.0 * i / d);
+        const double wavelen = 2 * kPi / w[i].convert_to<double>();
         if (std::fabs(wavelen / (L / s.high_freq_factor) - 1) < 0.01 ||
             std::fabs(wavelen / (L / s.low_freq_factor) - 1) < 0.01) {
           f.push_back("Llama31BandEdge");

@@ -30,14 +30,6 @@ namespace ropecheck::golden {
 namespace fs = std::filesystem;
 namespace {
 
-TensorDtype tensor_dtype(ropecheck_dtype_t t) {
-  switch (t) {
-    case ROPECHECK_DTYPE_F16: return TensorDtype::kF16;
-    case ROPECHECK_DTYPE_BF16: return TensorDtype::kBF16;
-    case ROPECHECK_DTYPE_F64: return TensorDtype::kF64;
-    default: return TensorDtype::kF32;
-  }
-}
 
 Tensor f64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<double>& v) {
   Tensor t;
@@ -80,7 +72,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
   std::array<std::vector<std::int64_t>, 2> shape;
   for (int w = 0; w < 2; ++w) {
     shape[w] = {c.tokens, geo.heads[w], c.shape.head_dim};
-    Tensor t{kQk[w], tensor_dtype(c.dtype), shape[w], in.t[w]};
+    Tensor t{kQk[w], storage_tensor_dtype(c.dtype), shape[w], in.t[w]};
     out.tensors.push_back(std::move(t));
   }
   Tensor pos{"positions", TensorDtype::kI64, {c.tokens}, {}};
@@ -88,7 +80,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
   std::memcpy(pos.bytes.data(), c.positions.data(), pos.bytes.size());
   out.tensors.push_back(std::move(pos));
   for (int w = 0; w < 2; ++w) {
-    Tensor e{std::string(kQk[w]) + "_expected", tensor_dtype(c.dtype), shape[w], in.t[w]};
+    Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], in.t[w]};
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
     for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.t[w].data(), i, c.dtype);
     for (const ReferenceElement& x : r.t[w]) {

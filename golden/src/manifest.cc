@@ -87,6 +87,15 @@ const char* format_name(Format f) {
   }
 }
 
+TensorDtype storage_tensor_dtype(ropecheck_dtype_t t) {
+  switch (t) {
+    case ROPECHECK_DTYPE_F16: return TensorDtype::kF16;
+    case ROPECHECK_DTYPE_BF16: return TensorDtype::kBF16;
+    case ROPECHECK_DTYPE_F64: return TensorDtype::kF64;
+    default: return TensorDtype::kF32;
+  }
+}
+
 bool parse_format(std::string_view s, Format* out) {
   for (Format f : {Format::kSafetensors, Format::kNpy, Format::kJson})
     if (s == format_name(f)) return *out = f, true;

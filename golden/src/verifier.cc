@@ -24,14 +24,6 @@ const Tensor& need(const std::vector<Tensor>& ts, const std::string& name, Tenso
   throw FormatError(where, "tensor '" + name + "'", "missing");
 }
 
-TensorDtype storage_tensor_dtype(ropecheck_dtype_t t) {
-  switch (t) {
-    case ROPECHECK_DTYPE_F16: return TensorDtype::kF16;
-    case ROPECHECK_DTYPE_BF16: return TensorDtype::kBF16;
-    case ROPECHECK_DTYPE_F64: return TensorDtype::kF64;
-    default: return TensorDtype::kF32;
-  }
-}
 
 }  // namespace
 
@@ -76,19 +68,11 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
           const double xb = load_as_double(L.in.t[w].data(), static_cast<std::size_t>(base + b), c.dtype);
           const double va = exact.value(base + a), vb = exact.value(base + b);
           const double ca = cosv.value(tok * pairs + i), sa = sinv.value(tok * pairs + i);
+          const auto terms = pair_terms(xa, xb, va, vb, ca, sa, std::fabs(angle.value(tok * pairs + i)),
+                                        c.positions[static_cast<std::size_t>(tok)], i);
           for (int side = 0; side < 2; ++side) {
             ReferenceElement r;
-            r.terms.x = xa;
-            r.terms.y = xb;
-            r.terms.value = side == 0 ? va : vb;
-            r.terms.partner = side == 0 ? vb : va;
-            r.terms.cos_a = ca;
-            r.terms.sin_a = sa;
-            r.terms.abs_products = side == 0 ? std::fabs(xa * ca) + std::fabs(xb * sa)
-                                             : std::fabs(xa * sa) + std::fabs(xb * ca);
-            r.terms.abs_angle = std::fabs(angle.value(tok * pairs + i));
-            r.terms.position = c.positions[static_cast<std::size_t>(tok)];
-            r.terms.pair = i;
+            r.terms = terms[side];
             const int ch = side == 0 ? a : b;
             r.rounded = expected.value(base + ch);
             r.offset = base + ch;

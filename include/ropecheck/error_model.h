@@ -4,6 +4,8 @@
 #ifndef ROPECHECK_ERROR_MODEL_H_
 #define ROPECHECK_ERROR_MODEL_H_
 
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +30,28 @@ struct ElementTerms {
   std::int64_t position = 0;
   int pair = 0;
 };
+
+// The terms of both elements of pair `pair` (first, second), from the pair's
+// inputs (x, y), exact outputs (va, vb), exact cos/sin and |angle|: the one
+// place the per-element products the budget scales with are formed.
+inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, double vb, double cos_a, double sin_a,
+                                              double abs_angle, std::int64_t position, int pair) {
+  std::array<ElementTerms, 2> t;
+  for (int side = 0; side < 2; ++side) {
+    ElementTerms& e = t[side];
+    e.x = x;
+    e.y = y;
+    e.value = side == 0 ? va : vb;
+    e.partner = side == 0 ? vb : va;
+    e.cos_a = cos_a;
+    e.sin_a = sin_a;
+    e.abs_products = side == 0 ? std::fabs(x * cos_a) + std::fabs(y * sin_a) : std::fabs(x * sin_a) + std::fabs(y * cos_a);
+    e.abs_angle = abs_angle;
+    e.position = position;
+    e.pair = pair;
+  }
+  return t;
+}
 
 class ErrorModel {
  public:

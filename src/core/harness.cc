@@ -103,20 +103,10 @@ ReferenceResult compute_reference(const Case& c, const Tensors& in) {
           const double xa = x[a].convert_to<double>(), xb = x[b].convert_to<double>();
           const double va = y[a].convert_to<double>(), vb = y[b].convert_to<double>();
           const double ca = trig.cos[i].convert_to<double>(), sa = trig.sin[i].convert_to<double>();
-          const double angle = std::fabs(rope.angle(pos, i).convert_to<double>());
+          const auto terms = pair_terms(xa, xb, va, vb, ca, sa, std::fabs(rope.angle(pos, i).convert_to<double>()), pos, i);
           for (int side = 0; side < 2; ++side) {
             ReferenceElement e;
-            e.terms.x = xa;
-            e.terms.y = xb;
-            e.terms.value = side == 0 ? va : vb;
-            e.terms.partner = side == 0 ? vb : va;
-            e.terms.cos_a = ca;
-            e.terms.sin_a = sa;
-            e.terms.abs_products = side == 0 ? std::fabs(xa * ca) + std::fabs(xb * sa)
-                                             : std::fabs(xa * sa) + std::fabs(xb * ca);
-            e.terms.abs_angle = angle;
-            e.terms.position = pos;
-            e.terms.pair = i;
+            e.terms = terms[side];
             const int ch = side == 0 ? a : b;
             e.rounded = ref::round_to_dtype(y[ch], c.dtype);
             e.offset = off + ch;

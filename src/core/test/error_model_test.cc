@@ -16,19 +16,9 @@ ropecheck_policy_t f32_policy() {
 }
 
 ElementTerms terms(std::int64_t p, double w, int pair) {
-  ElementTerms t;
-  t.x = 1.0;
-  t.y = 0.5;
-  const double a = static_cast<double>(p) * w;
-  t.cos_a = std::cos(a);
-  t.sin_a = std::sin(a);
-  t.value = t.x * t.cos_a - t.y * t.sin_a;
-  t.partner = t.x * t.sin_a + t.y * t.cos_a;
-  t.abs_angle = std::fabs(a);
-  t.abs_products = std::fabs(t.x * t.cos_a) + std::fabs(t.y * t.sin_a);
-  t.position = p;
-  t.pair = pair;
-  return t;
+  const double x = 1.0, y = 0.5, a = static_cast<double>(p) * w;
+  const double c = std::cos(a), s = std::sin(a);
+  return pair_terms(x, y, x * c - y * s, x * s + y * c, c, s, std::fabs(a), p, pair)[0];
 }
 
 TEST(ErrorModel, AngleBudgetGrowsWithPositionForAnFp32Product) {

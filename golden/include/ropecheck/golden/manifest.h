@@ -23,6 +23,8 @@ inline constexpr const char* kManifestSchemaName = "ropecheck_golden_manifest_v1
 
 enum class Format { kSafetensors, kNpy, kJson };
 const char* format_name(Format f);
+// The tensor dtype a case's storage dtype is written as.
+TensorDtype storage_tensor_dtype(ropecheck_dtype_t t);
 bool parse_format(std::string_view s, Format* out);
 
 struct FileEntry {
