@@ -16,8 +16,8 @@
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
-#include "ropecheck/registry.h"
-#include "simd/simd_impls.h"
+#include "impls/registry.h"
+#include "impls/simd/simd_impls.h"
 
 namespace {
 

@@ -1,15 +1,18 @@
-# Install and export, so another project can find_package(ropecheck) and link
-# ropecheck::reference and ropecheck::core to gate its own kernel in its CI.
+# Install and export, so another project can find_package(ropecheck) and gate
+# its own kernel in its CI (examples/consumer), or build a plugin against the
+# C ABI (examples/plugin). Headers keep their paths from the repository root
+# under <prefix>/include/ropecheck ("core/cases.h"), next to the public ABI
+# headers in <prefix>/include/ropecheck ("ropecheck/kernel_abi.h").
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# Installed names match the in-tree aliases (ropecheck::core, ...).
-foreach(part abi reference core impls properties)
-  set_target_properties(ropecheck_${part} PROPERTIES EXPORT_NAME ${part})
+install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(dir reference core properties gate impls)
+  install(DIRECTORY ${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ropecheck/${dir}
+    FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh" PATTERN "test" EXCLUDE)
 endforeach()
-
-install(DIRECTORY include/ reference/include/ properties/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS ropecheck_abi ropecheck_reference ropecheck_core ropecheck_impls ropecheck_properties
+install(TARGETS ropecheck_abi ropecheck_reference ropecheck_kernel_support ropecheck_impls ropecheck_core
+  ropecheck_properties ropecheck_gate
   EXPORT ropecheckTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

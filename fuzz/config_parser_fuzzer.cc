@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ropecheck/config_json.h"
-#include "ropecheck/reference/frequencies.h"
+#include "core/config.h"
+#include "reference/frequencies.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Accepted: the reference must take it (bounded work: rotary_dim <= 4096).
   const auto f = ropecheck::ref::compute_frequencies<ropecheck::ref::Real>(c.freq, c.shape.rotary_dim);
   if (f.inv_freq.size() != static_cast<std::size_t>(c.shape.rotary_dim / 2)) std::abort();
-  const ropecheck::RopeConfig back = ropecheck::parse_rope_config(ropecheck::to_json(c));
+  const ropecheck::RopeConfig back = ropecheck::parse_rope_config(ropecheck::config_to_json(c));
   if (back.freq.describe() != c.freq.describe() || back.shape.rotary_dim != c.shape.rotary_dim ||
       back.shape.head_dim != c.shape.head_dim) {
     std::fprintf(stderr, "round trip changed the config: %s vs %s\n", c.freq.describe().c_str(),

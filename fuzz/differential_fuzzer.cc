@@ -1,11 +1,14 @@
-// Differential fuzzing: bytes -> a valid rope case (shape, layout, dtype,
-// direction, scheme and parameters, positions including the extremes, GQA,
-// strides) and input bits (normal values, subnormals, huge values, NaN, Inf)
-// -> every implementation under test judged against the reference with the
+// Differential fuzzing: bytes -> a case of the one case generator
+// (core/cases.h, driven through FuzzedDataProvider) and input bits (the
+// generator's values, or raw bit patterns: NaN, Inf, subnormals, huge) ->
+// every implementation under test judged against the reference with the
 // same judge as the gate (per-element budgets, non-finite propagation,
 // pass-through and padding canaries). A violation aborts with the case and
-// the judge's message. ROPECHECK_FUZZ_IMPL=<name> restricts it to one
-// implementation (what `ropecheck fuzz --impl` will set).
+// the judge's message.
+//   ROPECHECK_FUZZ_IMPL=<name>    one built-in kernel, or a mutant of the
+//                                 bug catalogue (mutants/mutant_list.h)
+//   ROPECHECK_FUZZ_PLUGIN=<path>  the kernels of a plugin, in process (a
+//                                 crash is a libFuzzer finding)
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -15,25 +18,36 @@
 #include <string>
 #include <vector>
 
-#include "ropecheck/cases.h"
-#include "ropecheck/conformance.h"
-#include "ropecheck/dtype.h"
-#include "ropecheck/error_model.h"
-#include "ropecheck/harness.h"
-#include "ropecheck/registry.h"
-#include "ropecheck/rng.h"
-#include "planted_mutants.h"
-#include "ropecheck/plugin.h"
+#include "core/buffers.h"
+#include "core/cases.h"
+#include "core/judge.h"
+#include "core/kernel_call.h"
+#include "core/plugin.h"
+#include "core/reference_result.h"
+#include "core/rng.h"
+#include "impls/registry.h"
+#include "mutants/mutant_kernel.h"
 
 namespace {
 
 using namespace ropecheck;
 
+// The fuzzer's bytes as the generator's choices; once the bytes run out
+// every choice is 0, the simplest option.
+class FuzzedChoices : public Choices {
+ public:
+  explicit FuzzedChoices(FuzzedDataProvider& fdp) : fdp_(fdp) {}
+  std::uint64_t below(std::uint64_t n) override { return fdp_.ConsumeIntegralInRange<std::uint64_t>(0, n - 1); }
+  double uniform() override {
+    return static_cast<double>(fdp_.ConsumeIntegral<std::uint64_t>() >> 11) * 0x1p-53;
+  }
+  std::uint64_t bits() override { return fdp_.ConsumeIntegral<std::uint64_t>(); }
 
-// ROPECHECK_FUZZ_PLUGIN=<path.so> fuzzes a plugin's kernels (in process: a
-// crash is a libFuzzer finding) instead of the built-in ones.
+ private:
+  FuzzedDataProvider& fdp_;
+};
+
 std::vector<const ropecheck_impl_t*> impls_under_test() {
-  std::vector<const ropecheck_impl_t*> v;
   const char* only = std::getenv("ROPECHECK_FUZZ_IMPL");
   const char* plugin = std::getenv("ROPECHECK_FUZZ_PLUGIN");
   std::vector<const ropecheck_impl_t*> candidates(builtin_impls().begin(), builtin_impls().end());
@@ -45,11 +59,12 @@ std::vector<const ropecheck_impl_t*> impls_under_test() {
       std::abort();
     }
   }
+  std::vector<const ropecheck_impl_t*> v;
   for (const ropecheck_impl_t* impl : candidates)
     if (!only || std::string(only) == impl->name) v.push_back(impl);
-  // The planted mutants run only when named.
-  for (const ropecheck_impl_t* impl : {fuzz::layout_swap_above_4096(), fuzz::layout_swap_head_dim_192()})
-    if (only && std::string(only) == impl->name) v.push_back(impl);
+  // A mutant of the catalogue runs only when named.
+  if (only && v.empty())
+    if (const ropecheck_impl_t* m = mutant::find_mutant(only)) v.push_back(m);
   if (v.empty()) {
     std::fprintf(stderr, "ROPECHECK_FUZZ_IMPL=%s: no such implementation\n", only);
     std::abort();
@@ -57,10 +72,9 @@ std::vector<const ropecheck_impl_t*> impls_under_test() {
   return v;
 }
 
-// One stored element: mostly moderate values, else raw bit patterns (every
-// class: NaN, Inf, subnormals, huge), stored exactly in the dtype.
-void store_fuzzed(FuzzedDataProvider& fdp, unsigned char* base, std::int64_t i, ropecheck_dtype_t dt,
-                  Rng& fill) {
+// One stored element: mostly the generator's values, else raw bit patterns
+// (every class: NaN, Inf, subnormals, huge), stored exactly in the dtype.
+void store_fuzzed(FuzzedDataProvider& fdp, unsigned char* base, std::int64_t i, ropecheck_dtype_t dt, Rng& fill) {
   const int kind = fdp.remaining_bytes() ? fdp.ConsumeIntegralInRange<int>(0, 7) : 0;
   if (kind < 5) {
     store_value(base, i, dt, draw_input(fill, dt));
@@ -81,51 +95,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // the other kernels see every position, extremes included.
   set_max_cache_elements(std::int64_t{1} << 18);
   FuzzedDataProvider fdp(data, size);
-  Case c;
-  // Small shapes keep the high-precision reference fast enough to fuzz.
-  c.shape.head_dim = fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int>(2, 72)
-                                        : fdp.ConsumeIntegralInRange<int>(73, 256);
-  const int max_even = c.shape.head_dim - c.shape.head_dim % 2;
-  c.shape.rotary_dim = fdp.ConsumeBool() ? max_even : 2 * fdp.ConsumeIntegralInRange<int>(1, max_even / 2);
-  const auto scheme = static_cast<ropecheck_scheme_t>(fdp.ConsumeIntegralInRange<int>(0, ROPECHECK_SCHEME_COUNT - 1));
-  Rng params(fdp.ConsumeIntegral<std::uint32_t>());
-  c.freq = draw_scheme(params, c.shape.rotary_dim, scheme);
-  c.layout = fdp.ConsumeBool() ? ROPECHECK_LAYOUT_INTERLEAVED : ROPECHECK_LAYOUT_HALF_SPLIT;
-  c.dtype = static_cast<ropecheck_dtype_t>(fdp.ConsumeIntegralInRange<int>(0, 2));
-  c.direction = fdp.ConsumeBool() ? ROPECHECK_DIRECTION_INVERSE : ROPECHECK_DIRECTION_FORWARD;
-  c.tokens = fdp.ConsumeIntegralInRange<int>(1, 3);
-  c.kv_heads = fdp.ConsumeIntegralInRange<int>(1, 2);
-  c.q_heads = c.kv_heads * fdp.ConsumeIntegralInRange<int>(1, 2);
-  c.in_place = fdp.ConsumeBool();
-  c.head_pad = fdp.ConsumeIntegralInRange<int>(0, 3);
-  c.token_pad = fdp.ConsumeIntegralInRange<int>(0, 5);
-  for (std::int64_t t = 0; t < c.tokens; ++t) {
-    const int how = fdp.ConsumeIntegralInRange<int>(0, 3);
-    std::int64_t p;
-    if (how == 0) {
-      const auto edges = edge_positions();  // the grid's edges, and their negatives
-      p = edges[fdp.ConsumeIntegralInRange<std::size_t>(0, edges.size() - 1)] * (fdp.ConsumeBool() ? 1 : -1);
-    }
-    else if (how == 1) p = fdp.ConsumeIntegralInRange<std::int64_t>(0, 1 << 20);
-    else if (how == 2) p = fdp.ConsumeIntegral<std::int32_t>();
-    else p = fdp.ConsumeIntegralInRange<std::int64_t>(0, 4096);
-    c.positions.push_back(p);
-  }
-  c.position_type = c.max_abs_position() <= 2147483647 && fdp.ConsumeBool() ? ROPECHECK_INDEX_INT32
-                                                                            : ROPECHECK_INDEX_INT64;
-  // Inputs: the layout make_inputs uses (canaries in padding), fuzzed bits.
-  c.data_seed = fdp.ConsumeIntegral<std::uint32_t>();
-  Tensors in = make_inputs(c);
+  FuzzedChoices choices(fdp);
+  // Small shapes keep the high-precision reference fast enough to fuzz;
+  // positions reach int32 max and below zero.
+  CaseLimits limits;
+  limits.max_log2_position = 31;
+  limits.negative_chance = 0.1;
+  limits.max_tokens = 3;
+  limits.max_kv_heads = 2;
+  limits.max_group = 2;
+  Case c = draw_case(choices, limits);
+  QkBuffers in = make_inputs(c);
   Rng fill(c.data_seed ^ 0x5eed);
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)
     for (std::int64_t t = 0; t < c.tokens; ++t)
       for (int h = 0; h < g.heads[w]; ++h)
-        for (int j = 0; j < g.head_dim; ++j) store_fuzzed(fdp, in.t[w].data(), g.offset(w, t, h, j), c.dtype, fill);
+        for (int j = 0; j < g.head_dim; ++j)
+          store_fuzzed(fdp, in.bytes[w].data(), g.offset(w, t, h, j), c.dtype, fill);
   const ReferenceResult ref = compute_reference(c, in);
   for (const ropecheck_impl_t* impl : impls) {
-    if (!out_of_scope(*impl, c).empty()) continue;
-    const CaseOutcome out = judge(*impl, c, in, ref, execute(*impl, c, in));
+    if (!outside_capabilities(*impl, c).empty()) continue;
+    const CaseOutcome out = judge(*impl, c, in, ref, call_kernel(*impl, c, in));
     if (out.outcome == Outcome::kFail) {
       std::fprintf(stderr, "\nropecheck differential: %s FAILS\n  case: %s data_seed=%llu\n  %s\n", impl->name,
                    c.describe().c_str(), static_cast<unsigned long long>(c.data_seed), out.message.c_str());

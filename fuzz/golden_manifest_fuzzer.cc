@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ropecheck/golden/manifest.h"
+#include "golden/manifest.h"
 
 using namespace ropecheck::golden;
 

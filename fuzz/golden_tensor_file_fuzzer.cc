@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ropecheck/golden/tensor_file.h"
+#include "golden/tensor_file.h"
 
 using namespace ropecheck::golden;
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "ropecheck/impl_validation.h"
+#include "core/impl_validation.h"
 
 namespace {
 

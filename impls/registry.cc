@@ -1,40 +1,60 @@
 // The built-in implementations, listed explicitly: adding a kernel to the
 // suite is one row here (or one plugin at run time).
-#include "ropecheck/registry.h"
-
-#include "scalar/scalar_impls.h"
-#include "simd/simd_impls.h"
+#include "impls/registry.h"
 
 #include <vector>
 
+#include "impls/scalar/scalar_impls.h"
+#include "impls/simd/simd_impls.h"
+
 #ifdef ROPECHECK_HAVE_CUDA
-#include "cuda/cuda_impls.h"
+#include "impls/cuda/cuda_impls.h"
 #endif
 
 namespace ropecheck {
+namespace {
 
-std::span<const ropecheck_impl_t* const> builtin_impls() {
-  static const std::vector<const ropecheck_impl_t*> kImpls = [] {
-    std::vector<const ropecheck_impl_t*> v = {
-        impl::scalar_naive_impl(), impl::scalar_rotate_half_impl(), impl::scalar_complex_impl(),
-        impl::scalar_cached_impl(), impl::simd_cache_impl(),        impl::simd_otf_impl(),
+const std::vector<RegisteredImpl>& rows() {
+  static const std::vector<RegisteredImpl> kRows = [] {
+    std::vector<RegisteredImpl> v = {
+        {impl::scalar_naive_impl()}, {impl::scalar_rotate_half_impl()}, {impl::scalar_complex_impl()},
+        {impl::scalar_cached_impl()}, {impl::simd_cache_impl()},        {impl::simd_otf_impl()},
     };
 #ifdef ROPECHECK_HAVE_CUDA
     // Only where a device exists: without one there is nothing to run them on.
     if (impl::cuda_device_available()) {
-      v.push_back(impl::cuda_cache_impl());
-      v.push_back(impl::cuda_otf_impl());
+      constexpr const char* kWhy = "a CUDA context does not survive fork()";
+      v.push_back({impl::cuda_cache_impl(), kWhy});
+      v.push_back({impl::cuda_otf_impl(), kWhy});
     }
 #endif
     return v;
   }();
-  return kImpls;
+  return kRows;
+}
+
+}  // namespace
+
+std::span<const RegisteredImpl> registered_impls() { return rows(); }
+
+std::span<const ropecheck_impl_t* const> builtin_impls() {
+  static const std::vector<const ropecheck_impl_t*> kTables = [] {
+    std::vector<const ropecheck_impl_t*> v;
+    for (const RegisteredImpl& r : rows()) v.push_back(r.table);
+    return v;
+  }();
+  return kTables;
+}
+
+const RegisteredImpl* find_registered(std::string_view name) {
+  for (const RegisteredImpl& r : rows())
+    if (name == r.table->name) return &r;
+  return nullptr;
 }
 
 const ropecheck_impl_t* find_impl(std::string_view name) {
-  for (const ropecheck_impl_t* impl : builtin_impls())
-    if (name == impl->name) return impl;
-  return nullptr;
+  const RegisteredImpl* r = find_registered(name);
+  return r ? r->table : nullptr;
 }
 
 }  // namespace ropecheck

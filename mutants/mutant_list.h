@@ -1,52 +1,64 @@
-// The mutants: one bug each, from the bug classes of rope-facts.md. The
-// list is the single source of the enum, the plugin names, the CMake build
-// (mutants/CMakeLists.txt reads the names from here) and the report.
+// The bug catalogue: one realistic bug per row, each a bug class seen in
+// public trackers (layouts, directions, exponents, scaling formulas, angle
+// precision, bounds). This table is the single source of the mutant kernels
+// (mutant_kernel.cc), the plugins built from them (mutants/CMakeLists.txt
+// reads the names from here), the in-process gate test (gate/test), the
+// differential fuzzer's named targets (fuzz/) and `ropecheck mutants`.
 #ifndef ROPECHECK_MUTANTS_MUTANT_LIST_H_
 #define ROPECHECK_MUTANTS_MUTANT_LIST_H_
 
 namespace ropecheck::mutant {
 
-// X(name, what the kernel does wrong)
+// X(name, what the kernel does wrong, properties the default gate must fail
+//   it on, '|'-separated; "" when only a kill is asserted)
 #define ROPECHECK_MUTANTS(X)                                                                                   \
-  X(none, "control: the clean kernel every mutant is one change away from (must pass)")                    \
-  X(layout_swapped, "pairs (x[2i], x[2i+1]) for half_split and (x[i], x[i+d/2]) for interleaved")          \
-  X(direction_flipped, "rotates by -angle forward and +angle inverse")                                      \
-  X(exponent_over_head_dim, "w_i = b^(-2i/head_dim) instead of b^(-2i/rotary_dim) (partial rotary)")       \
-  X(exponent_off_by_one, "w_i = b^(-2i/(d+2)): the exponent's denominator one pair off")                   \
-  X(last_pair_unrotated, "the last pair is passed through (a loop bound one short)")                       \
-  X(pass_through_scaled, "the attention factor also multiplies the pass-through channels")                \
-  X(angle_in_bf16, "the angle p*w_i rounded to bf16 before sin/cos")                                       \
-  X(cos_sin_in_bf16, "cos/sin rounded to bf16 while the policy declares fp32")                             \
-  X(running_product_angles, "angles by an fp32 running product theta *= b^(-2/d) (ggml CPU)")              \
-  X(fast_sincos_no_range_reduction, "sin/cos by a series valid on [-pi, pi] applied to the raw angle")     \
-  X(yarn_attention_factor_missing, "YaRN attention factor (mscale) not applied")                           \
-  X(yarn_attention_factor_twice, "YaRN attention factor applied twice (to q and k and again to cos/sin)")  \
-  X(yarn_explicit_factor_ignored, "YaRN's explicit attention_factor ignored for the derived one")          \
-  X(yarn_truncate_ignored, "YaRN truncate=false ignored: the correction bounds floored/ceiled anyway")     \
-  X(yarn_ramp_reversed, "YaRN ramp reversed: interpolation where extrapolation belongs")                   \
-  X(llama31_factors_swapped, "Llama 3.1 low_freq_factor and high_freq_factor swapped")                     \
-  X(dynamic_ntk_constant, "dynamic NTK computed as the static NTK base b s^(d/(d-2)), ignoring seq_len")  \
-  X(longrope_never_switching, "LongRoPE always uses the short factors")                                    \
-  X(position_offset_ignored, "token index used as position (KV-cache offset ignored)")                     \
-  X(k_rotated_with_q_heads, "k rotated with q's head count: past the end of k under GQA")                   \
-  X(cache_no_bounds_check, "cos/sin cache read at positions past its last row (no bounds check)")
+  X(none, "control: the clean kernel every mutant is one change away from (must pass)", "")                 \
+  X(layout_swapped, "pairs (x[2i], x[2i+1]) for half_split and (x[i], x[i+d/2]) for interleaved",           \
+    "ConformsToReference|IsLayoutEquivariant")                                                              \
+  X(direction_flipped, "rotates by -angle forward and +angle inverse", "ConformsToReference")               \
+  X(exponent_over_head_dim, "w_i = b^(-2i/head_dim) instead of b^(-2i/rotary_dim) (partial rotary)", "")    \
+  X(exponent_off_by_one, "w_i = b^(-2i/(d+2)): the exponent's denominator one pair off", "")                \
+  X(last_pair_unrotated, "the last pair is passed through (a loop bound one short)", "")                    \
+  X(pass_through_scaled, "the attention factor also multiplies the pass-through channels",                  \
+    "ConformsToReference|KeepsPassThroughBitExact")                                                         \
+  X(angle_in_bf16, "the angle p*w_i rounded to bf16 before sin/cos",                                        \
+    "ConformsToReference|DependsOnlyOnRelativePosition|ComposesAdditively")                                 \
+  X(angle_in_fp16, "the angle p*w_i rounded to fp16 before sin/cos",                                        \
+    "ConformsToReference|DependsOnlyOnRelativePosition")                                                    \
+  X(cos_sin_in_bf16, "cos/sin rounded to bf16 while the policy declares fp32", "")                         \
+  X(running_product_angles, "angles by an fp32 running product theta *= b^(-2/d) (ggml CPU)", "")          \
+  X(fast_sincos_no_range_reduction, "sin/cos by a series valid on [-pi, pi] applied to the raw angle", "") \
+  X(yarn_attention_factor_missing, "YaRN attention factor (mscale) not applied", "")                       \
+  X(yarn_attention_factor_twice, "YaRN attention factor applied twice (to q and k and again to cos/sin)",   \
+    "")                                                                                                     \
+  X(yarn_explicit_factor_ignored, "YaRN's explicit attention_factor ignored for the derived one", "")      \
+  X(yarn_truncate_ignored, "YaRN truncate=false ignored: the correction bounds floored/ceiled anyway", "") \
+  X(yarn_ramp_reversed, "YaRN ramp reversed: interpolation where extrapolation belongs", "")               \
+  X(llama31_factors_swapped, "Llama 3.1 low_freq_factor and high_freq_factor swapped", "")                 \
+  X(dynamic_ntk_constant, "dynamic NTK computed as the static NTK base b s^(d/(d-2)), ignoring seq_len", "") \
+  X(longrope_never_switching, "LongRoPE always uses the short factors", "")                                \
+  X(position_offset_ignored, "token index used as position (KV-cache offset ignored)", "")                 \
+  X(k_rotated_with_q_heads, "k rotated with q's head count: past the end of k under GQA", "")              \
+  X(cache_no_bounds_check, "cos/sin cache read at positions past its last row (no bounds check)", "")      \
+  X(layout_swapped_above_4096, "the other pairing layout for positions above 4096 (a second code path)", "") \
+  X(layout_swapped_head_dim_192, "the other pairing layout when head_dim >= 192 (a size-dependent path)", "")
 
-#define ROPECHECK_MUTANT_ENUM(name, text) name,
+#define ROPECHECK_MUTANT_ENUM(name, text, props) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };
 #undef ROPECHECK_MUTANT_ENUM
 
 struct BugInfo {
+  Bug bug;
   const char* name;  // plugin and implementation name: mutant_<bug>
   const char* description;
+  const char* must_fail;  // properties, '|'-separated
 };
 
-constexpr BugInfo bug_info(Bug b) {
-#define ROPECHECK_MUTANT_INFO(n, text) \
-  if (b == Bug::n) return {"mutant_" #n, text};
-  ROPECHECK_MUTANTS(ROPECHECK_MUTANT_INFO)
+#define ROPECHECK_MUTANT_INFO(n, text, props) {Bug::n, "mutant_" #n, text, props},
+inline constexpr BugInfo kBugs[] = {ROPECHECK_MUTANTS(ROPECHECK_MUTANT_INFO)};
 #undef ROPECHECK_MUTANT_INFO
-  return {"mutant_unknown", ""};
-}
+
+constexpr const BugInfo& bug_info(Bug b) { return kBugs[static_cast<int>(b)]; }
 
 }  // namespace ropecheck::mutant
 

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../../impls/common/cache_builder.h"
-#include "../../impls/common/engine_freqs.h"
-#include "../../impls/cuda/launch.h"
+#include "impls/kernel_support/cache_builder.h"
+#include "impls/kernel_support/engine_freqs.h"
+#include "impls/cuda/launch.h"
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "ropecheck/golden/catalog.h"
-#include "ropecheck/golden/exporter.h"
-#include "ropecheck/golden/verifier.h"
-#include "ropecheck/registry.h"
+#include "golden/catalog.h"
+#include "golden/exporter.h"
+#include "golden/verifier.h"
+#include "impls/registry.h"
 
 namespace ropecheck::golden {
 namespace {
@@ -112,17 +112,17 @@ TEST(GoldenExport, CasesReadBackEqualTheReference) {
     ASSERT_EQ(m.cases.size(), suite.size());
     for (std::size_t k = 0; k < suite.size(); ++k) {
       const LoadedCase L = load_case(d.string(), m, m.cases[k]);
-      const Tensors in = make_inputs(suite[k].c);
+      const QkBuffers in = make_inputs(suite[k].c);
       const ReferenceResult r = compute_reference(suite[k].c, in);
-      EXPECT_EQ(L.in.t, in.t) << suite[k].name;
+      EXPECT_EQ(L.in.bytes, in.bytes) << suite[k].name;
       EXPECT_EQ(L.c.positions, suite[k].c.positions);
       EXPECT_EQ(std::memcmp(&L.ref.attention_factor, &r.attention_factor, 8), 0);
       for (int w = 0; w < 2; ++w) {
-        ASSERT_EQ(L.ref.t[w].size(), r.t[w].size());
+        ASSERT_EQ(L.ref.elements[w].size(), r.elements[w].size());
         // Order may differ (the reference walks pairs, the reader too): match by offset.
         std::map<std::int64_t, const ReferenceElement*> by_offset;
-        for (const auto& e : r.t[w]) by_offset[e.offset] = &e;
-        for (const auto& e : L.ref.t[w]) {
+        for (const auto& e : r.elements[w]) by_offset[e.offset] = &e;
+        for (const auto& e : L.ref.elements[w]) {
           const ReferenceElement& x = *by_offset.at(e.offset);
           const double got[] = {e.rounded, e.terms.x, e.terms.y, e.terms.value, e.terms.partner,
                                 e.terms.cos_a, e.terms.sin_a, e.terms.abs_products, e.terms.abs_angle};

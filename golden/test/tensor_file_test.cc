@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "ropecheck/golden/sha256.h"
-#include "ropecheck/golden/tensor_file.h"
+#include "golden/sha256.h"
+#include "golden/tensor_file.h"
 
 namespace ropecheck::golden {
 namespace {

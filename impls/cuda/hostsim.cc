@@ -1,9 +1,9 @@
-#include "hostsim.h"
+#include "impls/cuda/hostsim.h"
 
 #include <vector>
 
-#include "../common/cache_builder.h"
-#include "params_from_abi.h"
+#include "impls/kernel_support/cache_builder.h"
+#include "impls/cuda/params_from_abi.h"
 
 namespace ropecheck::cuda {
 namespace {
@@ -31,25 +31,26 @@ ropecheck_status_t simulate(bool cache_mode, const ropecheck_apply_params_t* a, 
   return ROPECHECK_OK;
 }
 
+ropecheck_status_t simulate_cache(void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
+  return simulate(true, a, err, n);
+}
+ropecheck_status_t simulate_otf(void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
+  return simulate(false, a, err, n);
+}
+
 }  // namespace
 
 const ropecheck_impl_t* hostsim_cache_impl() {
-  static const ropecheck_impl_t impl{
-      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "cuda_hostsim_cache",
-      "the CUDA cache kernel's per-thread code run on the host", kCacheCaps, kCachePolicy, nullptr,
-      [](void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) { return simulate(true, a, err, n); },
-      [](void*, const ropecheck_freq_spec_t* f, std::int32_t d, std::int64_t rows, std::uint32_t dt, void* cache,
-         char* err, std::size_t n) { return impl::build_cos_sin_cache_f64(f, d, rows, dt, cache, err, n); },
-      nullptr};
+  static const ropecheck_impl_t impl =
+      impl::kernel_table("cuda_hostsim_cache", "the CUDA cache kernel's per-thread code run on the host", kCacheCaps,
+                         kCachePolicy, simulate_cache, impl::build_cos_sin_cache_entry);
   return &impl;
 }
 
 const ropecheck_impl_t* hostsim_otf_impl() {
-  static const ropecheck_impl_t impl{
-      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "cuda_hostsim_otf",
-      "the CUDA on-the-fly kernel's per-thread code run on the host", kOtfCaps, kOtfPolicy, nullptr,
-      [](void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) { return simulate(false, a, err, n); },
-      nullptr, nullptr};
+  static const ropecheck_impl_t impl =
+      impl::kernel_table("cuda_hostsim_otf", "the CUDA on-the-fly kernel's per-thread code run on the host",
+                         kOtfCaps, kOtfPolicy, simulate_otf);
   return &impl;
 }
 

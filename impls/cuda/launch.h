@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "rope_cuda_math.cuh"
+#include "impls/cuda/rope_cuda_math.cuh"
 
 namespace ropecheck::cuda {
 

@@ -8,27 +8,26 @@
 #include <cstddef>
 #include <vector>
 
-#include "../common/abi_check.h"
-#include "../common/engine_freqs.h"
-#include "../common/impl_table.h"
-#include "rope_cuda_math.cuh"
+#include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/engine_freqs.h"
+#include "impls/kernel_support/impl_table.h"
+#include "impls/cuda/rope_cuda_math.cuh"
 
 namespace ropecheck::cuda {
 
 inline constexpr ropecheck_caps_t kCacheCaps =
-    impl::scalar_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
+    impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
 inline constexpr ropecheck_caps_t kOtfCaps =
-    impl::scalar_caps(impl::kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+    impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
 
 // The on-the-fly policy: frequencies and p*w in double on the way to a
 // three-part reduction mod 2 pi, then __sincosf on |r| <= pi. Declared error:
 // 2^-21.41 (CUDA Math API, __sinf/__cosf on [-pi, pi]) + 2^-23 (rounding r to
 // fp32) = 4.9e-7, declared as 6e-7.
-inline constexpr ropecheck_policy_t kOtfPolicy{sizeof(ropecheck_policy_t), ROPECHECK_DTYPE_F64,
-                                               ROPECHECK_ANGLE_F64, ROPECHECK_SINCOS_FAST, 6e-7,
-                                               ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32};
+inline constexpr ropecheck_policy_t kOtfPolicy =
+    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 6e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 inline constexpr ropecheck_policy_t kCachePolicy =
-    impl::policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32);
+    libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 
 // Fills p (host pointers) from an ABI call; `freqs` holds the on-the-fly
 // frequencies p.inv_freq points into. Returns a status like check_apply.

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "../common/cache_builder.h"
-#include "cuda_impls.h"
-#include "hostsim.h"
-#include "launch.h"
-#include "params_from_abi.h"
+#include "impls/kernel_support/cache_builder.h"
+#include "impls/cuda/cuda_impls.h"
+#include "impls/cuda/hostsim.h"
+#include "impls/cuda/launch.h"
+#include "impls/cuda/params_from_abi.h"
 
 namespace ropecheck::cuda {
 
@@ -150,29 +150,28 @@ bool cuda_device_available(std::string* why) {
   return true;
 }
 
+namespace {
+
+ropecheck_status_t launch_cache(void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
+  return cuda::launch_from_host(true, a, err, n);
+}
+ropecheck_status_t launch_otf(void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
+  return cuda::launch_from_host(false, a, err, n);
+}
+
+}  // namespace
+
 const ropecheck_impl_t* cuda_cache_impl() {
-  static const ropecheck_impl_t impl{
-      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "cuda_cache",
-      "CUDA, fp32 [max_pos, rotary_dim] cos|sin cache (built in double), kernel-side bounds check",
-      cuda::kCacheCaps, cuda::kCachePolicy, nullptr,
-      [](void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
-        return cuda::launch_from_host(true, a, err, n);
-      },
-      [](void*, const ropecheck_freq_spec_t* f, std::int32_t d, std::int64_t rows, std::uint32_t dt, void* cache,
-         char* err, std::size_t n) { return build_cos_sin_cache_f64(f, d, rows, dt, cache, err, n); },
-      nullptr};
+  static const ropecheck_impl_t impl = kernel_table(
+      "cuda_cache", "CUDA, fp32 [max_pos, rotary_dim] cos|sin cache (built in double), kernel-side bounds check",
+      cuda::kCacheCaps, cuda::kCachePolicy, launch_cache, build_cos_sin_cache_entry);
   return &impl;
 }
 
 const ropecheck_impl_t* cuda_otf_impl() {
-  static const ropecheck_impl_t impl{
-      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "cuda_otf",
-      "CUDA, angles on the fly: double product reduced mod 2pi, __sincosf", cuda::kOtfCaps, cuda::kOtfPolicy,
-      nullptr,
-      [](void*, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
-        return cuda::launch_from_host(false, a, err, n);
-      },
-      nullptr, nullptr};
+  static const ropecheck_impl_t impl =
+      kernel_table("cuda_otf", "CUDA, angles on the fly: double product reduced mod 2pi, __sincosf", cuda::kOtfCaps,
+                   cuda::kOtfPolicy, launch_otf);
   return &impl;
 }
 

@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../common/angle_reduction.h"
-#include "../common/head_io.h"
+#include "impls/kernel_support/angle_reduction.h"
+#include "impls/kernel_support/head_io.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/layout.h"

@@ -6,16 +6,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/abi_check.h"
-#include "../common/cache_builder.h"
-#include "../common/head_io.h"
-#include "../common/impl_table.h"
-#include "scalar_impls.h"
+#include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/cache_builder.h"
+#include "impls/kernel_support/head_io.h"
+#include "impls/kernel_support/impl_table.h"
+#include "impls/scalar/scalar_impls.h"
 
 namespace ropecheck::impl {
 namespace {
 
-constexpr ropecheck_caps_t kCaps = scalar_caps(kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
+constexpr ropecheck_caps_t kCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
 
 ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   if (auto s = check_apply(kCaps, p, err, n)) return s;
@@ -41,15 +41,10 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
 }  // namespace
 
 const ropecheck_impl_t* scalar_cached_impl() {
-  static const ropecheck_impl_t impl{
-      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "scalar_cached",
-      "[max_pos, rotary_dim] fp32 cos|sin cache built in double; bounds-checked lookup", kCaps,
-      policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32), nullptr, apply,
-      [](void*, const ropecheck_freq_spec_t* freq, std::int32_t rotary_dim, std::int64_t max_position,
-         std::uint32_t cache_dtype, void* cache, char* err, std::size_t n) {
-        return build_cos_sin_cache_f64(freq, rotary_dim, max_position, cache_dtype, cache, err, n);
-      },
-      nullptr};
+  static const ropecheck_impl_t impl = kernel_table(
+      "scalar_cached", "[max_pos, rotary_dim] fp32 cos|sin cache built in double; bounds-checked lookup", kCaps,
+      libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32), apply,
+      build_cos_sin_cache_entry);
   return &impl;
 }
 

@@ -7,16 +7,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/abi_check.h"
-#include "../common/engine_freqs.h"
-#include "../common/head_io.h"
-#include "../common/impl_table.h"
-#include "scalar_impls.h"
+#include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/engine_freqs.h"
+#include "impls/kernel_support/head_io.h"
+#include "impls/kernel_support/impl_table.h"
+#include "impls/scalar/scalar_impls.h"
 
 namespace ropecheck::impl {
 namespace {
 
-constexpr ropecheck_caps_t kCaps = scalar_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+constexpr ropecheck_caps_t kCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
 
 ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   if (auto s = check_apply(kCaps, p, err, n)) return s;
@@ -26,40 +26,36 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
   const bool interleaved = p->layout == ROPECHECK_LAYOUT_INTERLEAVED;
   const float sign = p->direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
   std::vector<float> cos_full(d), sin_full(d), x(d), rot(d);
-  bool have = false;
-  std::int64_t have_pos = 0;
-  for_each_head(*p, [&](std::int64_t t) { return position_at(p, t); }, [&](const HeadRef& h) {
-    if (!have || h.position != have_pos) {
-      for (int j = 0; j < d; ++j) {
-        const int i = interleaved ? j / 2 : j % half;
-        const float a = static_cast<float>(h.position) * f.inv_freq[i];
-        cos_full[j] = std::cos(a) * f.attention_factor;
-        sin_full[j] = sign * std::sin(a) * f.attention_factor;
-      }
-      have = true;
-      have_pos = h.position;
-    }
-    for (int j = 0; j < d; ++j) x[j] = load_f32(h.in, h.offset + j, p->dtype);
-    for (int j = 0; j < d; ++j) {
-      if (interleaved)
-        rot[j] = (j % 2 == 0) ? -x[j + 1] : x[j - 1];
-      else
-        rot[j] = (j < half) ? -x[j + half] : x[j - half];
-    }
-    for (int j = 0; j < d; ++j)
-      store_f32(h.out, h.offset + j, p->dtype, x[j] * cos_full[j] + rot[j] * sin_full[j]);
-  });
+  for_each_head_by_position(
+      *p, [&](std::int64_t t) { return position_at(p, t); },
+      [&](std::int64_t pos) {
+        for (int j = 0; j < d; ++j) {
+          const int i = interleaved ? j / 2 : j % half;
+          const float a = static_cast<float>(pos) * f.inv_freq[i];
+          cos_full[j] = std::cos(a) * f.attention_factor;
+          sin_full[j] = sign * std::sin(a) * f.attention_factor;
+        }
+      },
+      [&](const HeadRef& h) {
+        for (int j = 0; j < d; ++j) x[j] = load_f32(h.in, h.offset + j, p->dtype);
+        for (int j = 0; j < d; ++j) {
+          if (interleaved)
+            rot[j] = (j % 2 == 0) ? -x[j + 1] : x[j - 1];
+          else
+            rot[j] = (j < half) ? -x[j + half] : x[j - half];
+        }
+        for (int j = 0; j < d; ++j)
+          store_f32(h.out, h.offset + j, p->dtype, x[j] * cos_full[j] + rot[j] * sin_full[j]);
+      });
   return ROPECHECK_OK;
 }
 
 }  // namespace
 
 const ropecheck_impl_t* scalar_rotate_half_impl() {
-  static const ropecheck_impl_t impl{
-      sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, "scalar_rotate_half",
-      "HF x*cos + rotate_half(x)*sin; fp32 frequencies, fp32 product angle", kCaps,
-      policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32), nullptr,
-      apply, nullptr, nullptr};
+  static const ropecheck_impl_t impl = kernel_table(
+      "scalar_rotate_half", "HF x*cos + rotate_half(x)*sin; fp32 frequencies, fp32 product angle", kCaps,
+      libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32), apply);
   return &impl;
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ropecheck/kernel_abi.h"
-#include "ropecheck/registry.h"
+#include "impls/registry.h"
 
 namespace ropecheck {
 namespace {
@@ -137,7 +137,7 @@ TEST(ImplAbi, ZeroTokensIsANoOp) {
 }  // namespace
 }  // namespace ropecheck
 
-#include "ropecheck/impl_validation.h"
+#include "core/impl_validation.h"
 
 namespace ropecheck {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_impls.h"
-#include "gate_run.h"
+#include "impls/cuda/cuda_impls.h"
+#include "gate/test/gate_run.h"
 
 namespace ropecheck {
 namespace {
@@ -24,7 +24,7 @@ namespace {
 
 TEST(CudaDevice, PassesEveryPropertyOfTheGate) {
   REQUIRE_CUDA_DEVICE();
-  const GateRun g = run_gate({impl::cuda_cache_impl(), impl::cuda_otf_impl()});
+  const GateRun g = run_quick_gate({impl::cuda_cache_impl(), impl::cuda_otf_impl()});
   EXPECT_TRUE(g.report.passed()) << g.text;
   std::cout << g.text;
 }

@@ -7,15 +7,15 @@
 #include <cmath>
 #include <sstream>
 
-#include "cuda/hostsim.h"
-#include "cuda/rope_cuda_math.cuh"
-#include "gate_run.h"
+#include "impls/cuda/hostsim.h"
+#include "impls/cuda/rope_cuda_math.cuh"
+#include "gate/test/gate_run.h"
 
 namespace ropecheck {
 namespace {
 
 TEST(CudaHostSim, PassesEveryPropertyOfTheGate) {
-  const GateRun g = run_gate({cuda::hostsim_cache_impl(), cuda::hostsim_otf_impl()}, 60);
+  const GateRun g = run_quick_gate({cuda::hostsim_cache_impl(), cuda::hostsim_otf_impl()}, 60);
   EXPECT_TRUE(g.report.passed()) << g.text;
 }
 

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "gate_run.h"
-#include "ropecheck/registry.h"
-#include "simd/simd_impls.h"
+#include "gate/test/gate_run.h"
+#include "impls/registry.h"
+#include "impls/simd/simd_impls.h"
 
 namespace ropecheck {
 namespace {
@@ -22,7 +22,7 @@ HWY_TARGET_INSTANTIATE_TEST_SUITE_P(SimdTargets);
 TEST_P(SimdTargets, PassEveryPropertyOnThisTarget) {
   const std::string expected = hwy::TargetName(GetParam());
   ASSERT_EQ(std::string(impl::simd_target_name()), expected) << "the dispatcher did not switch target";
-  const GateRun g = run_gate({impl::simd_cache_impl(), impl::simd_otf_impl()}, 40);
+  const GateRun g = run_quick_gate({impl::simd_cache_impl(), impl::simd_otf_impl()}, 40);
   EXPECT_TRUE(g.report.passed()) << "target " << expected << "\n" << g.text;
   for (const auto& i : g.report.impls)
     for (const auto& [name, s] : i.properties)
@@ -38,17 +38,17 @@ TEST(SimdThreads, TokenSplitGivesTheSameBitsAsOneThread) {
     big.tokens = 37;  // not a multiple of the thread count
     big.positions.resize(37);
     for (int t = 0; t < 37; ++t) big.positions[t] = 1000 + 17 * t;
-    if (!out_of_scope(*impl, big).empty()) continue;
-    const Tensors in = make_inputs(big);
+    if (!outside_capabilities(*impl, big).empty()) continue;
+    const QkBuffers in = make_inputs(big);
     impl::set_simd_threads(1);
-    const RunResult one = execute(*impl, big, in);
+    const KernelRun one = call_kernel(*impl, big, in);
     impl::set_simd_threads(3);
-    const RunResult three = execute(*impl, big, in);
+    const KernelRun three = call_kernel(*impl, big, in);
     impl::set_simd_threads(1);
     ASSERT_EQ(one.status, ROPECHECK_OK) << one.message;
     ASSERT_EQ(three.status, ROPECHECK_OK) << three.message;
-    EXPECT_EQ(one.out.t[0], three.out.t[0]) << impl->name;
-    EXPECT_EQ(one.out.t[1], three.out.t[1]) << impl->name;
+    EXPECT_EQ(one.out.bytes[0], three.out.bytes[0]) << impl->name;
+    EXPECT_EQ(one.out.bytes[1], three.out.bytes[1]) << impl->name;
   }
 }
 

@@ -1,15 +1,16 @@
 // Storage dtypes: bit-exact conversions between fp32 and fp16/bf16, round to
 // nearest even, NaN kept quiet. Shared by the kernels (host and, through
-// ROPECHECK_HD, device code) and by the harness that builds inputs.
+// ROPECHECK_HD, device code) and by the gate that builds inputs.
 #ifndef ROPECHECK_DTYPE_H_
 #define ROPECHECK_DTYPE_H_
 
+#include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
-#include <string_view>
+#include <cstring>
 
 #include "ropecheck/kernel_abi.h"
+#include "ropecheck/names.h"
 
 #if defined(__CUDACC__)
 #define ROPECHECK_HD __host__ __device__
@@ -100,13 +101,17 @@ constexpr DtypeFormat dtype_format(ropecheck_dtype_t t) {
   }
 }
 
-std::string_view dtype_name(ropecheck_dtype_t t);
-std::string_view layout_name(ropecheck_layout_t l);
-std::string_view scheme_name(ropecheck_scheme_t s);
-// Parse helpers return false on an unknown name.
-bool parse_dtype(std::string_view s, ropecheck_dtype_t* out);
-bool parse_layout(std::string_view s, ropecheck_layout_t* out);
-bool parse_scheme(std::string_view s, ropecheck_scheme_t* out);
+// Largest finite value of dtype t: (2 - 2^(1-p)) 2^emax.
+inline double max_finite(ropecheck_dtype_t t) {
+  const DtypeFormat f = dtype_format(t);
+  return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+}
+// Magnitude from which round to nearest gives infinity: the largest finite
+// value plus half an ulp, (2 - 2^-p) 2^emax.
+inline double overflow_threshold(ropecheck_dtype_t t) {
+  const DtypeFormat f = dtype_format(t);
+  return std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.emax);
+}
 
 // Loads element i of a buffer of dtype t as double (exact for every dtype).
 inline double load_as_double(const void* base, std::size_t i, ropecheck_dtype_t t) {

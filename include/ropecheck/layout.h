@@ -1,5 +1,5 @@
 // Which two channels form pair i: the single definition of the pairing
-// layouts, used by the reference, every kernel and the harness.
+// layouts, used by the reference, every kernel and the gate.
 #ifndef ROPECHECK_LAYOUT_H_
 #define ROPECHECK_LAYOUT_H_
 

@@ -10,10 +10,10 @@
 
 #include <string>
 
-#include "../gen/case_gen.h"
+#include "properties/test/rapidcheck_cases.h"
 #include "ropecheck/dtype.h"
-#include "ropecheck/properties/property.h"
-#include "ropecheck/registry.h"
+#include "properties/property.h"
+#include "impls/registry.h"
 
 namespace ropecheck {
 namespace {
@@ -28,7 +28,8 @@ class PropertyTest : public ::testing::Test {
       GTEST_SKIP() << p->name << " does not apply to " << impl->name << ": " << why;
     rc::detail::checkGTest([p, impl] {
       const Case c = *gen_case();
-      const prop::PropertyResult r = p->check(*impl, c);
+      prop::CaseContext ctx(c);
+      const prop::PropertyResult r = p->check(*impl, ctx);
       if (r.outcome == Outcome::kSkipped) RC_DISCARD(r.message);
       RC_TAG(std::string(scheme_name(c.freq.scheme)));
       if (r.outcome == Outcome::kFail) RC_FAIL(r.message);

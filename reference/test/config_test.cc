@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "ropecheck/reference/freq_spec.h"
+#include "reference/freq_spec.h"
 
 namespace ropecheck::ref {
 namespace {

@@ -1,11 +1,12 @@
-// The reference reproduces the published values collected in
-// shared/rope-facts.md ("Published anchor values", HF transformers float64
-// semantics) and the scheme definitions' exact identities.
+// The reference reproduces published values (HF transformers'
+// modeling_rope_utils.py formulas evaluated in float64, as that code prints
+// them; the gpt-oss YaRN range of vLLM PR #28244) and the scheme
+// definitions' exact identities.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "ropecheck/reference/frequencies.h"
+#include "reference/frequencies.h"
 
 namespace ropecheck::ref {
 namespace {
@@ -73,8 +74,9 @@ TEST(ReferenceFrequencies, YarnMscaleRatioAndExplicitFactor) {
 }
 
 TEST(ReferenceFrequencies, Llama31Bands) {
-  // b=5e5, s=8, lf=1, hf=4, L=8192, d=128: pairs 0..28 unchanged, 29..34
-  // blended, 35.. divided by 8 (rope-facts.md).
+  // b=5e5, s=8, lf=1, hf=4, L=8192, d=128 (Llama 3.1's published config):
+  // wavelengths 2 pi b^(2i/d) below L/hf = 2048 are kept (pairs 0..28),
+  // above L/lf = 8192 divided by s (pairs 35..), blended between.
   FreqSpec f;
   f.scheme = ROPECHECK_SCHEME_LLAMA3;
   f.base = 500000;

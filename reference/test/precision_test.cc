@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ropecheck/reference/rotation.h"
+#include "reference/rotation.h"
 
 namespace ropecheck::ref {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
-#include "ropecheck/reference/rounding.h"
-#include "ropecheck/rng.h"
+#include "reference/rounding.h"
+#include "core/rng.h"
 
 namespace ropecheck::ref {
 namespace {

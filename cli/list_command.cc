@@ -1,0 +1,73 @@
+#include "cli/list_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "impls/registry.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck::cli {
+namespace {
+
+std::string bits_to_names(std::uint32_t mask, int count, std::string_view (*name)(int)) {
+  std::string s;
+  for (int i = 0; i < count; ++i)
+    if (mask & (1u << i)) s += (s.empty() ? "" : ",") + std::string(name(i));
+  return s;
+}
+
+std::string_view dtype_n(int i) { return dtype_name(static_cast<ropecheck_dtype_t>(i)); }
+std::string_view layout_n(int i) { return layout_name(static_cast<ropecheck_layout_t>(i)); }
+std::string_view scheme_n(int i) { return scheme_name(static_cast<ropecheck_scheme_t>(i)); }
+
+std::string policy_text(const ropecheck_policy_t& p) {
+  std::string s = "freq " + std::string(dtype_n(static_cast<int>(p.freq_dtype)));
+  s += p.angle_mode == ROPECHECK_ANGLE_F64 ? ", angle f64" : ", angle f32 product";
+  char err_text[32];
+  std::snprintf(err_text, sizeof err_text, "%.3g", p.sincos_max_abs_error);
+  s += p.sincos == ROPECHECK_SINCOS_FAST ? ", fast sincos (<= " + std::string(err_text) + " abs)"
+                                         : ", libm sincos";
+  s += ", math " + std::string(dtype_n(static_cast<int>(p.math_dtype)));
+  s += ", cos/sin " + std::string(dtype_n(static_cast<int>(p.cache_dtype)));
+  return s;
+}
+
+std::string flags_text(std::uint32_t f) {
+  std::string s;
+  auto add = [&](std::uint32_t bit, const char* n) {
+    if (f & bit) s += (s.empty() ? "" : ",") + std::string(n);
+  };
+  add(ROPECHECK_CAP_IN_PLACE, "in-place");
+  add(ROPECHECK_CAP_OUT_OF_PLACE, "out-of-place");
+  add(ROPECHECK_CAP_COS_SIN_CACHE, "cos/sin-cache");
+  add(ROPECHECK_CAP_INVERSE, "inverse");
+  add(ROPECHECK_CAP_PARTIAL_ROTARY, "partial-rotary");
+  add(ROPECHECK_CAP_POS_INT32, "pos-i32");
+  add(ROPECHECK_CAP_POS_INT64, "pos-i64");
+  add(ROPECHECK_CAP_NEGATIVE_POSITIONS, "negative-positions");
+  return s;
+}
+
+}  // namespace
+
+CLI::App* add_list_command(CLI::App& app) {
+  return app.add_subcommand("list", "List the built-in implementations, their capabilities and precision policies");
+}
+
+int run_list() {
+  for (const ropecheck_impl_t* impl : builtin_impls()) {
+    std::cout << impl->name << "\n  " << impl->description << "\n";
+    if (impl->target) std::cout << "  target:   " << impl->target(impl->ctx) << "\n";
+    std::cout << "  layouts:  " << bits_to_names(impl->caps.layouts, ROPECHECK_LAYOUT_COUNT, layout_n)
+              << "\n  dtypes:   " << bits_to_names(impl->caps.dtypes, ROPECHECK_DTYPE_COUNT, dtype_n)
+              << "\n  schemes:  " << bits_to_names(impl->caps.schemes, ROPECHECK_SCHEME_COUNT, scheme_n)
+              << "\n  head_dim: <= " << impl->caps.max_head_dim
+              << "\n  flags:    " << flags_text(impl->caps.flags)
+              << "\n  policy:   " << policy_text(impl->policy) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,15 @@
+// Files ropecheck writes appear whole or not at all: written to a temporary
+// in the same directory, flushed, then renamed over the target.
+#ifndef ROPECHECK_CORE_ATOMIC_FILE_H_
+#define ROPECHECK_CORE_ATOMIC_FILE_H_
+
+#include <string>
+
+namespace ropecheck {
+
+// Throws std::runtime_error naming the path on any failure.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ATOMIC_FILE_H_

@@ -1,0 +1,68 @@
+#include "core/buffers.h"
+
+#include <cstring>
+
+#include "core/rng.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+
+Geometry geometry(const Case& c) {
+  Geometry g;
+  g.head_dim = c.shape.head_dim;
+  g.rotary_dim = c.shape.rotary_dim;
+  g.tokens = c.tokens;
+  g.esize = dtype_size(c.dtype);
+  g.heads = {c.q_heads, c.kv_heads};
+  for (int w = 0; w < 2; ++w) {
+    g.head_stride[w] = c.shape.head_dim + c.head_pad;
+    g.token_stride[w] = g.heads[w] * g.head_stride[w] + c.token_pad;
+    g.elements[w] = c.tokens * g.token_stride[w];
+  }
+  return g;
+}
+
+void fill_canary(unsigned char* p, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i) p[i] = canary_byte(i);
+}
+
+void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v) {
+  switch (t) {
+    case ROPECHECK_DTYPE_F16: {
+      const std::uint16_t b = f32_to_f16(static_cast<float>(v));
+      std::memcpy(base + 2 * i, &b, 2);
+      break;
+    }
+    case ROPECHECK_DTYPE_BF16: {
+      const std::uint16_t b = f32_to_bf16(static_cast<float>(v));
+      std::memcpy(base + 2 * i, &b, 2);
+      break;
+    }
+    case ROPECHECK_DTYPE_F64:
+      std::memcpy(base + 8 * i, &v, 8);
+      break;
+    default: {
+      const float f = static_cast<float>(v);
+      std::memcpy(base + 4 * i, &f, 4);
+      break;
+    }
+  }
+}
+
+QkBuffers make_inputs(const Case& c) {
+  const Geometry g = geometry(c);
+  QkBuffers in;
+  Rng rng(c.data_seed);
+  for (int w = 0; w < 2; ++w) {
+    auto& buf = in.bytes[w];
+    buf.resize(static_cast<std::size_t>(g.elements[w]) * g.esize);
+    fill_canary(buf.data(), buf.size());
+    for (std::int64_t tok = 0; tok < c.tokens; ++tok)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int j = 0; j < g.head_dim; ++j)
+          store_value(buf.data(), g.offset(w, tok, h, j), c.dtype, draw_input(rng, c.dtype));
+  }
+  return in;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,47 @@
+// A case's storage: where each element of q and k lives (token, head and
+// channel strides, padding) and the input bits drawn from the case's data
+// seed. Every property, the judge and the golden exporter lay buffers out
+// through this one place.
+#ifndef ROPECHECK_CORE_BUFFERS_H_
+#define ROPECHECK_CORE_BUFFERS_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/cases.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// Where a case's elements live: tensor w = 0 (q) or 1 (k).
+struct Geometry {
+  int head_dim = 0, rotary_dim = 0;
+  std::int64_t tokens = 0;
+  std::size_t esize = 0;
+  std::array<int, 2> heads{};
+  std::array<std::int64_t, 2> head_stride{}, token_stride{}, elements{};
+  std::int64_t offset(int w, std::int64_t token, int head, int channel) const {
+    return token * token_stride[w] + head * head_stride[w] + channel;
+  }
+};
+Geometry geometry(const Case& c);
+
+// Storage bytes of q (bytes[0]) and k (bytes[1]), padding included.
+struct QkBuffers {
+  std::array<std::vector<unsigned char>, 2> bytes;
+};
+
+// Inputs drawn from the case's data seed; padding holds canary bytes.
+QkBuffers make_inputs(const Case& c);
+// Canary byte at byte index i of a buffer (a pattern no arithmetic produces:
+// 0xa5 0x7f is a NaN in every storage dtype).
+inline unsigned char canary_byte(std::size_t i) { return (i % 2) ? 0x7f : 0xa5; }
+void fill_canary(unsigned char* p, std::size_t bytes);
+// Stores v (exactly representable in dtype) at element i.
+void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_BUFFERS_H_

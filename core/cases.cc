@@ -1,0 +1,243 @@
+#include "core/cases.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error_model.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+namespace {
+
+// Position edges every generator aims at, capped per case.
+constexpr std::int64_t kEdgePositions[] = {0, 1, 2, 4095, 4096, 65536, 1 << 20,
+                                           1 << 24, 2147483647};
+
+}  // namespace
+
+ref::FreqSpec draw_scheme(Choices& rng, int rotary_dim, ropecheck_scheme_t scheme) {
+  ref::FreqSpec f;
+  const int pairs = rotary_dim / 2;
+  constexpr double kBases[] = {10000.0, 500000.0, 1000000.0, 150000.0, 100.0};
+  f.base = rng.chance(0.7) ? rng.pick(kBases) : rng.log_uniform(2.0, 1e7);
+  constexpr std::int64_t kLs[] = {2048, 4096, 8192, 32768};
+  f.original_max_position = rng.pick(kLs);
+  f.scheme = scheme;
+  if (rotary_dim < 4 && (f.scheme == ROPECHECK_SCHEME_NTK_AWARE ||
+                         f.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK))
+    f.scheme = ROPECHECK_SCHEME_DEFAULT;
+  switch (f.scheme) {
+    case ROPECHECK_SCHEME_LINEAR:
+    case ROPECHECK_SCHEME_NTK_AWARE:
+      f.factor = rng.chance(0.5) ? static_cast<double>(1 << rng.range(1, 4)) : rng.uniform(1.1, 16);
+      break;
+    case ROPECHECK_SCHEME_DYNAMIC_NTK:
+      f.factor = rng.uniform(1.0, 8.0);
+      f.seq_len = rng.range(f.original_max_position / 4, 8 * f.original_max_position);
+      break;
+    case ROPECHECK_SCHEME_YARN:
+      for (int tries = 0;; ++tries) {
+        f.factor = rng.chance(0.5) ? rng.pick({4.0, 8.0, 10.0, 16.0, 32.0, 40.0}) : rng.uniform(1.2, 40);
+        f.beta_fast = rng.chance(0.7) ? 32.0 : rng.uniform(4, 64);
+        f.beta_slow = rng.chance(0.7) ? 1.0 : rng.uniform(0.25, std::min(4.0, f.beta_fast / 2));
+        f.truncate = rng.chance(0.6);
+        f.mscale = f.mscale_all_dim = 0;
+        f.attention_factor.reset();
+        const auto a = rng.below(4);
+        if (a == 0) f.attention_factor = rng.uniform(0.5, 2.0);
+        if (a == 1) {
+          f.mscale = rng.uniform(0.5, 1.5);
+          f.mscale_all_dim = rng.uniform(0.5, 1.5);
+        }
+        if (!ErrorModel::yarn_near_cliff(f, rotary_dim)) break;
+        // A source that repeats itself (a fuzzer out of bytes, RapidCheck
+        // shrinking) may redraw the same cliff forever: untruncated YaRN has
+        // none.
+        if (tries == 63) {
+          f.truncate = false;
+          break;
+        }
+      }
+      break;
+    case ROPECHECK_SCHEME_LLAMA3:
+      f.factor = rng.chance(0.5) ? 8.0 : rng.uniform(2, 32);
+      f.low_freq_factor = rng.chance(0.5) ? 1.0 : rng.uniform(0.5, 2.0);
+      f.high_freq_factor = rng.chance(0.5) && f.low_freq_factor < 4 ? 4.0
+                                                                     : f.low_freq_factor * rng.uniform(1.5, 8);
+      break;
+    case ROPECHECK_SCHEME_LONGROPE:
+      f.factor = rng.uniform(1.5, 32);
+      f.seq_len = rng.range(1, 2 * f.original_max_position);
+      if (rng.chance(0.25)) f.seq_len = f.original_max_position + rng.range(0, 1);  // the switch
+      f.short_factor.resize(pairs);
+      f.long_factor.resize(pairs);
+      for (int i = 0; i < pairs; ++i) {
+        f.short_factor[i] = rng.uniform(0.8, 1.6);
+        f.long_factor[i] = rng.log_uniform(1.0, 64.0);
+      }
+      if (rng.chance(0.3)) f.attention_factor = rng.uniform(0.5, 2.0);
+      break;
+    case ROPECHECK_SCHEME_EXPLICIT:
+      f.inv_freq.resize(pairs);
+      for (int i = 0; i < pairs; ++i) f.inv_freq[i] = rng.log_uniform(1e-7, 2.0);
+      if (rng.chance(0.1)) f.inv_freq[rng.below(pairs)] = 0.0;
+      break;
+    default:
+      break;
+  }
+  return f;
+}
+
+namespace {
+
+ref::HeadShape draw_shape(Choices& rng, bool wide) {
+  constexpr int kHeadDims[] = {64, 80, 96, 128, 128, 256};
+  ref::HeadShape s;
+  const double r = rng.uniform();
+  if (r < 0.7) {
+    s.head_dim = rng.pick(kHeadDims);
+  } else if (r < 0.85 || !wide) {
+    s.head_dim = static_cast<int>(rng.range(2, 256));  // odd head_dim included
+  } else {
+    s.head_dim = static_cast<int>(rng.range(257, 512));
+  }
+  const int max_even = s.head_dim - s.head_dim % 2;
+  const double p = rng.uniform();
+  if (p < 0.6 || max_even < 4) {
+    s.rotary_dim = max_even;
+  } else if (p < 0.8) {
+    s.rotary_dim = std::max(2, (s.head_dim / 4) & ~1);  // GPT-NeoX rotary_pct 0.25
+  } else {
+    s.rotary_dim = 2 * static_cast<int>(rng.range(1, max_even / 2));
+  }
+  return s;
+}
+
+}  // namespace
+
+const char* suite_name(Suite s) {
+  switch (s) {
+    case Suite::kQuick: return "quick";
+    case Suite::kStandard: return "standard";
+    case Suite::kExhaustive: return "exhaustive";
+  }
+  return "?";
+}
+
+bool parse_suite(const std::string& s, Suite* out) {
+  for (Suite v : {Suite::kQuick, Suite::kStandard, Suite::kExhaustive})
+    if (s == suite_name(v)) {
+      *out = v;
+      return true;
+    }
+  return false;
+}
+
+int suite_size(Suite s) {
+  switch (s) {
+    case Suite::kQuick: return 120;
+    case Suite::kStandard: return 600;
+    case Suite::kExhaustive: return 4000;
+  }
+  return 0;
+}
+
+CaseLimits suite_limits(Suite s) {
+  CaseLimits l;
+  // Quick and standard reach 2^20, exhaustive int32 max and below zero.
+  l.wide_head_dims = s != Suite::kQuick;
+  l.max_log2_position = s == Suite::kExhaustive ? 31 : 20;
+  l.negative_chance = s == Suite::kExhaustive ? 0.05 : 0.0;
+  return l;
+}
+
+Case draw_case(Choices& rng, const CaseLimits& lim) {
+  Case c;
+  c.shape = draw_shape(rng, lim.wide_head_dims);
+  c.freq = draw_scheme(rng, c.shape.rotary_dim,
+                       static_cast<ropecheck_scheme_t>(rng.below(ROPECHECK_SCHEME_COUNT)));
+  c.layout = rng.chance(0.5) ? ROPECHECK_LAYOUT_INTERLEAVED : ROPECHECK_LAYOUT_HALF_SPLIT;
+  const double dt = rng.uniform();
+  c.dtype = dt < 0.5 ? ROPECHECK_DTYPE_F32 : dt < 0.75 ? ROPECHECK_DTYPE_F16 : ROPECHECK_DTYPE_BF16;
+  c.direction = rng.chance(0.2) ? ROPECHECK_DIRECTION_INVERSE : ROPECHECK_DIRECTION_FORWARD;
+  c.tokens = rng.range(1, lim.max_tokens);
+  c.kv_heads = static_cast<int>(rng.range(1, lim.max_kv_heads));
+  c.q_heads = c.kv_heads * static_cast<int>(rng.range(1, lim.max_group));  // GQA groups
+  c.in_place = rng.chance(0.5);
+  if (rng.chance(0.5)) {
+    c.head_pad = static_cast<int>(rng.range(1, 8));
+    c.token_pad = static_cast<int>(rng.range(0, 16));
+  }
+  // Context scale of this case, capped by the limits.
+  constexpr int kScales[] = {4, 10, 12, 16, 20, 24, 31};
+  int scale = kScales[rng.below(7)];
+  if (scale > lim.max_log2_position) scale = lim.max_log2_position;
+  const std::int64_t limit =
+      scale >= 31 ? std::int64_t{2147483647} : (std::int64_t{1} << scale);
+  for (std::int64_t t = 0; t < c.tokens; ++t) {
+    std::int64_t p;
+    if (rng.chance(0.3)) {
+      p = kEdgePositions[rng.below(std::size(kEdgePositions))];
+      if (p > limit) p = limit;
+    } else if (t > 0 && rng.chance(0.15)) {
+      p = c.positions[rng.below(c.positions.size())];  // duplicate
+    } else {
+      p = rng.range(0, limit);
+    }
+    if (lim.negative_chance > 0 && rng.chance(lim.negative_chance)) p = -p;
+    c.positions.push_back(p);
+  }
+  c.position_type = rng.chance(0.5) ? ROPECHECK_INDEX_INT32 : ROPECHECK_INDEX_INT64;
+  c.data_seed = rng.bits();
+  return c;
+}
+
+Case make_case(Suite suite, std::uint64_t seed, int index) {
+  Rng rng(seed, static_cast<std::uint64_t>(index));
+  Case c = draw_case(rng, suite_limits(suite));
+  c.suite = suite;
+  c.seed = seed;
+  c.index = index;
+  return c;
+}
+
+std::span<const std::int64_t> edge_positions() { return kEdgePositions; }
+
+std::string Case::family() const { return std::string(scheme_name(freq.scheme)); }
+
+std::int64_t Case::max_abs_position() const {
+  std::int64_t m = 0;
+  for (auto p : positions) m = std::max(m, abs_position(p));
+  return m;
+}
+
+std::string Case::describe() const {
+  std::ostringstream os;
+  os << "head_dim=" << shape.head_dim << " rotary_dim=" << shape.rotary_dim << " "
+     << layout_name(layout) << " " << dtype_name(dtype)
+     << (direction == ROPECHECK_DIRECTION_INVERSE ? " inverse" : "") << " tokens=" << tokens
+     << " q_heads=" << q_heads << " kv_heads=" << kv_heads << " "
+     << (in_place ? "in-place" : "out-of-place") << " pad=" << head_pad << "/" << token_pad
+     << " positions(" << (position_type == ROPECHECK_INDEX_INT32 ? "i32" : "i64") << ")=[";
+  for (std::size_t i = 0; i < positions.size(); ++i) os << (i ? "," : "") << positions[i];
+  os << "] " << freq.describe();
+  return os.str();
+}
+
+double draw_input(Choices& rng, ropecheck_dtype_t dtype) {
+  const DtypeFormat f = dtype_format(dtype);
+  const double sign = rng.chance(0.5) ? -1.0 : 1.0;
+  const double u = rng.uniform();
+  if (u < 0.02) return sign * 0.0;
+  if (u < 0.04) return sign * std::ldexp(1.0, f.emin - f.precision + 1);  // smallest subnormal
+  if (u < 0.05) return sign * std::ldexp(1.0, f.emin);                    // smallest normal
+  if (u < 0.06) return sign * std::ldexp(static_cast<double>(rng.range(1, (std::int64_t{1} << (f.precision - 1)) - 1)),
+                                         f.emin - f.precision + 1);       // random subnormal
+  // Normal value: random significand bits, exponent over [-6, 3].
+  const int e = static_cast<int>(rng.range(-6, 3));
+  const std::int64_t mant = rng.range(0, (std::int64_t{1} << (f.precision - 1)) - 1);
+  return sign * std::ldexp(1.0 + std::ldexp(static_cast<double>(mant), 1 - f.precision), e);
+}
+
+}  // namespace ropecheck

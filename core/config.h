@@ -1,0 +1,40 @@
+// Rope configurations from JSON, so a user checks the config their model
+// actually ships. Accepted forms:
+//   - a Hugging Face model config (config.json): rope_theta, head_dim (or
+//     hidden_size / num_attention_heads), partial_rotary_factor or
+//     rotary_dim / rotary_pct, max_position_embeddings, and a rope_scaling or
+//     rope_parameters dict with rope_type (or type) and its fields;
+//   - that rope_scaling / rope_parameters dict alone (plus head_dim);
+//   - ropecheck's own schema: {"ropecheck_config": 1, "head_dim": ...,
+//     "rotary_dim": ..., "layout": ..., "scheme": ..., and the FreqSpec fields
+//     by name}.
+// Any input gives a validated config or a ConfigError naming the field (with
+// its JSON path) and the bound; never a crash.
+#ifndef ROPECHECK_CORE_CONFIG_H_
+#define ROPECHECK_CORE_CONFIG_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ropecheck/kernel_abi.h"
+#include "reference/freq_spec.h"
+
+namespace ropecheck {
+
+struct RopeConfig {
+  ref::FreqSpec freq;
+  ref::HeadShape shape;
+  std::optional<ropecheck_layout_t> layout;  // stated by our schema or GPT-J/NeoX hints
+};
+
+// Inputs larger than this are refused before parsing (a config is a few KiB).
+inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
+RopeConfig parse_rope_config(std::string_view json);
+// ropecheck's own schema, which parse_rope_config reads back to the same config.
+std::string config_to_json(const RopeConfig& c);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_CONFIG_H_

@@ -1,0 +1,24 @@
+// Validation of an implementation's descriptor table before anything calls
+// it: ABI version, sizes, name, capability bits, declared policy, and their
+// consistency (a cache kernel needs build_cache and cannot take negative
+// positions). Built-in tables pass it (a test says so); a plugin's table
+// goes through it on load; the impl_table_fuzzer feeds it garbage.
+#ifndef ROPECHECK_CORE_IMPL_VALIDATION_H_
+#define ROPECHECK_CORE_IMPL_VALIDATION_H_
+
+#include <string>
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+inline constexpr std::size_t kMaxImplNameLength = 64;
+inline constexpr std::size_t kMaxImplDescriptionLength = 4096;
+
+// Empty when the table is usable, else the first problem, naming the field
+// and the bound ("caps.max_head_dim: must be in [2, 4096] (got 0)").
+std::string validate_impl_table(const ropecheck_impl_t* impl);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_IMPL_VALIDATION_H_

@@ -1,0 +1,141 @@
+#include "core/judge.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
+#include "reference/rounding.h"
+
+namespace ropecheck {
+int position_bin(std::int64_t p) {
+  const std::int64_t a = abs_position(p);
+  if (a < (1u << 10)) return 0;
+  if (a < (1u << 16)) return 1;
+  if (a < (1u << 20)) return 2;
+  return 3;
+}
+
+const char* position_bin_name(int bin) {
+  constexpr const char* kNames[] = {"<2^10", "2^10..2^16", "2^16..2^20", ">=2^20"};
+  return kNames[bin];
+}
+
+std::string Violation::format() const {
+  std::ostringstream os;
+  os.precision(9);
+  os << what << " at " << tensor << "[token " << token << ", head " << head << ", channel "
+     << channel << "] position " << position << ": got " << got << " (" << std::hexfloat << got
+     << std::defaultfloat << "), expected " << expected << " (" << std::hexfloat << expected
+     << std::defaultfloat << "), budget " << budget;
+  if (!detail.empty()) os << " [" << detail << "]";
+  return os.str();
+}
+
+CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
+                  const ReferenceResult& ref, const KernelRun& run) {
+  CaseOutcome out;
+  if (std::string bad = ErrorModel::check_policy(impl.policy); !bad.empty()) {
+    out.outcome = Outcome::kFail;
+    out.message = "declared policy rejected: " + bad;
+    return out;
+  }
+  if (run.status != ROPECHECK_OK) {
+    out.outcome = Outcome::kFail;
+    out.message = "apply returned status " + std::to_string(run.status) +
+                  " on a case inside its declared capabilities: " + run.message;
+    return out;
+  }
+  const Geometry g = geometry(c);
+  const ErrorModel model(impl.policy, c.freq, c.shape, c.dtype, ref.attention_factor);
+  auto note = [&](Violation v) {
+    ++out.violations;
+    if (!out.first) out.first = std::move(v);
+  };
+  const char* names[2] = {"q", "k"};
+  std::map<std::int64_t, PositionPoint> points;
+  for (int w = 0; w < 2; ++w) {
+    const unsigned char* got = run.out.bytes[w].data();
+    std::vector<char> is_rotated(static_cast<std::size_t>(g.elements[w]), 0);
+    for (const ReferenceElement& re : ref.elements[w]) {
+      is_rotated[re.offset] = 1;
+      const ElementTerms& e = re.terms;
+      const double v = load_as_double(got, re.offset, c.dtype);
+      if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
+        // A non-finite input makes the exact result non-finite; its class is
+        // the reference's whenever the signs of cos and sin are certain.
+        const double te = model.trig_error(e);
+        const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
+        const bool same_class = std::isnan(v) ? std::isnan(e.value)
+                                              : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
+        if (std::isfinite(v) || (certain && !same_class))
+          note({names[w], re.token, re.head, re.channel, e.position, v, e.value, 0.0,
+                std::isfinite(v) ? "finite output from a non-finite input"
+                                 : "non-finite input propagated unlike the reference",
+                ""});
+        continue;
+      }
+      if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > model.overflow_free_limit()) {
+        ++out.outside_domain;
+        continue;
+      }
+      const double budget = model.budget(e);
+      double units = std::fabs(v - e.value) / budget;
+      // Rounding to the storage dtype may overflow: an infinity is what a
+      // correct kernel stores when the budget interval around the exact value
+      // reaches the overflow threshold on that infinity's side (at a long
+      // context an fp32-product kernel's budget covers the whole circle, so
+      // either side can be reached; found by differential_fuzzer).
+      if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
+                                  : e.value - budget <= -overflow_threshold(c.dtype)))
+        units = 0;
+      const double ulps = (std::isinf(v) && exactly_equal(v, re.rounded))
+                              ? 0.0
+                              : std::fabs(v - re.rounded) / ref::ulp_of(re.rounded, c.dtype);
+      BinStats& b = out.bins[position_bin(e.position)];
+      ++b.elements;
+      if (!(units <= 1.0))  // also catches NaN
+        note({names[w], re.token, re.head, re.channel, e.position, v, e.value, budget,
+              "outside budget", model.explain(e)});
+      const double u = std::isnan(units) ? HUGE_VAL : units;
+      const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
+      b.worst_units = std::max(b.worst_units, u);
+      b.worst_ulps = std::max(b.worst_ulps, l);
+      PositionPoint& pt = points[e.position];
+      pt.position = e.position;
+      pt.worst_units = std::max(pt.worst_units, u);
+      pt.worst_ulps = std::max(pt.worst_ulps, l);
+      out.worst_units = std::max(out.worst_units, u);
+      out.worst_ulps = std::max(out.worst_ulps, l);
+    }
+    // Everything else: pass-through channels must be bit-identical to the
+    // input; padding must keep its canary (in place: the input's bytes,
+    // which are canaries too).
+    for (std::int64_t off = 0; off < g.elements[w]; ++off) {
+      if (is_rotated[off]) continue;
+      const std::int64_t tok = off / g.token_stride[w];
+      const std::int64_t in_tok = off % g.token_stride[w];
+      const int head = static_cast<int>(in_tok / g.head_stride[w]);
+      const int ch = static_cast<int>(in_tok % g.head_stride[w]);
+      const bool payload = head < g.heads[w] && ch < g.head_dim;
+      unsigned char expect[8];
+      for (std::size_t bi = 0; bi < g.esize; ++bi)
+        expect[bi] = payload ? in.bytes[w][off * g.esize + bi] : canary_byte(off * g.esize + bi);
+      if (std::memcmp(got + off * g.esize, expect, g.esize) != 0) {
+        note({names[w], tok, head, ch, c.positions[tok], load_as_double(got, off, c.dtype),
+              load_as_double(expect, 0, c.dtype), 0.0,
+              payload ? "pass-through channel modified" : "wrote into padding outside the tensor", ""});
+      }
+    }
+  }
+  for (const auto& [pos, pt] : points) out.points.push_back(pt);
+  if (out.violations > 0) {
+    out.outcome = Outcome::kFail;
+    out.message = std::to_string(out.violations) + " element(s) wrong; first: " + out.first->format();
+  }
+  return out;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,110 @@
+#include "core/kernel_call.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+namespace {
+
+// Elements a cache may hold before a case is declined for a cache kernel:
+// 64 MiB of fp32 keeps a case under a second on CI machines.
+std::int64_t g_max_cache_elements = std::int64_t{1} << 24;
+
+}  // namespace
+
+void set_max_cache_elements(std::int64_t n) { g_max_cache_elements = n; }
+std::int64_t max_cache_elements() { return g_max_cache_elements; }
+
+std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
+  const ropecheck_caps_t& k = impl.caps;
+  if (!(k.layouts & (1u << c.layout))) return "layout " + std::string(layout_name(c.layout));
+  if (!(k.dtypes & (1u << c.dtype))) return "dtype " + std::string(dtype_name(c.dtype));
+  if (!(k.schemes & (1u << c.freq.scheme))) return "scheme " + std::string(scheme_name(c.freq.scheme));
+  if (static_cast<std::uint32_t>(c.shape.head_dim) > k.max_head_dim) return "head_dim";
+  if (c.shape.rotary_dim < c.shape.head_dim && !(k.flags & ROPECHECK_CAP_PARTIAL_ROTARY))
+    return "partial rotary";
+  if (c.direction == ROPECHECK_DIRECTION_INVERSE && !(k.flags & ROPECHECK_CAP_INVERSE))
+    return "inverse direction";
+  if (!(k.flags & (c.in_place ? ROPECHECK_CAP_IN_PLACE : ROPECHECK_CAP_OUT_OF_PLACE)))
+    return c.in_place ? "in-place" : "out-of-place";
+  if (!(k.flags & (c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_CAP_POS_INT32
+                                                            : ROPECHECK_CAP_POS_INT64)))
+    return "position dtype";
+  bool negative = false;
+  for (auto p : c.positions) negative |= p < 0;
+  if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
+    return "negative positions";
+  if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
+    if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
+      return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
+  }
+  return {};
+}
+
+KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short) {
+  const Geometry g = geometry(c);
+  KernelRun r;
+  QkBuffers inputs = in;  // the kernel may write into these when in place
+  if (c.in_place) {
+    r.out = inputs;
+  } else {
+    for (int w = 0; w < 2; ++w) {
+      r.out.bytes[w].resize(in.bytes[w].size());
+      fill_canary(r.out.bytes[w].data(), r.out.bytes[w].size());
+    }
+  }
+  std::vector<std::int32_t> pos32(c.positions.begin(), c.positions.end());
+  const std::vector<std::int64_t>& pos64 = c.positions;
+  std::vector<float> cache;
+  char err[512] = {0};
+  const ropecheck_freq_spec_t abi_freq = c.freq.to_abi();
+  ropecheck_apply_params_t p{};
+  p.struct_size = sizeof(p);
+  p.dtype = c.dtype;
+  p.layout = c.layout;
+  p.direction = c.direction;
+  p.num_tokens = c.tokens;
+  p.num_q_heads = c.q_heads;
+  p.num_kv_heads = c.kv_heads;
+  p.head_dim = c.shape.head_dim;
+  p.rotary_dim = c.shape.rotary_dim;
+  unsigned char* q_out = r.out.bytes[0].data();
+  unsigned char* k_out = r.out.bytes[1].data();
+  p.q_in = c.in_place ? q_out : inputs.bytes[0].data();
+  p.q_out = q_out;
+  p.q_token_stride = g.token_stride[0];
+  p.q_head_stride = g.head_stride[0];
+  p.k_in = c.in_place ? k_out : inputs.bytes[1].data();
+  p.k_out = k_out;
+  p.k_token_stride = g.token_stride[1];
+  p.k_head_stride = g.head_stride[1];
+  p.positions = c.position_type == ROPECHECK_INDEX_INT32 ? static_cast<const void*>(pos32.data())
+                                                         : static_cast<const void*>(pos64.data());
+  p.position_type = c.position_type;
+  p.freq = &abi_freq;
+  if (impl.caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
+    if (impl.build_cache == nullptr) {
+      r.status = ROPECHECK_INTERNAL_ERROR;
+      r.message = "declares a cos/sin cache but exports no build_cache";
+      return r;
+    }
+    const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
+    cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
+    if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows,
+                                   ROPECHECK_DTYPE_F32, cache.data(), err, sizeof err)) {
+      r.status = st;
+      r.message = std::string("build_cache: ") + err;
+      return r;
+    }
+    p.cos_sin_cache = cache.data();
+    p.cache_dtype = ROPECHECK_DTYPE_F32;
+    p.cache_max_position = rows;
+  }
+  r.status = impl.apply(impl.ctx, &p, err, sizeof err);
+  if (r.status != ROPECHECK_OK) r.message = err;
+  return r;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,46 @@
+#include "core/plugin.h"
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <set>
+
+#include "core/impl_validation.h"
+
+namespace ropecheck {
+
+Plugin load_plugin(const std::string& path) {
+  const std::string where = "plugin " + path + ": ";
+  if (!std::filesystem::exists(path)) throw PluginError(where + "no such file");
+  // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a
+  // different library of the same name.
+  const std::string abs = std::filesystem::absolute(path).string();
+  void* h = ::dlopen(abs.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw PluginError(where + "cannot load: " + ::dlerror());
+  void* sym = ::dlsym(h, ROPECHECK_PLUGIN_ENTRY);
+  if (!sym)
+    throw PluginError(where + "missing symbol " + ROPECHECK_PLUGIN_ENTRY +
+                      " (export it with extern \"C\" and default visibility; see examples/plugin)");
+  auto entry = reinterpret_cast<ropecheck_get_impls_fn>(sym);
+  std::uint32_t count = 0;
+  const ropecheck_impl_t* const* table = entry(ROPECHECK_ABI_VERSION, &count);
+  if (!table)
+    throw PluginError(where + ROPECHECK_PLUGIN_ENTRY + " returned no table for host ABI version " +
+                      std::to_string(ROPECHECK_ABI_VERSION) + " (the plugin was built for another version)");
+  if (count == 0 || count > 256) throw PluginError(where + "count: must be in [1, 256] (got " + std::to_string(count) + ")");
+  Plugin p;
+  p.path = path;
+  std::set<std::string> names;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const ropecheck_impl_t* impl = table[i];
+    if (!impl) throw PluginError(where + "table[" + std::to_string(i) + "] is null");
+    if (const std::string bad = validate_impl_table(impl); !bad.empty())
+      throw PluginError(where + "table[" + std::to_string(i) + "]." + bad);
+    if (!names.insert(impl->name).second)
+      throw PluginError(where + "table[" + std::to_string(i) + "].name: '" + impl->name + "' appears twice");
+    p.impls.push_back(impl);
+  }
+  return p;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,139 @@
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "gate/gate.h"
+#include "properties/property.h"
+
+namespace ropecheck {
+
+bool GateReport::passed() const {
+  for (const auto& i : impls)
+    if (!i.passed()) return false;
+  return true;
+}
+
+std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
+                              const std::string& property, const std::string& config_path) {
+  std::string s = "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
+                  std::to_string(seed) + " --case " + std::to_string(index);
+  if (!property.empty()) s += " --property " + property;
+  if (!config_path.empty()) s += " --config " + config_path;
+  return s;
+}
+
+namespace {
+
+std::vector<const prop::Property*> selected_properties(const GateOptions& o) {
+  std::vector<const prop::Property*> out;
+  for (const prop::Property& p : prop::kernel_properties()) {
+    bool want = o.properties.empty();
+    for (const auto& n : o.properties) want |= n == p.name;
+    if (want) out.push_back(&p);
+  }
+  return out;
+}
+
+int curve_bucket(std::int64_t p) {
+  const double a = std::fabs(static_cast<double>(p));
+  return static_cast<int>(std::floor(std::log2(a + 1) * 16));
+}
+
+void add_bins(ImplReport& rep, const CaseOutcome& out) {
+  for (const PositionPoint& pt : out.points) {
+    PositionPoint& c = rep.curve[curve_bucket(pt.position)];
+    if (pt.worst_units >= c.worst_units) {
+      c.worst_units = pt.worst_units;
+      c.position = pt.position;
+    }
+    c.worst_ulps = std::max(c.worst_ulps, pt.worst_ulps);
+  }
+  for (int b = 0; b < kPositionBins; ++b) {
+    rep.bins[b].elements += out.bins[b].elements;
+    rep.bins[b].worst_units = std::max(rep.bins[b].worst_units, out.bins[b].worst_units);
+    rep.bins[b].worst_ulps = std::max(rep.bins[b].worst_ulps, out.bins[b].worst_ulps);
+  }
+}
+
+}  // namespace
+
+GateReport run_gate(const GateOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<const prop::Property*> props = selected_properties(o);
+  GateReport r;
+  r.suite = o.suite;
+  r.seed = o.seed;
+  for (const auto* impl : o.impls) {
+    ImplReport rep;
+    rep.name = impl->name;
+    for (const auto* p : props) {
+      PropertyStats s;
+      s.not_applicable = prop::not_applicable(*p, *impl);
+      s.applicable = s.not_applicable.empty();
+      rep.properties.emplace_back(p->name, s);
+    }
+    r.impls.push_back(std::move(rep));
+  }
+  const int total = o.cases ? *o.cases : suite_size(o.suite);
+  const int first = o.only_case ? *o.only_case : 0;
+  const int last = o.only_case ? *o.only_case + 1 : total;
+  for (int idx = first; idx < last; ++idx) {
+    Case c = make_case(o.suite, o.seed, idx);
+    if (o.config) {
+      c.freq = o.config->freq;
+      c.shape = o.config->shape;
+      if (o.config->layout) c.layout = *o.config->layout;
+    }
+    ++r.cases;
+    // Inputs and the exact result are built once per case and shared by
+    // every property and implementation.
+    prop::CaseContext ctx(c);
+    for (std::size_t k = 0; k < o.impls.size(); ++k) {
+      const ropecheck_impl_t& impl = *o.impls[k];
+      ImplReport& rep = r.impls[k];
+      for (std::size_t pi = 0; pi < props.size(); ++pi) {
+        const prop::Property& p = *props[pi];
+        PropertyStats& ps = rep.properties[pi].second;
+        if (!ps.applicable) continue;
+        ++ps.cases;
+        const prop::PropertyResult res = p.check(impl, ctx);
+        if (res.judged) {  // the judge's per-family and per-position figures
+          const CaseOutcome& out = *res.judged;
+          FamilyStats& f = rep.families[c.family()];
+          ++f.cases;
+          if (out.outcome == Outcome::kSkipped) {
+            ++f.skipped;
+          } else {
+            f.worst_units = std::max(f.worst_units, out.worst_units);
+            f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
+            add_bins(rep, out);
+            ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
+          }
+        }
+        switch (res.outcome) {
+          case Outcome::kSkipped:
+            ++ps.skipped;
+            break;
+          case Outcome::kPass:
+            ++ps.passed;
+            ps.worst_units = std::max(ps.worst_units, res.worst_units);
+            break;
+          case Outcome::kFail:
+            ++ps.failed;
+            ps.worst_units = std::max(ps.worst_units, res.worst_units);
+            rep.failures.push_back({idx, p.name, c.family(), res.message, c.describe(),
+                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path) +
+                                        (o.reproduce_args.count(rep.name) ? " " + o.reproduce_args.at(rep.name) : "")});
+            break;
+        }
+      }
+    }
+    if (o.progress) o.progress(idx - first + 1, last - first);
+    if (o.stop_at_first_failing_case && !r.passed()) break;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,104 @@
+// The gate (what `ropecheck check` runs): every kernel property
+// (conformance first) over a suite of cases, aggregated per implementation
+// x case family, per implementation x property and per position range, with
+// a reproduce command for every failure; and its report in the formats CI
+// and reviewers read (summary_table.cc, junit_report.cc, html_report.cc).
+#ifndef ROPECHECK_GATE_GATE_H_
+#define ROPECHECK_GATE_GATE_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/cases.h"
+#include "core/config.h"
+#include "core/judge.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+struct GateOptions {
+  Suite suite = Suite::kQuick;
+  std::uint64_t seed = 1;
+  std::optional<int> only_case;  // run one case (reproduce)
+  std::optional<int> cases;      // run the first N cases instead of the suite's size
+  std::vector<const ropecheck_impl_t*> impls;
+  std::vector<std::string> properties;  // names; empty: all kernel properties
+  // A model's rope config (--config): every case keeps its grid-drawn
+  // positions, dtype, heads and strides but uses this scheme and head shape
+  // (and layout, when the config states one).
+  std::optional<RopeConfig> config;
+  std::string config_path;  // repeated in reproduce lines
+  // Appended to every reproduce line, per implementation name (e.g.
+  // "--plugin /abs/libmine.so" for a plugin's kernels).
+  std::map<std::string, std::string> reproduce_args;
+  // Stop after the first case on which any implementation fails (every
+  // property still runs on that case): how `ropecheck mutants` times a kill.
+  bool stop_at_first_failing_case = false;
+  // Called after each case with (done, total); may be empty.
+  std::function<void(int, int)> progress;
+};
+
+struct FamilyStats {
+  int cases = 0, passed = 0, failed = 0, skipped = 0;
+  double worst_units = 0, worst_ulps = 0;
+};
+
+struct PropertyStats {
+  int cases = 0, passed = 0, failed = 0, skipped = 0;
+  double worst_units = 0;
+  bool applicable = true;
+  std::string not_applicable;
+};
+
+struct FailureRecord {
+  int case_index = 0;
+  std::string property;
+  std::string family;
+  std::string message;
+  std::string case_description;
+  std::string reproduce;
+};
+
+struct ImplReport {
+  std::string name;
+  std::map<std::string, FamilyStats> families;          // conformance, per scheme
+  std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
+  std::array<BinStats, kPositionBins> bins{};
+  // Worst conformance error per position bucket (1/16 octave), for plots.
+  std::map<int, PositionPoint> curve;
+  std::vector<FailureRecord> failures;
+  bool passed() const { return failures.empty(); }
+};
+
+struct GateReport {
+  Suite suite = Suite::kQuick;
+  std::uint64_t seed = 0;
+  int cases = 0;
+  double seconds = 0;
+  std::vector<ImplReport> impls;
+  bool passed() const;
+};
+
+GateReport run_gate(const GateOptions& opts);
+std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
+                              const std::string& property = {}, const std::string& config_path = {});
+// Markdown tables: conformance per implementation x family, properties per
+// implementation, then error against position.
+void print_summary(const GateReport& r, std::ostream& os);
+void print_failures(const GateReport& r, std::ostream& os, int max_per_impl = 5);
+// JUnit XML (one testsuite per implementation, one testcase per property).
+void write_junit(const GateReport& r, std::ostream& os);
+// Self-contained HTML: the tables, per implementation an SVG plot of the
+// worst error (budget units and ulps) against position, and the RoFormer
+// decay curve (decay[r] for r = 0, 1, ...).
+void write_html_report(const GateReport& r, const std::vector<double>& decay, std::ostream& os);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_GATE_GATE_H_

@@ -1,0 +1,15 @@
+// Text helpers the report writers share: XML/HTML escaping (XML 1.0 drops
+// most control characters) and printf-style numbers.
+#ifndef ROPECHECK_GATE_REPORT_TEXT_H_
+#define ROPECHECK_GATE_REPORT_TEXT_H_
+
+#include <string>
+
+namespace ropecheck {
+
+std::string xml_escape(const std::string& s);
+std::string format_number(double v, const char* printf_format = "%.4g");
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_GATE_REPORT_TEXT_H_

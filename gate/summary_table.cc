@@ -1,0 +1,87 @@
+// The gate's report as markdown tables (what `ropecheck check` prints and
+// --summary writes), and the failures with their reproduce lines.
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "gate/gate.h"
+
+namespace ropecheck {
+
+namespace {
+std::string fmt(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[32];
+  const bool sci = std::fabs(v) > 0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5);
+  std::snprintf(buf, sizeof buf, sci ? "%.2e" : "%.3f", v);
+  return buf;
+}
+}  // namespace
+
+void print_summary(const GateReport& r, std::ostream& os) {
+  os << "## ropecheck check: suite " << suite_name(r.suite) << ", seed " << r.seed << ", "
+     << r.cases << " cases, " << fmt(r.seconds) << " s\n\n";
+  os << "### Conformance with the reference\n\n"
+        "Worst error in units of the implementation's budget (pass <= 1), and in ulps of the\n"
+        "storage dtype against the correctly rounded exact result.\n\n";
+  os << "| implementation | family | cases | passed | failed | skipped | worst/budget | worst ulps | result |\n";
+  os << "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& i : r.impls) {
+    for (const auto& [family, f] : i.families) {
+      const char* verdict = f.failed ? "FAIL" : (f.passed ? "pass" : "skipped");
+      os << "| " << i.name << " | " << family << " | " << f.cases << " | " << f.passed << " | "
+         << f.failed << " | " << f.skipped << " | " << fmt(f.worst_units) << " | "
+         << fmt(f.worst_ulps) << " | " << verdict << " |\n";
+    }
+  }
+  os << "\n### Properties\n\n";
+  os << "| implementation | property | cases | passed | failed | skipped | worst/budget | result |\n";
+  os << "|---|---|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& i : r.impls) {
+    for (const auto& [name, s] : i.properties) {
+      if (!s.applicable) {
+        os << "| " << i.name << " | " << name << " | - | - | - | - | - | n/a (" << s.not_applicable << ") |\n";
+        continue;
+      }
+      const char* verdict = s.failed ? "FAIL" : (s.passed ? "pass" : "skipped");
+      os << "| " << i.name << " | " << name << " | " << s.cases << " | " << s.passed << " | " << s.failed
+         << " | " << s.skipped << " | " << fmt(s.worst_units) << " | " << verdict << " |\n";
+    }
+  }
+  os << "\n### Worst conformance error by position range\n\n"
+        "Where a kernel loses accuracy with context length:\n\n";
+  os << "| implementation |";
+  for (int b = 0; b < kPositionBins; ++b) os << " " << position_bin_name(b) << " |";
+  os << "\n|---|";
+  for (int b = 0; b < kPositionBins; ++b) os << "---:|";
+  os << "\n";
+  for (const auto& i : r.impls) {
+    os << "| " << i.name << " |";
+    for (int b = 0; b < kPositionBins; ++b) {
+      const BinStats& s = i.bins[b];
+      if (s.elements == 0)
+        os << " - |";
+      else
+        os << " " << fmt(s.worst_units) << " budget, " << fmt(s.worst_ulps) << " ulp |";
+    }
+    os << "\n";
+  }
+  os << "\nOverall: " << (r.passed() ? "PASS" : "FAIL") << "\n";
+}
+
+void print_failures(const GateReport& r, std::ostream& os, int max_per_impl) {
+  for (const auto& i : r.impls) {
+    int shown = 0;
+    for (const auto& f : i.failures) {
+      if (shown++ == max_per_impl) {
+        os << "  ... " << (i.failures.size() - max_per_impl) << " more failure(s) of " << i.name << "\n";
+        break;
+      }
+      os << "FAIL " << i.name << " " << f.property << " case " << f.case_index << " (" << f.family
+         << ", seed " << r.seed << "): " << f.message << "\n  case: " << f.case_description
+         << "\n  reproduce: " << f.reproduce << "\n";
+    }
+  }
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,62 @@
+// The gate itself: every built-in implementation passes the quick suite,
+// the case grid is deterministic, and a reproduce line rebuilds its case.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "gate/test/gate_run.h"
+#include "impls/registry.h"
+
+namespace ropecheck {
+namespace {
+
+TEST(Check, EveryBuiltinImplementationPassesTheQuickSuite) {
+  const GateRun g = run_quick_gate({builtin_impls().begin(), builtin_impls().end()});
+  const GateReport& r = g.report;
+  EXPECT_TRUE(r.passed()) << g.text;
+  for (const auto& i : r.impls) {
+    int run = 0;
+    for (const auto& [fam, f] : i.families) run += f.passed + f.failed;
+    EXPECT_GT(run, suite_size(Suite::kQuick) / 3) << i.name << " ran too few cases";
+  }
+  // Every scheme appears as a family.
+  EXPECT_EQ(r.impls[0].families.size(), static_cast<std::size_t>(ROPECHECK_SCHEME_COUNT)) << g.text;
+  std::cout << g.text;
+}
+
+TEST(Check, CasesAreAPureFunctionOfSuiteSeedAndIndex) {
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(make_case(Suite::kQuick, 7, i).describe(), make_case(Suite::kQuick, 7, i).describe());
+    EXPECT_EQ(make_case(Suite::kQuick, 7, i).data_seed, make_case(Suite::kQuick, 7, i).data_seed);
+  }
+  EXPECT_NE(make_case(Suite::kQuick, 7, 0).describe(), make_case(Suite::kQuick, 8, 0).describe());
+}
+
+TEST(Check, GridCoversLayoutsDtypesPartialRotaryAndLongContext) {
+  int partial = 0, interleaved = 0, bf16 = 0, f16 = 0, long_ctx = 0, gqa = 0, inverse = 0;
+  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+    const Case c = make_case(Suite::kQuick, 1, i);
+    partial += c.shape.rotary_dim < c.shape.head_dim;
+    interleaved += c.layout == ROPECHECK_LAYOUT_INTERLEAVED;
+    bf16 += c.dtype == ROPECHECK_DTYPE_BF16;
+    f16 += c.dtype == ROPECHECK_DTYPE_F16;
+    long_ctx += c.max_abs_position() >= (1 << 20);
+    gqa += c.q_heads > c.kv_heads;
+    inverse += c.direction == ROPECHECK_DIRECTION_INVERSE;
+  }
+  EXPECT_GT(partial, 10);
+  EXPECT_GT(interleaved, 30);
+  EXPECT_GT(bf16, 10);
+  EXPECT_GT(f16, 10);
+  EXPECT_GT(long_ctx, 5);
+  EXPECT_GT(gqa, 30);
+  EXPECT_GT(inverse, 5);
+}
+
+TEST(Check, ReproduceCommandNamesEverythingNeeded) {
+  EXPECT_EQ(reproduce_command("scalar_naive", Suite::kStandard, 99, 17),
+            "ropecheck check --impl scalar_naive --suite standard --seed 99 --case 17");
+}
+
+}  // namespace
+}  // namespace ropecheck

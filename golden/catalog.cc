@@ -1,0 +1,158 @@
+#include "golden/catalog.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
+#include "ropecheck/numbers.h"
+#include "ropecheck/policy.h"
+#include "reference/frequencies.h"
+
+namespace ropecheck::golden {
+namespace {
+
+constexpr FlagInfo kFlags[] = {
+    {"LayoutHalfSplit", "pairs (x[i], x[i + d/2]): HF rotate_half, GPT-NeoX", "layout swapped"},
+    {"LayoutInterleaved", "pairs (x[2i], x[2i+1]): GPT-J, Meta complex form", "layout swapped"},
+    {"LayoutDegenerate",
+     "rotary_dim is 2 or every position is 0: both layouts give the same result, so a swapped layout cannot fail here",
+     "none: the control group of the layout flags"},
+    {"PartialRotary", "rotary_dim < head_dim: channels from rotary_dim on pass through bit-identical",
+     "pass-through channels modified; exponent over head_dim instead of rotary_dim"},
+    {"GQA", "fewer k heads than q heads", "k rotated with q's head count"},
+    {"Inverse", "direction inverse (rotation by -angle)", "rotation direction flipped"},
+    {"NegativePosition", "a negative position id", "positions taken as unsigned or as an offset into a cache"},
+    {"LongContext", "a position >= 2^20", "angles formed in fp32 or lower (error grows with position)"},
+    {"BeyondFp32ExactPositions", "a position > 2^24, not exactly representable in fp32",
+     "positions converted to fp32 before the product"},
+    {"BeyondInt32", "a position > 2^31 - 1", "positions truncated to int32"},
+    {"SchemeLinear", "linear position interpolation", "scale factor ignored"},
+    {"SchemeNTK", "static NTK-aware base scaling", "exponent d/(d-2) wrong"},
+    {"SchemeDynamicNTK", "dynamic NTK with seq_len > max_position_embeddings",
+     "dynamic NTK computed as a constant"},
+    {"SchemeYaRN", "YaRN frequency ramp", "ramp reversed; factor misapplied"},
+    {"SchemeLlama31", "Llama 3.1 wavelength bands", "low/high frequency factors swapped"},
+    {"SchemeLongRoPE", "LongRoPE per-pair factor lists", "wrong factor list"},
+    {"SchemeExplicit", "explicit per-pair frequencies", "frequency table ignored"},
+    {"YaRNTruncateOff", "YaRN with truncate = false (gpt-oss): fractional correction bounds",
+     "truncate ignored (floor/ceil applied anyway)"},
+    {"YaRNMscale", "YaRN attention factor from mscale / mscale_all_dim (DeepSeek)",
+     "attention factor missing, applied twice, or mscale_all_dim ignored"},
+    {"YaRNAttentionFactor", "YaRN or LongRoPE with an explicit attention_factor", "explicit value ignored"},
+    {"Llama31BandEdge", "a pair's wavelength within 1% of a Llama 3.1 band edge (L/hf or L/lf)",
+     "band boundaries off by one pair; factors swapped"},
+    {"LongRoPELongFactors", "LongRoPE with seq_len > original_max_position: long_factor applies",
+     "LongRoPE never switching to the long factors"},
+    {"LongRoPEShortFactors", "LongRoPE with seq_len <= original_max_position: short_factor applies",
+     "LongRoPE always using the long factors"},
+    {"SubnormalInput", "an input element is subnormal in its dtype", "flush-to-zero of inputs or results"},
+    {"SignedZeroInput", "an input element is -0", "sign of zero lost"},
+    {"RealModelConfig", "the rope configuration of a published model (named in the case)",
+     "any: the configs users actually run"},
+};
+
+// Tightest to loosest; every one passes check_policy().
+const BudgetPolicy kPolicies[] = {
+    {"exact_f64",
+     "float64 throughout (numpy, JAX with x64, PyTorch float64), result rounded once to the dtype",
+     libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F64, ROPECHECK_DTYPE_F64)},
+    {"f32_math_f64_angle",
+     "fp32 frequencies and rotation, angle p*w as a double product, sin/cos in double, cos/sin rounded to fp32",
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)},
+    {"f32_angle_product",
+     "HF transformers in fp32: inv_freq fp32, angle fl32(fl32(p) * w) in fp32, cos/sin and rotation in fp32",
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)},
+    {"f32_angle_bf16_cache",
+     "as f32_angle_product with the cos/sin table cast to bf16 (HF with a bf16 model), rotation in fp32",
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16)},
+};
+
+bool is_subnormal(double v, ropecheck_dtype_t t) {
+  const DtypeFormat f = dtype_format(t);
+  return std::fabs(v) > 0 && std::fabs(v) < std::ldexp(1.0, f.emin);
+}
+
+}  // namespace
+
+std::span<const FlagInfo> flag_catalog() { return kFlags; }
+
+const FlagInfo* find_flag(const std::string& name) {
+  for (const auto& f : kFlags)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::span<const BudgetPolicy> budget_policies() { return kPolicies; }
+
+std::vector<std::string> derive_flags(const Case& c, const QkBuffers& in) {
+  std::vector<std::string> f;
+  const int d = c.shape.rotary_dim;
+  f.push_back(c.layout == ROPECHECK_LAYOUT_HALF_SPLIT ? "LayoutHalfSplit" : "LayoutInterleaved");
+  bool any_nonzero = false, negative = false;
+  for (std::int64_t p : c.positions) {
+    any_nonzero |= p != 0;
+    negative |= p < 0;
+  }
+  const std::int64_t max_abs = c.max_abs_position();
+  if (d == 2 || !any_nonzero) f.push_back("LayoutDegenerate");
+  if (d < c.shape.head_dim) f.push_back("PartialRotary");
+  if (c.kv_heads < c.q_heads) f.push_back("GQA");
+  if (c.direction == ROPECHECK_DIRECTION_INVERSE) f.push_back("Inverse");
+  if (negative) f.push_back("NegativePosition");
+  if (max_abs >= (std::int64_t{1} << 20)) f.push_back("LongContext");
+  if (max_abs > (std::int64_t{1} << 24)) f.push_back("BeyondFp32ExactPositions");
+  if (max_abs > INT32_MAX) f.push_back("BeyondInt32");
+  const ref::FreqSpec& s = c.freq;
+  switch (s.scheme) {
+    case ROPECHECK_SCHEME_LINEAR: f.push_back("SchemeLinear"); break;
+    case ROPECHECK_SCHEME_NTK_AWARE: f.push_back("SchemeNTK"); break;
+    case ROPECHECK_SCHEME_DYNAMIC_NTK:
+      if (s.seq_len > s.original_max_position) f.push_back("SchemeDynamicNTK");
+      break;
+    case ROPECHECK_SCHEME_YARN:
+      f.push_back("SchemeYaRN");
+      if (!s.truncate) f.push_back("YaRNTruncateOff");
+      if (!s.attention_factor && (std::fabs(s.mscale) > 0 || std::fabs(s.mscale_all_dim) > 0)) f.push_back("YaRNMscale");
+      break;
+    case ROPECHECK_SCHEME_LLAMA3: {
+      f.push_back("SchemeLlama31");
+      // Wavelengths of the unscaled frequencies (the reference's), against
+      // the band edges L/hf and L/lf.
+      ref::FreqSpec plain = s;
+      plain.scheme = ROPECHECK_SCHEME_DEFAULT;
+      const auto w = ref::compute_frequencies<ref::Real>(plain, d).inv_freq;
+      const double L = static_cast<double>(s.original_max_position);
+      for (int i = 0; i < d / 2; ++i) {
+        const double wavelen = kTwoPi / w[i].convert_to<double>();
+        if (std::fabs(wavelen / (L / s.high_freq_factor) - 1) < 0.01 ||
+            std::fabs(wavelen / (L / s.low_freq_factor) - 1) < 0.01) {
+          f.push_back("Llama31BandEdge");
+          break;
+        }
+      }
+      break;
+    }
+    case ROPECHECK_SCHEME_LONGROPE:
+      f.push_back("SchemeLongRoPE");
+      f.push_back(s.seq_len > s.original_max_position ? "LongRoPELongFactors" : "LongRoPEShortFactors");
+      break;
+    case ROPECHECK_SCHEME_EXPLICIT: f.push_back("SchemeExplicit"); break;
+    default: break;
+  }
+  if (s.attention_factor && (s.scheme == ROPECHECK_SCHEME_YARN || s.scheme == ROPECHECK_SCHEME_LONGROPE))
+    f.push_back("YaRNAttentionFactor");
+  bool subnormal = false, neg_zero = false;
+  const Geometry g = geometry(c);
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t i = 0; i < g.elements[w]; ++i) {
+      const double v = load_as_double(in.bytes[w].data(), static_cast<std::size_t>(i), c.dtype);
+      subnormal |= is_subnormal(v, c.dtype);
+      neg_zero |= exactly_equal(v, 0.0) && std::signbit(v);
+    }
+  if (subnormal) f.push_back("SubnormalInput");
+  if (neg_zero) f.push_back("SignedZeroInput");
+  return f;
+}
+
+}  // namespace ropecheck::golden

@@ -1,0 +1,40 @@
+// What a golden case carries besides its numbers: the flags that say why it
+// exists (each defined once, with the bug class it targets, Wycheproof-style)
+// and the named precision policies an error budget is exported for.
+#ifndef ROPECHECK_GOLDEN_CATALOG_H_
+#define ROPECHECK_GOLDEN_CATALOG_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/cases.h"
+#include "core/kernel_call.h"
+#include "core/reference_result.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::golden {
+
+struct FlagInfo {
+  const char* name;
+  const char* description;  // what the case has
+  const char* bug_class;    // which bug it is there to catch
+};
+std::span<const FlagInfo> flag_catalog();
+const FlagInfo* find_flag(const std::string& name);
+
+// Flags that follow from a case's parameters and input bits. A generator may
+// add RealModelConfig; every other flag is derived here, so the manifest
+// never claims a property the case does not have.
+std::vector<std::string> derive_flags(const Case& c, const QkBuffers& inputs);
+
+struct BudgetPolicy {
+  const char* name;  // tensor suffix: q_budget_<name>
+  const char* description;
+  ropecheck_policy_t policy;
+};
+std::span<const BudgetPolicy> budget_policies();
+
+}  // namespace ropecheck::golden
+
+#endif  // ROPECHECK_GOLDEN_CATALOG_H_

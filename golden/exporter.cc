@@ -1,0 +1,216 @@
+#include "golden/exporter.h"
+
+#include <mpfr.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "core/atomic_file.h"
+#include "ropecheck/dtype.h"
+#include "core/error_model.h"
+#include "golden/catalog.h"
+#include "golden/sha256.h"
+#include "core/kernel_call.h"
+#include "core/reference_result.h"
+#include "reference/real.h"
+
+#ifndef ROPECHECK_VERSION
+#define ROPECHECK_VERSION "0"
+#endif
+
+namespace ropecheck::golden {
+namespace fs = std::filesystem;
+namespace {
+
+Tensor f64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<double>& v) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dtype = TensorDtype::kF64;
+  t.shape = std::move(shape);
+  t.bytes.resize(v.size() * 8);
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+
+void require_finite(double v, const GoldenCase& g, const char* what) {
+  if (!std::isfinite(v))
+    throw std::logic_error("golden case " + std::to_string(g.id) + " (" + g.name + "): non-finite " + what +
+                           "; the suite must not contain such a case");
+}
+
+std::string case_stem(int id) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%04d", id);
+  return b;
+}
+
+}  // namespace
+
+std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
+
+CaseTensors build_case_tensors(const GoldenCase& g) {
+  const Case& c = g.c;
+  const Geometry geo = geometry(c);
+  const QkBuffers in = make_inputs(c);
+  const ReferenceResult r = compute_reference(c, in);
+  CaseTensors out;
+  out.attention_factor = r.attention_factor;
+  out.flags = derive_flags(c, in);
+  out.flags.insert(out.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
+  const int pairs = c.shape.rotary_dim / 2;
+  static const char* kQk[] = {"q", "k"};
+  std::array<std::vector<std::int64_t>, 2> shape;
+  for (int w = 0; w < 2; ++w) {
+    shape[w] = {c.tokens, geo.heads[w], c.shape.head_dim};
+    Tensor t{kQk[w], storage_tensor_dtype(c.dtype), shape[w], in.bytes[w]};
+    out.tensors.push_back(std::move(t));
+  }
+  Tensor pos{"positions", TensorDtype::kI64, {c.tokens}, {}};
+  pos.bytes.resize(static_cast<std::size_t>(c.tokens) * 8);
+  std::memcpy(pos.bytes.data(), c.positions.data(), pos.bytes.size());
+  out.tensors.push_back(std::move(pos));
+  for (int w = 0; w < 2; ++w) {
+    Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], in.bytes[w]};
+    std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
+    for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
+    for (const ReferenceElement& x : r.elements[w]) {
+      require_finite(x.rounded, g, "expected value");
+      store_value(e.bytes.data(), x.offset, c.dtype, x.rounded);
+      e64[static_cast<std::size_t>(x.offset)] = x.terms.value;
+    }
+    out.tensors.push_back(std::move(e));
+    out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_expected_f64", shape[w], e64));
+  }
+  out.tensors.push_back(f64_tensor("inv_freq", {pairs}, r.inv_freq));
+  out.tensors.push_back(f64_tensor("angle", {c.tokens, pairs}, r.angle));
+  out.tensors.push_back(f64_tensor("cos", {c.tokens, pairs}, r.cos));
+  out.tensors.push_back(f64_tensor("sin", {c.tokens, pairs}, r.sin));
+  for (const BudgetPolicy& bp : budget_policies()) {
+    const ErrorModel model(bp.policy, c.freq, c.shape, c.dtype, r.attention_factor);
+    for (int w = 0; w < 2; ++w) {
+      std::vector<double> b(static_cast<std::size_t>(geo.elements[w]), 0.0);
+      for (const ReferenceElement& x : r.elements[w]) {
+        const double v = model.budget(x.terms);
+        require_finite(v, g, "budget");
+        b[static_cast<std::size_t>(x.offset)] = v;
+      }
+      out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_budget_" + bp.name, shape[w], b));
+    }
+  }
+  return out;
+}
+
+ExportSummary export_golden(const ExportOptions& o) {
+  const std::vector<GoldenCase> suite = build_golden_suite(o.suite);
+  if (o.out_dir.empty()) throw std::invalid_argument("--out: a directory is required");
+  const fs::path out = fs::path(o.out_dir).lexically_normal();
+  if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json"))
+    throw std::runtime_error(out.string() + ": exists and is not a golden export (no manifest.json); refusing to replace it");
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  fs::create_directories(parent);
+  const fs::path staging = parent / (out.filename().string() + ".partial-" + std::to_string(::getpid()));
+  fs::remove_all(staging);
+  fs::create_directories(staging / "cases");
+
+  // Cases are independent: build them on worker threads, write in order.
+  std::vector<CaseTensors> built(suite.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  std::exception_ptr error;
+  std::mutex error_mu;
+  const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < suite.size();) {
+      try {
+        built[i] = build_case_tensors(suite[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) error = std::current_exception();
+      }
+      const int n = ++done;
+      if (o.progress) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        o.progress(n, static_cast<int>(suite.size()));
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([&] {
+      work();
+      // MPFR keeps per-thread caches (constants, sin/cos tables) that are
+      // not released when a thread ends.
+      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    });
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+
+  Manifest m;
+  m.generator = generator_version();
+  m.reference_bits = ref::kRealBits;
+  m.suite = o.suite;
+  m.format = o.format;
+  ExportSummary summary;
+  std::string sums;
+  auto emit = [&](const std::string& rel, const std::string& content, CaseEntry* e) {
+    write_file_atomically((staging / rel).string(), content);
+    const std::string sha = sha256_hex(content);
+    if (e) e->files.push_back({rel, sha, content.size()});
+    sums += sha + "  " + rel + "\n";
+    summary.bytes += content.size();
+  };
+  for (std::size_t i = 0; i < suite.size(); ++i) {
+    const GoldenCase& g = suite[i];
+    CaseEntry e;
+    e.id = g.id;
+    e.name = g.name;
+    e.comment = g.comment;
+    e.model = g.model;
+    e.flags = built[i].flags;
+    e.config.freq = g.c.freq;
+    e.config.shape = g.c.shape;
+    e.config.layout = g.c.layout;
+    e.dtype = g.c.dtype;
+    e.direction = g.c.direction;
+    e.tokens = g.c.tokens;
+    e.q_heads = g.c.q_heads;
+    e.kv_heads = g.c.kv_heads;
+    e.attention_factor = built[i].attention_factor;
+    const std::string stem = "cases/" + case_stem(g.id);
+    switch (o.format) {
+      case Format::kSafetensors:
+        emit(stem + ".safetensors", write_safetensors(built[i].tensors), &e);
+        break;
+      case Format::kJson:
+        emit(stem + ".json", write_hex_json(built[i].tensors), &e);
+        break;
+      case Format::kNpy:
+        fs::create_directories(staging / stem);
+        for (const Tensor& t : built[i].tensors) emit(stem + "/" + t.name + ".npy", write_npy(t), &e);
+        break;
+    }
+    built[i] = {};
+    m.cases.push_back(std::move(e));
+    ++summary.cases;
+  }
+  emit("manifest.json", manifest_to_json(m), nullptr);
+  write_file_atomically((staging / "SHA256SUMS").string(), sums);
+
+  // Swap the finished export into place.
+  const fs::path old = parent / (out.filename().string() + ".old-" + std::to_string(::getpid()));
+  if (fs::exists(out)) fs::rename(out, old);
+  fs::rename(staging, out);
+  fs::remove_all(old);
+  return summary;
+}
+
+}  // namespace ropecheck::golden

@@ -1,0 +1,47 @@
+// `ropecheck golden export`: a suite's cases with their exact expected
+// outputs and per-policy error budgets, in one of the three formats, with
+// manifest.json and SHA256SUMS. The export appears whole or not at all: it
+// is written into a sibling directory and renamed into place.
+#ifndef ROPECHECK_GOLDEN_EXPORTER_H_
+#define ROPECHECK_GOLDEN_EXPORTER_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "golden/manifest.h"
+#include "golden/suites.h"
+#include "golden/tensor_file.h"
+
+namespace ropecheck::golden {
+
+// "ropecheck <version>": no commit hash or date, so an export depends only on
+// the suite and the reference.
+std::string generator_version();
+
+struct CaseTensors {
+  std::vector<Tensor> tensors;  // in file order
+  std::vector<std::string> flags;
+  double attention_factor = 1;
+};
+// Inputs, exact outputs and budgets of one case (the expensive part).
+CaseTensors build_case_tensors(const GoldenCase& g);
+
+struct ExportOptions {
+  std::string suite = "smoke";
+  std::string out_dir;
+  Format format = Format::kSafetensors;
+  int threads = 0;  // 0: one per core
+  std::function<void(int done, int total)> progress;
+};
+struct ExportSummary {
+  int cases = 0;
+  std::uint64_t bytes = 0;
+};
+// Throws std::runtime_error (naming the path) when the directory cannot be
+// written or already holds something that is not a golden export.
+ExportSummary export_golden(const ExportOptions& o);
+
+}  // namespace ropecheck::golden
+
+#endif  // ROPECHECK_GOLDEN_EXPORTER_H_

@@ -1,0 +1,165 @@
+// JSON golden files with every value an exact C99 hex float, for languages
+// without a tensor library: {"format": "ropecheck-hex-json", "version": 1,
+// "tensors": [{name, dtype, shape, values}]}.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "golden/tensor_codec.h"
+#include "golden/tensor_file.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck::golden {
+
+using namespace codec;
+using nlohmann::json;
+
+std::string format_hex_float(double v) {
+  if (std::isnan(v)) throw std::invalid_argument("format_hex_float: NaN has no canonical form here");
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, 8);
+  const bool neg = bits >> 63;
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  std::uint64_t mant = bits & ((std::uint64_t{1} << 52) - 1);
+  std::string s = neg ? "-0x" : "0x";
+  if (biased == 0 && mant == 0) return s + "0p+0";
+  const int lead = biased == 0 ? 0 : 1;
+  const int e = biased == 0 ? -1022 : biased - 1023;
+  s += static_cast<char>('0' + lead);
+  std::string digits;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 12; i >= 0; --i) digits.push_back(kHex[(mant >> (4 * i)) & 0xf]);
+  while (!digits.empty() && digits.back() == '0') digits.pop_back();
+  if (!digits.empty()) s += "." + digits;
+  s += e < 0 ? "p-" : "p+";
+  s += std::to_string(e < 0 ? -e : e);
+  return s;
+}
+
+bool parse_hex_float(std::string_view s, double* out) {
+  if (s == "inf") return *out = HUGE_VAL, true;
+  if (s == "-inf") return *out = -HUGE_VAL, true;
+  const std::string_view body = !s.empty() && s[0] == '-' ? s.substr(1) : s;
+  if (body.size() < 4 || body.size() > 40 || body.substr(0, 2) != "0x") return false;
+  for (char c : body.substr(2))
+    if (!std::isxdigit(static_cast<unsigned char>(c)) && c != '.' && c != 'p' && c != '+' && c != '-') return false;
+  if (body.find('p') == std::string_view::npos) return false;
+  const std::string z(s);
+  char* end = nullptr;
+  const double v = std::strtod(z.c_str(), &end);
+  if (end != z.c_str() + z.size() || std::isnan(v)) return false;
+  *out = v;
+  return true;
+}
+
+std::string write_hex_json(const std::vector<Tensor>& tensors) {
+  json doc = {{"format", "ropecheck-hex-json"}, {"version", 1}, {"tensors", json::array()}};
+  for (const auto& t : tensors) {
+    json values = json::array();
+    for (std::int64_t i = 0; i < t.elements(); ++i) {
+      if (t.dtype == TensorDtype::kI64) {
+        values.push_back(t.int_value(i));
+      } else {
+        values.push_back(format_hex_float(t.value(i)));
+      }
+    }
+    doc["tensors"].push_back({{"name", t.name}, {"dtype", tensor_dtype_name(t.dtype)}, {"shape", t.shape}, {"values", values}});
+  }
+  return doc.dump(1) + "\n";
+}
+
+namespace {
+
+// Stores v in t's dtype at element i; false when v is not exactly representable.
+bool store_exact(Tensor& t, std::int64_t i, double v) {
+  unsigned char* p = t.bytes.data() + static_cast<std::size_t>(i) * tensor_dtype_size(t.dtype);
+  switch (t.dtype) {
+    case TensorDtype::kF64:
+      std::memcpy(p, &v, 8);
+      return true;
+    case TensorDtype::kF32: {
+      if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) return false;
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+      break;
+    }
+    case TensorDtype::kF16: {
+      if (std::isfinite(v) && std::fabs(v) > 65504.0) return false;
+      const std::uint16_t b = f32_to_f16(static_cast<float>(v));
+      std::memcpy(p, &b, 2);
+      break;
+    }
+    case TensorDtype::kBF16: {
+      if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) return false;
+      const std::uint16_t b = f32_to_bf16(static_cast<float>(v));
+      std::memcpy(p, &b, 2);
+      break;
+    }
+    case TensorDtype::kI64:
+      return false;
+  }
+  const double back = t.value(i);
+  return std::memcmp(&back, &v, 8) == 0;
+}
+
+}  // namespace
+
+std::vector<Tensor> read_hex_json(std::string_view data, const std::string& file) {
+  if (data.size() > kMaxTensorFileBytes) throw FormatError(file, "size", "larger than 1 GiB");
+  json doc;
+  try {
+    doc = json::parse(data);
+  } catch (const json::exception& e) {
+    throw FormatError(file, "document", std::string("not valid JSON (truncated file?): ") + e.what());
+  }
+  if (!doc.is_object() || doc.value("format", "") != "ropecheck-hex-json")
+    throw FormatError(file, "format", "must be \"ropecheck-hex-json\"");
+  if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<int>() != 1)
+    throw FormatError(file, "version", "must be 1");
+  if (!doc.contains("tensors") || !doc["tensors"].is_array()) throw FormatError(file, "tensors", "must be an array");
+  std::vector<Tensor> out;
+  for (std::size_t k = 0; k < doc["tensors"].size(); ++k) {
+    const json& e = doc["tensors"][k];
+    const std::string field = "tensors[" + std::to_string(k) + "]";
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string() || !e.contains("dtype") ||
+        !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array() || !e.contains("values") ||
+        !e["values"].is_array())
+      throw FormatError(file, field, "needs name, dtype, shape and values");
+    Tensor t;
+    t.name = e["name"].get<std::string>();
+    if (!dtype_from(e["dtype"].get<std::string>(), &t.dtype, &DtypeNames::ours))
+      throw FormatError(file, field + ".dtype", "must be one of f64, f32, f16, bf16, i64");
+    if (e["shape"].size() > 8) throw FormatError(file, field + ".shape", "more than 8 dimensions");
+    for (const auto& d : e["shape"]) {
+      if (!d.is_number_integer()) throw FormatError(file, field + ".shape", "dimensions must be integers");
+      t.shape.push_back(d.get<std::int64_t>());
+    }
+    const std::int64_t count = checked_elements(t.shape, file, field + ".shape");
+    if (static_cast<std::int64_t>(e["values"].size()) != count)
+      throw FormatError(file, field + ".values", std::to_string(e["values"].size()) + " values where the shape needs " +
+                                                     std::to_string(count));
+    t.bytes.assign(static_cast<std::size_t>(count) * tensor_dtype_size(t.dtype), 0);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const json& v = e["values"][static_cast<std::size_t>(i)];
+      const std::string vf = field + ".values[" + std::to_string(i) + "]";
+      if (t.dtype == TensorDtype::kI64) {
+        if (!v.is_number_integer()) throw FormatError(file, vf, "must be an integer");
+        const std::int64_t x = v.get<std::int64_t>();
+        std::memcpy(t.bytes.data() + 8 * i, &x, 8);
+        continue;
+      }
+      double x = 0;
+      if (!v.is_string() || !parse_hex_float(v.get<std::string>(), &x))
+        throw FormatError(file, vf, "must be a hex float string such as \"0x1.8p+1\"");
+      if (!store_exact(t, i, x))
+        throw FormatError(file, vf, "not exactly representable in " + std::string(tensor_dtype_name(t.dtype)));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace ropecheck::golden

@@ -1,0 +1,274 @@
+#include "golden/manifest.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ropecheck/dtype.h"
+#include "core/json_reader.h"
+#include "golden/catalog.h"
+#include "golden/sha256.h"
+
+namespace ropecheck::golden {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+constexpr const char* kManifest = "manifest.json";
+
+// Documents the tensors of a case once, in the manifest itself.
+ordered_json tensor_conventions() {
+  return {
+      {"q", "inputs [tokens, q_heads, head_dim] in the case dtype (bf16 as uint16 bits in npy)"},
+      {"k", "inputs [tokens, kv_heads, head_dim]"},
+      {"positions", "position ids [tokens], int64"},
+      {"q_expected", "exact result correctly rounded (nearest-even) to the case dtype; pass-through channels = input"},
+      {"k_expected", "as q_expected"},
+      {"q_expected_f64", "exact result rounded to float64"},
+      {"k_expected_f64", "as q_expected_f64"},
+      {"inv_freq", "exact frequencies w_i [rotary_dim / 2] rounded to float64 (after the scheme's scaling)"},
+      {"angle", "exact p * w_i [tokens, rotary_dim / 2] rounded to float64"},
+      {"cos", "exact cos(p * w_i) [tokens, rotary_dim / 2] rounded to float64, without the attention factor"},
+      {"sin", "as cos"},
+      {"q_budget_<policy>", "allowed |result - q_expected_f64| per element for an implementation with that "
+                            "precision policy (docs/ERROR_MODEL.md); 0 on pass-through channels, which must be "
+                            "bit-identical to the input"},
+      {"k_budget_<policy>", "as q_budget_<policy>"},
+      {"rotation", "pair i of a head is (x[i], x[i + rotary_dim/2]) for half_split and (x[2i], x[2i+1]) for "
+                   "interleaved; forward: (x cos a - y sin a, x sin a + y cos a) * attention_factor; inverse "
+                   "uses -a"},
+  };
+}
+
+[[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
+  throw FormatError(file, path, what);
+}
+
+// Relative, inside the export: no absolute paths, no "..", no odd characters.
+bool safe_relative_path(const std::string& p) {
+  if (p.empty() || p.size() > 200 || p[0] == '/') return false;
+  for (char c : p)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '.')) return false;
+  std::stringstream ss(p);
+  std::string part;
+  while (std::getline(ss, part, '/'))
+    if (part.empty() || part == "." || part == "..") return false;
+  return true;
+}
+
+}  // namespace
+
+const char* format_name(Format f) {
+  switch (f) {
+    case Format::kNpy: return "npy";
+    case Format::kJson: return "json";
+    default: return "safetensors";
+  }
+}
+
+TensorDtype storage_tensor_dtype(ropecheck_dtype_t t) {
+  switch (t) {
+    case ROPECHECK_DTYPE_F16: return TensorDtype::kF16;
+    case ROPECHECK_DTYPE_BF16: return TensorDtype::kBF16;
+    case ROPECHECK_DTYPE_F64: return TensorDtype::kF64;
+    default: return TensorDtype::kF32;
+  }
+}
+
+bool parse_format(std::string_view s, Format* out) {
+  for (Format f : {Format::kSafetensors, Format::kNpy, Format::kJson})
+    if (s == format_name(f)) return *out = f, true;
+  return false;
+}
+
+std::string manifest_to_json(const Manifest& m) {
+  ordered_json flags = ordered_json::object();
+  for (const auto& f : flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
+  ordered_json policies = ordered_json::object();
+  for (const auto& p : budget_policies()) {
+    policies[p.name] = {{"description", p.description},
+                        {"freqDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.freq_dtype))},
+                        {"angle", p.policy.angle_mode == ROPECHECK_ANGLE_F64 ? "f64 product" : "f32 product"},
+                        {"sincos", "libm"},
+                        {"mathDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.math_dtype))},
+                        {"cosSinDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.cache_dtype))}};
+  }
+  ordered_json cases = ordered_json::array();
+  for (const CaseEntry& e : m.cases) {
+    ordered_json files = ordered_json::array();
+    for (const auto& f : e.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+    ordered_json c = {{"id", e.id},
+              {"name", e.name},
+              {"comment", e.comment},
+              {"flags", e.flags},
+              {"config", ordered_json::parse(config_to_json(e.config))},
+              {"dtype", dtype_name(e.dtype)},
+              {"direction", e.direction == ROPECHECK_DIRECTION_INVERSE ? "inverse" : "forward"},
+              {"tokens", e.tokens},
+              {"qHeads", e.q_heads},
+              {"kvHeads", e.kv_heads},
+              {"attentionFactor", e.attention_factor},
+              {"attentionFactorHex", format_hex_float(e.attention_factor)},
+              {"files", files}};
+    if (!e.model.empty()) c["model"] = e.model;
+    cases.push_back(c);
+  }
+  const ordered_json doc = {{"schema", kManifestSchemaName},
+                    {"schemaVersion", kManifestSchemaVersion},
+                    {"generator", m.generator},
+                    {"referencePrecisionBits", m.reference_bits},
+                    {"suite", m.suite},
+                    {"format", format_name(m.format)},
+                    {"numberOfCases", m.cases.size()},
+                    {"tensors", tensor_conventions()},
+                    {"flags", flags},
+                    {"policies", policies},
+                    {"cases", cases}};
+  return doc.dump(1) + "\n";
+}
+
+Manifest parse_manifest_checked(std::string_view text, const std::string& file);
+
+Manifest parse_manifest(std::string_view text, const std::string& file) {
+  try {
+    return parse_manifest_checked(text, file);
+  } catch (const ref::ConfigError& e) {  // a field read through JsonReader
+    throw FormatError(file, e.field(), e.message());
+  } catch (const json::exception& e) {  // a type no check above anticipated
+    throw FormatError(file, "document", std::string("unexpected value: ") + e.what());
+  }
+}
+
+Manifest parse_manifest_checked(std::string_view text, const std::string& file) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    bad(file, "document", std::string("not valid JSON (truncated file?): ") + e.what());
+  }
+  if (!doc.is_object()) bad(file, "document", "must be a JSON object");
+  const JsonReader top(doc, "$.");
+  Manifest m;
+  if (top.string("schema") != kManifestSchemaName)
+    bad(file, "$.schema", std::string("must be \"") + kManifestSchemaName + "\"");
+  top.integer("schemaVersion", kManifestSchemaVersion, kManifestSchemaVersion);
+  m.generator = top.string("generator");
+  m.reference_bits = static_cast<int>(top.integer("referencePrecisionBits", 64, 100000));
+  m.suite = top.string("suite");
+  if (!parse_format(top.string("format"), &m.format)) bad(file, "$.format", "must be safetensors, npy or json");
+  const json& cases = top.at("cases");
+  if (!cases.is_array()) bad(file, "$.cases", "must be an array");
+  if (top.integer("numberOfCases", 0, 1 << 20) != static_cast<std::int64_t>(cases.size()))
+    bad(file, "$.numberOfCases", "does not match the length of cases");
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const std::string p = "$.cases[" + std::to_string(k) + "]";
+    const JsonReader c(cases[k], p + ".");
+    if (!cases[k].is_object()) bad(file, p, "must be an object");
+    CaseEntry e;
+    e.id = static_cast<int>(c.integer("id", 1, 1 << 20));
+    e.name = c.string("name");
+    e.comment = c.string("comment");
+    if (c.has("model")) e.model = c.string("model");
+    const json& flags = c.at("flags");
+    if (!flags.is_array()) bad(file, p + ".flags", "must be an array");
+    for (const auto& f : flags) {
+      if (!f.is_string() || !find_flag(f.get<std::string>())) bad(file, p + ".flags", "unknown flag " + f.dump());
+      e.flags.push_back(f.get<std::string>());
+    }
+    try {
+      e.config = parse_rope_config(c.at("config").dump());
+    } catch (const ref::ConfigError& err) {
+      bad(file, p + ".config." + err.field(), err.what());
+    }
+    if (!e.config.layout) bad(file, p + ".config.layout", "missing");
+    if (!parse_dtype(c.string("dtype"), &e.dtype)) bad(file, p + ".dtype", "must be f32, f16, bf16 or f64");
+    const std::string dir = c.string("direction");
+    if (dir != "forward" && dir != "inverse") bad(file, p + ".direction", "must be forward or inverse");
+    e.direction = dir == "inverse" ? ROPECHECK_DIRECTION_INVERSE : ROPECHECK_DIRECTION_FORWARD;
+    e.tokens = c.integer("tokens", 1, 1 << 20);
+    e.q_heads = static_cast<int>(c.integer("qHeads", 1, 4096));
+    e.kv_heads = static_cast<int>(c.integer("kvHeads", 1, 4096));
+    if (e.q_heads % e.kv_heads) bad(file, p + ".qHeads", "must be a multiple of kvHeads");
+    if (!parse_hex_float(c.string("attentionFactorHex"), &e.attention_factor) || !(e.attention_factor > 0) ||
+        !std::isfinite(e.attention_factor))
+      bad(file, p + ".attentionFactorHex", "must be a positive finite hex float");
+    const json& files = c.at("files");
+    if (!files.is_array() || files.empty()) bad(file, p + ".files", "must be a non-empty array");
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const std::string fp = p + ".files[" + std::to_string(i) + "]";
+      const JsonReader fr(files[i], fp + ".");
+      FileEntry f;
+      f.path = fr.string("path");
+      if (!safe_relative_path(f.path)) bad(file, fp + ".path", "must be a relative path inside the export");
+      f.sha256 = fr.string("sha256");
+      if (f.sha256.size() != 64 || f.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+        bad(file, fp + ".sha256", "must be 64 lowercase hex digits");
+      f.bytes = static_cast<std::uint64_t>(fr.integer("bytes", 0, std::int64_t{1} << 40));
+      e.files.push_back(f);
+    }
+    m.cases.push_back(std::move(e));
+  }
+  return m;
+}
+
+std::string read_export_file(const std::string& dir, const std::string& relative) {
+  const std::string path = (std::filesystem::path(dir) / relative).string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FormatError(path, "file", "cannot be opened (missing from the export?)");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Manifest load_manifest(const std::string& dir) {
+  const std::string text = read_export_file(dir, kManifest);
+  const std::string mpath = (std::filesystem::path(dir) / kManifest).string();
+  if (std::filesystem::exists(std::filesystem::path(dir) / "SHA256SUMS")) {
+    const std::string sums = read_export_file(dir, "SHA256SUMS");
+    std::istringstream ls(sums);
+    std::string line;
+    bool listed = false;
+    while (std::getline(ls, line)) {
+      if (line.size() > 66 && line.substr(66) == kManifest) {
+        listed = true;
+        if (line.substr(0, 64) != sha256_hex(text))
+          throw FormatError(mpath, "sha256", "does not match SHA256SUMS (altered or truncated file)");
+      }
+    }
+    if (!listed) throw FormatError(mpath, "SHA256SUMS", "does not list manifest.json");
+  }
+  return parse_manifest(text, mpath);
+}
+
+std::vector<Tensor> load_case_tensors(const std::string& dir, const Manifest& m, const CaseEntry& e) {
+  std::vector<Tensor> out;
+  for (const FileEntry& f : e.files) {
+    const std::string path = (std::filesystem::path(dir) / f.path).string();
+    const std::string data = read_export_file(dir, f.path);
+    if (data.size() != f.bytes)
+      throw FormatError(path, "bytes", std::to_string(data.size()) + " bytes where the manifest records " +
+                                           std::to_string(f.bytes) + (data.size() < f.bytes ? " (truncated file)" : ""));
+    if (sha256_hex(data) != f.sha256)
+      throw FormatError(path, "sha256", "does not match the manifest (altered file)");
+    switch (m.format) {
+      case Format::kSafetensors: {
+        auto t = read_safetensors(data, path);
+        out.insert(out.end(), std::make_move_iterator(t.begin()), std::make_move_iterator(t.end()));
+        break;
+      }
+      case Format::kJson: {
+        auto t = read_hex_json(data, path);
+        out.insert(out.end(), std::make_move_iterator(t.begin()), std::make_move_iterator(t.end()));
+        break;
+      }
+      case Format::kNpy:
+        out.push_back(read_npy(data, path, std::filesystem::path(f.path).stem().string()));
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace ropecheck::golden

@@ -1,0 +1,71 @@
+// manifest.json of a golden export: what every case is (id, config, shapes,
+// flags, why it exists) and which files hold it, with the SHA-256 and size
+// of each; golden/schema/ropecheck_golden_manifest_v1.schema.json is its JSON
+// Schema. Readers verify every file against the manifest before parsing it,
+// and the manifest against SHA256SUMS (the `sha256sum -c` list of all files).
+#ifndef ROPECHECK_GOLDEN_MANIFEST_H_
+#define ROPECHECK_GOLDEN_MANIFEST_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config.h"
+#include "golden/tensor_file.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::golden {
+
+inline constexpr int kManifestSchemaVersion = 1;
+inline constexpr const char* kManifestSchemaName = "ropecheck_golden_manifest_v1.schema.json";
+
+enum class Format { kSafetensors, kNpy, kJson };
+const char* format_name(Format f);
+// The tensor dtype a case's storage dtype is written as.
+TensorDtype storage_tensor_dtype(ropecheck_dtype_t t);
+bool parse_format(std::string_view s, Format* out);
+
+struct FileEntry {
+  std::string path;  // relative to the export directory
+  std::string sha256;
+  std::uint64_t bytes = 0;
+};
+
+struct CaseEntry {
+  int id = 0;
+  std::string name, comment, model;
+  std::vector<std::string> flags;
+  RopeConfig config;  // layout always set
+  ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
+  ropecheck_direction_t direction = ROPECHECK_DIRECTION_FORWARD;
+  std::int64_t tokens = 0;
+  int q_heads = 0, kv_heads = 0;
+  double attention_factor = 1;
+  std::vector<FileEntry> files;
+};
+
+struct Manifest {
+  std::string generator;
+  int reference_bits = 0;
+  std::string suite;
+  Format format = Format::kSafetensors;
+  std::vector<CaseEntry> cases;
+};
+
+std::string manifest_to_json(const Manifest& m);
+// Validates every field; throws FormatError naming "manifest.json" and the
+// JSON path of the offending field.
+Manifest parse_manifest(std::string_view json, const std::string& file);
+
+// Reads DIR/manifest.json (checked against DIR/SHA256SUMS when present).
+Manifest load_manifest(const std::string& dir);
+// The case's tensors by name, every file's size and checksum verified first.
+std::vector<Tensor> load_case_tensors(const std::string& dir, const Manifest& m, const CaseEntry& e);
+// Reads a file of the export whole; throws FormatError naming it.
+std::string read_export_file(const std::string& dir, const std::string& relative);
+
+}  // namespace ropecheck::golden
+
+#endif  // ROPECHECK_GOLDEN_MANIFEST_H_

@@ -1,0 +1,46 @@
+// The golden suites: fixed lists of cases, each a pure function of the
+// suite name (no clock, no machine-dependent value), so two exports of a
+// suite are the same bytes anywhere.
+//   smoke        16 tiny cases, one per bug class of note; committed under
+//                golden/vectors/smoke and compared byte for byte in CI.
+//   standard     every layout x scheme x dtype, the real model configs of
+//                model_configs.h in fp32 and bf16, and the control cases.
+//   long-context positions up to 2^20, past 2^24 and past int32.
+#ifndef ROPECHECK_GOLDEN_SUITES_H_
+#define ROPECHECK_GOLDEN_SUITES_H_
+
+#include <string>
+#include <vector>
+
+#include "core/cases.h"
+#include "core/config.h"
+
+namespace ropecheck::golden {
+
+struct GoldenCase {
+  int id = 0;            // 1-based, stable within a suite
+  std::string name;      // short slug, e.g. "yarn/interleaved/bf16"
+  std::string comment;   // why the case exists
+  std::string model;     // published model the config is taken from, or ""
+  Case c;                // config, shapes, positions and data seed (contiguous, in place)
+  std::vector<std::string> extra_flags;  // flags not derivable from c (RealModelConfig)
+};
+
+std::vector<std::string> golden_suite_names();
+// Throws std::invalid_argument naming the known suites for an unknown name.
+std::vector<GoldenCase> build_golden_suite(const std::string& name);
+
+// A published model's rope configuration, as its config.json states it.
+struct ModelConfig {
+  const char* model;
+  const char* source;  // where the values are published
+  ropecheck_layout_t layout;
+  const char* config_json;  // the rope-relevant part of its config.json
+  int q_heads, kv_heads;    // heads per token in the golden case (scaled down)
+};
+const std::vector<ModelConfig>& model_configs();
+RopeConfig parse_model(const ModelConfig& m);
+
+}  // namespace ropecheck::golden
+
+#endif  // ROPECHECK_GOLDEN_SUITES_H_

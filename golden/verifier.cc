@@ -1,0 +1,132 @@
+#include "golden/verifier.h"
+
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <map>
+
+#include "ropecheck/dtype.h"
+
+namespace ropecheck::golden {
+namespace {
+
+const Tensor& need(const std::vector<Tensor>& ts, const std::string& name, TensorDtype dtype,
+                   const std::vector<std::int64_t>& shape, const std::string& where) {
+  for (const Tensor& t : ts) {
+    if (t.name != name) continue;
+    if (t.dtype != dtype)
+      throw FormatError(where, "tensor '" + name + "'", std::string("dtype ") + tensor_dtype_name(t.dtype) +
+                                                            " where the manifest implies " + tensor_dtype_name(dtype));
+    if (t.shape != shape) throw FormatError(where, "tensor '" + name + "'", "shape disagrees with the manifest");
+    return t;
+  }
+  throw FormatError(where, "tensor '" + name + "'", "missing");
+}
+
+
+}  // namespace
+
+LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e) {
+  const std::vector<Tensor> ts = load_case_tensors(dir, m, e);
+  const std::string where = dir + " case " + std::to_string(e.id);
+  LoadedCase L;
+  Case& c = L.c;
+  c.index = e.id;
+  c.freq = e.config.freq;
+  c.shape = e.config.shape;
+  c.layout = *e.config.layout;
+  c.dtype = e.dtype;
+  c.direction = e.direction;
+  c.tokens = e.tokens;
+  c.q_heads = e.q_heads;
+  c.kv_heads = e.kv_heads;
+  c.in_place = true;
+  const int pairs = c.shape.rotary_dim / 2, hd = c.shape.head_dim;
+  const TensorDtype sd = storage_tensor_dtype(c.dtype);
+  const Tensor& pos = need(ts, "positions", TensorDtype::kI64, {c.tokens}, where);
+  for (std::int64_t t = 0; t < c.tokens; ++t) c.positions.push_back(pos.int_value(t));
+  const Tensor& angle = need(ts, "angle", TensorDtype::kF64, {c.tokens, pairs}, where);
+  const Tensor& cosv = need(ts, "cos", TensorDtype::kF64, {c.tokens, pairs}, where);
+  const Tensor& sinv = need(ts, "sin", TensorDtype::kF64, {c.tokens, pairs}, where);
+  const Geometry g = geometry(c);
+  L.ref.attention_factor = e.attention_factor;
+  const Tensor& inv = need(ts, "inv_freq", TensorDtype::kF64, {pairs}, where);
+  for (int i = 0; i < pairs; ++i) L.ref.inv_freq.push_back(inv.value(i));
+  for (std::int64_t k = 0; k < c.tokens * pairs; ++k) {
+    L.ref.angle.push_back(angle.value(k));
+    L.ref.cos.push_back(cosv.value(k));
+    L.ref.sin.push_back(sinv.value(k));
+  }
+  static const char* kQk[] = {"q", "k"};
+  const Tensor* expected[2];
+  const Tensor* exact[2];
+  for (int w = 0; w < 2; ++w) {
+    const std::vector<std::int64_t> shape{c.tokens, g.heads[w], hd};
+    const std::string n = kQk[w];
+    L.in.bytes[w] = need(ts, n, sd, shape, where).bytes;
+    expected[w] = &need(ts, n + "_expected", sd, shape, where);
+    exact[w] = &need(ts, n + "_expected_f64", TensorDtype::kF64, shape, where);
+  }
+  assemble_reference(c, L.in, [&](int w, std::int64_t tok, int h, int, int a, int b) {
+    const std::int64_t base = g.offset(w, tok, h, 0);
+    ExactPair p;
+    p.value[0] = exact[w]->value(base + a);
+    p.value[1] = exact[w]->value(base + b);
+    p.rounded[0] = expected[w]->value(base + a);
+    p.rounded[1] = expected[w]->value(base + b);
+    return p;
+  }, &L.ref);
+  return L;
+}
+
+int ImplVerdicts::count(Outcome o) const {
+  int n = 0;
+  for (const auto& c : cases) n += c.outcome.outcome == o;
+  return n;
+}
+
+std::vector<ImplVerdicts> verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls) {
+  const Manifest m = load_manifest(dir);
+  std::vector<ImplVerdicts> out(impls.size());
+  for (std::size_t k = 0; k < impls.size(); ++k) out[k].impl = impls[k]->name;
+  for (const CaseEntry& e : m.cases) {
+    const LoadedCase L = load_case(dir, m, e);
+    for (std::size_t k = 0; k < impls.size(); ++k) {
+      CaseVerdict v;
+      v.id = e.id;
+      v.name = e.name;
+      v.flags = e.flags;
+      const std::string skip = outside_capabilities(*impls[k], L.c);
+      if (!skip.empty()) {
+        v.outcome.outcome = Outcome::kSkipped;
+        v.outcome.message = skip;
+      } else {
+        v.outcome = judge(*impls[k], L.c, L.in, L.ref, call_kernel(*impls[k], L.c, L.in));
+      }
+      out[k].cases.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+void print_verify_report(const std::vector<ImplVerdicts>& v, std::ostream& os) {
+  for (const ImplVerdicts& iv : v) {
+    os << "## " << iv.impl << ": " << iv.count(Outcome::kPass) << " passed, " << iv.count(Outcome::kFail)
+       << " failed, " << iv.count(Outcome::kSkipped) << " skipped (out of its declared capabilities)\n";
+    for (const CaseVerdict& c : iv.cases) {
+      if (c.outcome.outcome != Outcome::kFail) continue;
+      os << "FAIL case " << c.id << " " << c.name << ": " << c.outcome.message;
+      if (c.outcome.first) os << "\n     first: " << c.outcome.first->format();
+      os << "\n";
+    }
+    std::map<std::string, std::array<int, 3>> per_flag;
+    for (const CaseVerdict& c : iv.cases)
+      for (const auto& f : c.flags) ++per_flag[f][static_cast<int>(c.outcome.outcome)];
+    os << "\n| flag | passed | failed | skipped |\n|---|---:|---:|---:|\n";
+    for (const auto& [f, n] : per_flag)
+      os << "| " << f << " | " << n[0] << " | " << n[1] << " | " << n[2] << " |\n";
+    os << "\n";
+  }
+}
+
+}  // namespace ropecheck::golden

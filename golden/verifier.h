@@ -1,0 +1,49 @@
+// `ropecheck golden verify`: runs implementations through the C ABI on every
+// case of an export they support, and judges them with the same judge as
+// the gate, fed only from the files: the expected values, exact cos/sin and
+// angles are read back, so what is checked is the vectors a user downloads.
+#ifndef ROPECHECK_GOLDEN_VERIFIER_H_
+#define ROPECHECK_GOLDEN_VERIFIER_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/judge.h"
+#include "golden/manifest.h"
+#include "core/kernel_call.h"
+#include "core/reference_result.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::golden {
+
+// A case of an export as the gate sees it: buffers and the reference result.
+struct LoadedCase {
+  Case c;
+  QkBuffers in;
+  ReferenceResult ref;
+};
+// Throws FormatError when a tensor is missing or its dtype or shape
+// disagrees with the manifest entry.
+LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e);
+
+struct CaseVerdict {
+  int id = 0;
+  std::string name;
+  std::vector<std::string> flags;
+  CaseOutcome outcome;
+};
+struct ImplVerdicts {
+  std::string impl;
+  std::vector<CaseVerdict> cases;
+  int count(Outcome o) const;
+};
+
+std::vector<ImplVerdicts> verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls);
+// Per implementation: the failing cases (with the first violation), then a
+// table of passed / failed / skipped per flag.
+void print_verify_report(const std::vector<ImplVerdicts>& v, std::ostream& os);
+
+}  // namespace ropecheck::golden
+
+#endif  // ROPECHECK_GOLDEN_VERIFIER_H_

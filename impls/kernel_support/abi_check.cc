@@ -1,0 +1,218 @@
+#include "impls/kernel_support/abi_check.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+namespace ropecheck::impl {
+
+void set_error(char* err, std::size_t err_size, const char* fmt, ...) {
+  if (err == nullptr || err_size == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(err, err_size, fmt, ap);
+  va_end(ap);
+}
+
+namespace {
+
+bool positive_finite(double v) { return std::isfinite(v) && v > 0.0; }
+
+ropecheck_status_t check_tensor(const ropecheck_caps_t& caps, const char* name, const void* in, const void* out,
+                                std::int64_t token_stride, std::int64_t head_stride,
+                                std::int64_t tokens, int heads, int head_dim, char* err,
+                                std::size_t n) {
+  const bool in_place = in == out;
+  if (!(caps.flags & (in_place ? ROPECHECK_CAP_IN_PLACE : ROPECHECK_CAP_OUT_OF_PLACE))) {
+    set_error(err, n, "%s_out: %s not supported by this implementation", name, in_place ? "in-place" : "out-of-place");
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (in == nullptr || out == nullptr) {
+    set_error(err, n, "%s_in/%s_out: must not be null when %s has heads", name, name, name);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (heads > 1 && head_stride < head_dim) {
+    set_error(err, n, "%s_head_stride: must be >= head_dim = %d (got %lld)", name, head_dim,
+              static_cast<long long>(head_stride));
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (tokens > 1 && token_stride < head_dim) {
+    set_error(err, n, "%s_token_stride: must be >= head_dim = %d (got %lld)", name, head_dim,
+              static_cast<long long>(token_stride));
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  return ROPECHECK_OK;
+}
+
+}  // namespace
+
+ropecheck_status_t check_freq_spec(const ropecheck_freq_spec_t* f, int d, char* err,
+                                   std::size_t n) {
+  if (f == nullptr) {
+    set_error(err, n, "freq: must not be null");
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->scheme >= ROPECHECK_SCHEME_COUNT) {
+    set_error(err, n, "freq.scheme: must be < %d (got %u)", ROPECHECK_SCHEME_COUNT, f->scheme);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->scheme != ROPECHECK_SCHEME_EXPLICIT && !(std::isfinite(f->base) && f->base > 1.0)) {
+    set_error(err, n, "freq.base: must be finite and > 1 (got %g)", f->base);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->has_attention_factor && !positive_finite(f->attention_factor)) {
+    set_error(err, n, "freq.attention_factor: must be finite and > 0 (got %g)",
+              f->attention_factor);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  const bool scaled = f->scheme != ROPECHECK_SCHEME_DEFAULT && f->scheme != ROPECHECK_SCHEME_EXPLICIT;
+  if (scaled && !positive_finite(f->factor)) {
+    set_error(err, n, "freq.factor: must be finite and > 0 (got %g)", f->factor);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  const bool needs_L = f->scheme == ROPECHECK_SCHEME_DYNAMIC_NTK || f->scheme == ROPECHECK_SCHEME_YARN ||
+                       f->scheme == ROPECHECK_SCHEME_LLAMA3 || f->scheme == ROPECHECK_SCHEME_LONGROPE;
+  if (needs_L && f->original_max_position < 1) {
+    set_error(err, n, "freq.original_max_position: must be >= 1 (got %lld)",
+              static_cast<long long>(f->original_max_position));
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if ((f->scheme == ROPECHECK_SCHEME_NTK_AWARE || f->scheme == ROPECHECK_SCHEME_DYNAMIC_NTK) && d < 4) {
+    set_error(err, n, "rotary_dim: must be >= 4 for NTK scaling (got %d)", d);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->scheme == ROPECHECK_SCHEME_YARN &&
+      !(positive_finite(f->beta_slow) && std::isfinite(f->beta_fast) && f->beta_fast > f->beta_slow)) {
+    set_error(err, n, "freq.beta_fast: must be finite and > beta_slow > 0 (got %g, %g)",
+              f->beta_fast, f->beta_slow);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->scheme == ROPECHECK_SCHEME_LLAMA3 &&
+      !(positive_finite(f->low_freq_factor) && std::isfinite(f->high_freq_factor) &&
+        f->high_freq_factor > f->low_freq_factor)) {
+    set_error(err, n, "freq.high_freq_factor: must be finite and > low_freq_factor > 0 (got %g, %g)",
+              f->high_freq_factor, f->low_freq_factor);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->scheme == ROPECHECK_SCHEME_LONGROPE && (f->short_factor == nullptr || f->long_factor == nullptr)) {
+    set_error(err, n, "freq.short_factor/long_factor: must not be null for longrope");
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (f->scheme == ROPECHECK_SCHEME_EXPLICIT && f->inv_freq == nullptr) {
+    set_error(err, n, "freq.inv_freq: must not be null for explicit frequencies");
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  return ROPECHECK_OK;
+}
+
+ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p,
+                               char* err, std::size_t n) {
+  if (p == nullptr) {
+    set_error(err, n, "params: must not be null");
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->struct_size < sizeof(ropecheck_apply_params_t)) {
+    set_error(err, n, "params.struct_size: must be >= %zu (got %u)",
+              sizeof(ropecheck_apply_params_t), p->struct_size);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->dtype >= ROPECHECK_DTYPE_COUNT || p->layout >= ROPECHECK_LAYOUT_COUNT ||
+      p->direction > ROPECHECK_DIRECTION_INVERSE || p->position_type > ROPECHECK_INDEX_INT64) {
+    set_error(err, n, "params: dtype/layout/direction/position_type out of range (%u/%u/%u/%u)",
+              p->dtype, p->layout, p->direction, p->position_type);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->head_dim < 1 || p->head_dim > 4096) {
+    set_error(err, n, "head_dim: must be in [1, 4096] (got %d)", p->head_dim);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->rotary_dim < 2 || p->rotary_dim % 2 != 0 || p->rotary_dim > p->head_dim) {
+    set_error(err, n, "rotary_dim: must be even, >= 2 and <= head_dim = %d (got %d)", p->head_dim,
+              p->rotary_dim);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->num_tokens < 0 || p->num_q_heads < 0 || p->num_kv_heads < 0) {
+    set_error(err, n, "num_tokens/num_q_heads/num_kv_heads: must be >= 0 (got %lld/%d/%d)",
+              static_cast<long long>(p->num_tokens), p->num_q_heads, p->num_kv_heads);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->num_kv_heads > 0 && p->num_q_heads % p->num_kv_heads != 0) {
+    set_error(err, n, "num_q_heads: must be a multiple of num_kv_heads = %d (got %d)",
+              p->num_kv_heads, p->num_q_heads);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  // Capabilities.
+  if (!(caps.dtypes & (1u << p->dtype)) || !(caps.layouts & (1u << p->layout))) {
+    set_error(err, n, "dtype/layout: %u/%u not among this implementation's capabilities", p->dtype,
+              p->layout);
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (static_cast<std::uint32_t>(p->head_dim) > caps.max_head_dim) {
+    set_error(err, n, "head_dim: %d exceeds this implementation's max_head_dim %u", p->head_dim,
+              caps.max_head_dim);
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (p->rotary_dim < p->head_dim && !(caps.flags & ROPECHECK_CAP_PARTIAL_ROTARY)) {
+    set_error(err, n, "rotary_dim: partial rotary not supported by this implementation");
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (p->direction == ROPECHECK_DIRECTION_INVERSE && !(caps.flags & ROPECHECK_CAP_INVERSE)) {
+    set_error(err, n, "direction: inverse not supported by this implementation");
+    return ROPECHECK_UNSUPPORTED;
+  }
+  const std::uint32_t pos_cap =
+      p->position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_CAP_POS_INT32 : ROPECHECK_CAP_POS_INT64;
+  if (!(caps.flags & pos_cap)) {
+    set_error(err, n, "position_type: %u not supported by this implementation", p->position_type);
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (p->num_tokens == 0) return ROPECHECK_OK;
+  if (p->num_q_heads > 0)
+    if (auto s = check_tensor(caps, "q", p->q_in, p->q_out, p->q_token_stride, p->q_head_stride, p->num_tokens,
+                              p->num_q_heads, p->head_dim, err, n))
+      return s;
+  if (p->num_kv_heads > 0)
+    if (auto s = check_tensor(caps, "k", p->k_in, p->k_out, p->k_token_stride, p->k_head_stride, p->num_tokens,
+                              p->num_kv_heads, p->head_dim, err, n))
+      return s;
+  if (p->positions == nullptr) {
+    set_error(err, n, "positions: must not be null");
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  const bool cache = (caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
+  if (cache) {
+    if (p->cos_sin_cache == nullptr || p->cache_max_position < 1) {
+      set_error(err, n, "cos_sin_cache: required by this implementation (got %s, %lld rows)",
+                p->cos_sin_cache ? "a pointer" : "null",
+                static_cast<long long>(p->cache_max_position));
+      return ROPECHECK_INVALID_ARGUMENT;
+    }
+    if (p->cache_dtype != ROPECHECK_DTYPE_F32) {
+      set_error(err, n, "cache_dtype: only f32 caches are supported (got %u)", p->cache_dtype);
+      return ROPECHECK_UNSUPPORTED;
+    }
+  } else if (auto s = check_freq_spec(p->freq, p->rotary_dim, err, n)) {
+    return s;
+  }
+  if (p->freq != nullptr && !(caps.schemes & (1u << p->freq->scheme))) {
+    set_error(err, n, "freq.scheme: %u not supported by this implementation", p->freq->scheme);
+    return ROPECHECK_UNSUPPORTED;
+  }
+  for (std::int64_t t = 0; t < p->num_tokens; ++t) {
+    const std::int64_t pos = position_at(p, t);
+    if (cache && (pos < 0 || pos >= p->cache_max_position)) {
+      set_error(err, n, "positions[%lld]: %lld outside the cos/sin cache [0, %lld)",
+                static_cast<long long>(t), static_cast<long long>(pos),
+                static_cast<long long>(p->cache_max_position));
+      return ROPECHECK_POSITION_OUT_OF_RANGE;
+    }
+    if (pos < 0 && !(caps.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS)) {
+      set_error(err, n, "positions[%lld]: negative (%lld) not supported by this implementation",
+                static_cast<long long>(t), static_cast<long long>(pos));
+      return ROPECHECK_UNSUPPORTED;
+    }
+  }
+  return ROPECHECK_OK;
+}
+
+}  // namespace ropecheck::impl

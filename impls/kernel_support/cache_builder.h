@@ -1,0 +1,26 @@
+// Fills a [max_position, rotary_dim] fp32 cos|sin cache (row p: m*cos(p w_i)
+// for i < d/2, then m*sin(p w_i)) from the engine's double frequencies with
+// libm in double, then rounds once to fp32: what a careful engine does at
+// load time. Shared by the cache kernels; validates its own arguments.
+#ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_CACHE_BUILDER_H_
+#define ROPECHECK_IMPLS_KERNEL_SUPPORT_CACHE_BUILDER_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::impl {
+
+ropecheck_status_t build_cos_sin_cache_f64(const ropecheck_freq_spec_t* freq, std::int32_t rotary_dim,
+                                           std::int64_t max_position, std::uint32_t cache_dtype, void* cache,
+                                           char* err, std::size_t err_size);
+
+// The same with the ABI's build_cache signature (ctx unused), for a table.
+ropecheck_status_t build_cos_sin_cache_entry(void* ctx, const ropecheck_freq_spec_t* freq, std::int32_t rotary_dim,
+                                             std::int64_t max_position, std::uint32_t cache_dtype, void* cache,
+                                             char* err, std::size_t err_size);
+
+}  // namespace ropecheck::impl
+
+#endif  // ROPECHECK_IMPLS_KERNEL_SUPPORT_CACHE_BUILDER_H_

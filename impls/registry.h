@@ -1,0 +1,32 @@
+// Built-in implementations under test. Properties, the fuzzers and the
+// golden verifier iterate this list; none includes a kernel's header.
+#ifndef ROPECHECK_IMPLS_REGISTRY_H_
+#define ROPECHECK_IMPLS_REGISTRY_H_
+
+#include <span>
+#include <string_view>
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// A registry row: the kernel's table and what the tools must know about it
+// that the C ABI does not say.
+struct RegisteredImpl {
+  const ropecheck_impl_t* table;
+  // Empty when the kernel may be called in a forked child; else why it must
+  // run in the process that registered it (a CUDA context created before
+  // fork() is unusable in the child).
+  const char* in_process_only = "";
+};
+
+std::span<const RegisteredImpl> registered_impls();
+// The tables of registered_impls(), in the same order.
+std::span<const ropecheck_impl_t* const> builtin_impls();
+// nullptr when no built-in implementation has that name.
+const RegisteredImpl* find_registered(std::string_view name);
+const ropecheck_impl_t* find_impl(std::string_view name);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_IMPLS_REGISTRY_H_

@@ -1,0 +1,59 @@
+// Names of the ABI's enumerations as they appear on the command line, in
+// configs, reports and golden manifests, and their parsers (false on an
+// unknown name). Header-only: kernels, the reference and the tools share it.
+#ifndef ROPECHECK_NAMES_H_
+#define ROPECHECK_NAMES_H_
+
+#include <cstddef>
+#include <iterator>
+#include <string_view>
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+namespace names_detail {
+
+inline constexpr std::string_view kDtypes[] = {"f32", "f16", "bf16", "f64"};
+inline constexpr std::string_view kLayouts[] = {"interleaved", "half_split"};
+inline constexpr std::string_view kSchemes[] = {"default", "linear",   "ntk",      "dynamic_ntk",
+                                                "yarn",    "llama3",   "longrope", "explicit"};
+
+template <std::size_t N>
+constexpr std::string_view name_of(unsigned v, const std::string_view (&names)[N]) {
+  return v < N ? names[v] : std::string_view("?");
+}
+
+template <class E, std::size_t N>
+bool parse(std::string_view s, const std::string_view (&names)[N], E* out) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (s == names[i]) {
+      *out = static_cast<E>(i);
+      return true;
+    }
+  return false;
+}
+
+}  // namespace names_detail
+
+constexpr std::string_view dtype_name(ropecheck_dtype_t t) {
+  return names_detail::name_of(static_cast<unsigned>(t), names_detail::kDtypes);
+}
+constexpr std::string_view layout_name(ropecheck_layout_t l) {
+  return names_detail::name_of(static_cast<unsigned>(l), names_detail::kLayouts);
+}
+constexpr std::string_view scheme_name(ropecheck_scheme_t s) {
+  return names_detail::name_of(static_cast<unsigned>(s), names_detail::kSchemes);
+}
+inline bool parse_dtype(std::string_view s, ropecheck_dtype_t* out) {
+  return names_detail::parse(s, names_detail::kDtypes, out);
+}
+inline bool parse_layout(std::string_view s, ropecheck_layout_t* out) {
+  return names_detail::parse(s, names_detail::kLayouts, out);
+}
+inline bool parse_scheme(std::string_view s, ropecheck_scheme_t* out) {
+  return names_detail::parse(s, names_detail::kSchemes, out);
+}
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_NAMES_H_

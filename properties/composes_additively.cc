@@ -1,0 +1,33 @@
+// Rope/ComposesAdditively: f(f(x, a), b) = f(x, a + b) with attention
+// factor 1. Per pair the distance is bounded by the sum of the three runs'
+// pair budgets: a rotation carries an earlier error over unstretched.
+#include "properties/property_helpers.h"
+
+namespace ropecheck::prop {
+
+PropertyResult composes_additively(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  Case ca = ctx.spec();
+  ca.freq.attention_factor = 1.0;  // composition holds for the unscaled rotation
+  ca.direction = ROPECHECK_DIRECTION_FORWARD;
+  Case cb = ca, cab = ca;
+  for (std::size_t t = 0; t < ca.positions.size(); ++t) {
+    const std::int64_t b = draw_shift(ca, 0x434f4d + t, 1 << 12);
+    cb.positions[t] = b;
+    cab.positions[t] = ca.positions[t] + b;
+  }
+  if (auto s = skip_outside_capabilities(impl, {&ca, &cb, &cab})) return *s;
+  const QkBuffers& x = ctx.inputs();
+  KernelRun r1, r2, r3;
+  if (auto f = call_or_fail(impl, ca, x, &r1)) return *f;
+  if (auto f = call_or_fail(impl, cb, r1.out, &r2)) return *f;
+  if (auto f = call_or_fail(impl, cab, x, &r3)) return *f;
+  const ElementBudgets j1 = element_budgets(impl, ca, compute_reference(ca, x));
+  const ElementBudgets j2 = element_budgets(impl, cb, compute_reference(cb, r1.out));
+  const ElementBudgets j3 = element_budgets(impl, cab, compute_reference(cab, x));
+  return compare_pairs(
+      ca, r2.out, r3.out, 1.0,
+      [&](int w, std::int64_t oa, std::int64_t) { return j1.pair_budget[w][oa] + j2.pair_budget[w][oa] + j3.pair_budget[w][oa]; },
+      "f(f(x, a), b) vs f(x, a + b)");
+}
+
+}  // namespace ropecheck::prop

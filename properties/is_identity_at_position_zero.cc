@@ -1,0 +1,38 @@
+// Rope/IsIdentityAtPositionZero: at position 0 the angle is exactly 0, so
+// with attention factor 1 every element must come back with its value
+// (+0 and -0 are one value: x*1 - y*0 may turn -0 into +0 in IEEE
+// arithmetic and in the exact reference alike). With m != 1 the output is
+// m*x within the budget.
+#include "properties/property_helpers.h"
+#include "ropecheck/float_compare.h"
+
+namespace ropecheck::prop {
+
+PropertyResult is_identity_at_position_zero(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  Case c = ctx.spec();
+  for (auto& p : c.positions) p = 0;
+  if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
+  const QkBuffers in = make_inputs(c);
+  const ReferenceResult ref = compute_reference(c, in);
+  KernelRun run;
+  if (auto f = call_or_fail(impl, c, in, &run)) return *f;
+  if (!exactly_equal(ref.attention_factor, 1.0)) {
+    const CaseOutcome out = judge(impl, c, in, ref, run);
+    return {out.outcome, out.message, out.worst_units, {}};
+  }
+  const Geometry g = geometry(c);
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int j = 0; j < g.head_dim; ++j) {
+          const std::int64_t off = g.offset(w, t, h, j);
+          if (!same_value(run.out, in, w, off, c.dtype))
+            return PropertyResult::fail(
+                "not the identity at position 0 with attention factor 1: " + element_name(c, w, t, h, j) + " got " +
+                std::to_string(stored_value(run.out, w, off, c.dtype)) + ", input " +
+                std::to_string(stored_value(in, w, off, c.dtype)));
+        }
+  return {};
+}
+
+}  // namespace ropecheck::prop

@@ -1,0 +1,73 @@
+// Invariants every RoPE implementation must satisfy, each a function of
+// (implementation, case). The same definitions run under RapidCheck (random
+// cases that shrink to a minimal counterexample) and in the gate (the
+// deterministic suites, with a reproduce line per failure).
+#ifndef ROPECHECK_PROPERTIES_PROPERTY_H_
+#define ROPECHECK_PROPERTIES_PROPERTY_H_
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/buffers.h"
+#include "core/cases.h"
+#include "core/judge.h"
+#include "core/reference_result.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::prop {
+
+struct PropertyResult {
+  Outcome outcome = Outcome::kPass;
+  std::string message;     // why it failed or was skipped
+  double worst_units = 0;  // worst observed error / its budget (pass <= 1)
+  // The judge's full outcome, for a property that judged the kernel against
+  // the reference on the case itself: the gate's per-family and
+  // per-position tables are built from it.
+  std::optional<CaseOutcome> judged;
+  static PropertyResult skip(std::string why) { return {Outcome::kSkipped, std::move(why), 0, {}}; }
+  static PropertyResult fail(std::string why, double units = HUGE_VAL) {
+    return {Outcome::kFail, std::move(why), units, {}};
+  }
+};
+
+// One case as every property sees it: its inputs and its exact result are
+// built once, on first use, and shared by all properties and
+// implementations that run on the case.
+class CaseContext {
+ public:
+  explicit CaseContext(Case c) : c_(std::move(c)) {}
+  const Case& spec() const { return c_; }
+  const QkBuffers& inputs();
+  const ReferenceResult& reference();
+
+ private:
+  Case c_;
+  std::optional<QkBuffers> in_;
+  std::optional<ReferenceResult> ref_;
+};
+
+struct Property {
+  const char* name;     // reads as a sentence after "Rope/": PreservesPairNorm
+  const char* summary;  // one line: what it checks and why it matters
+  PropertyResult (*check)(const ropecheck_impl_t& impl, CaseContext& ctx);
+  // Capability flags and layouts the property needs at all (e.g. both
+  // layouts for layout equivariance); an implementation without them is
+  // reported as not applicable rather than run.
+  std::uint32_t needs_flags = 0;
+  std::uint32_t needs_layouts = 0;
+};
+
+// Empty when the property applies to the implementation, else why not.
+std::string not_applicable(const Property& p, const ropecheck_impl_t& impl);
+
+// Every kernel property, conformance first.
+std::span<const Property> kernel_properties();
+const Property* find_property(std::string_view name);
+
+}  // namespace ropecheck::prop
+
+#endif  // ROPECHECK_PROPERTIES_PROPERTY_H_

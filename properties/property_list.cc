@@ -1,0 +1,59 @@
+// The kernel properties, in report order. Adding one is one row here.
+#include "properties/property.h"
+
+#include <string>
+
+namespace ropecheck::prop {
+
+// One file per property, named after it.
+PropertyResult conforms_to_reference(const ropecheck_impl_t&, CaseContext&);
+PropertyResult is_identity_at_position_zero(const ropecheck_impl_t&, CaseContext&);
+PropertyResult preserves_pair_norm(const ropecheck_impl_t&, CaseContext&);
+PropertyResult depends_only_on_relative_position(const ropecheck_impl_t&, CaseContext&);
+PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t&, CaseContext&);
+PropertyResult composes_additively(const ropecheck_impl_t&, CaseContext&);
+PropertyResult inverse_undoes_forward(const ropecheck_impl_t&, CaseContext&);
+PropertyResult is_layout_equivariant(const ropecheck_impl_t&, CaseContext&);
+PropertyResult keeps_pass_through_bit_exact(const ropecheck_impl_t&, CaseContext&);
+PropertyResult in_place_matches_out_of_place(const ropecheck_impl_t&, CaseContext&);
+PropertyResult rotates_q_and_k_alike(const ropecheck_impl_t&, CaseContext&);
+PropertyResult refuses_positions_beyond_the_cache(const ropecheck_impl_t&, CaseContext&);
+
+namespace {
+constexpr Property kProperties[] = {
+    {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference},
+    {"IsIdentityAtPositionZero", "position 0 returns the input (m = 1) or m x", is_identity_at_position_zero},
+    {"PreservesPairNorm", "each pair's norm scaled exactly by the attention factor", preserves_pair_norm},
+    {"DependsOnlyOnRelativePosition", "<f(q,m), f(k,n)> = <f(q,m+t), f(k,n+t)>", depends_only_on_relative_position},
+    {"IsOrthogonalWithPositiveOrientation", "R^T R = m^2 I and every pair block has det > 0", is_orthogonal_with_positive_orientation},
+    {"ComposesAdditively", "f(f(x,a),b) = f(x,a+b) when m = 1", composes_additively},
+    {"InverseUndoesForward", "the inverse direction applied after forward gives m^2 x", inverse_undoes_forward,
+     ROPECHECK_CAP_INVERSE},
+    {"IsLayoutEquivariant", "interleaved(P x) = P half_split(x)", is_layout_equivariant, 0,
+     (1u << ROPECHECK_LAYOUT_INTERLEAVED) | (1u << ROPECHECK_LAYOUT_HALF_SPLIT)},
+    {"KeepsPassThroughBitExact", "channels [rotary_dim, head_dim) untouched", keeps_pass_through_bit_exact,
+     ROPECHECK_CAP_PARTIAL_ROTARY},
+    {"InPlaceMatchesOutOfPlace", "in-place and out-of-place results are bit-identical", in_place_matches_out_of_place,
+     ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE},
+    {"RotatesQAndKAlike", "q and k with equal data at one position come out bit-identical", rotates_q_and_k_alike},
+    {"RefusesPositionsBeyondTheCache", "a position id past the cos/sin cache gives POSITION_OUT_OF_RANGE",
+     refuses_positions_beyond_the_cache, ROPECHECK_CAP_COS_SIN_CACHE},
+};
+}  // namespace
+
+std::span<const Property> kernel_properties() { return kProperties; }
+
+std::string not_applicable(const Property& p, const ropecheck_impl_t& impl) {
+  if ((impl.caps.flags & p.needs_flags) != p.needs_flags)
+    return "needs capability flags " + std::to_string(p.needs_flags) + ", has " + std::to_string(impl.caps.flags);
+  if ((impl.caps.layouts & p.needs_layouts) != p.needs_layouts) return "needs both layouts";
+  return {};
+}
+
+const Property* find_property(std::string_view name) {
+  for (const Property& p : kProperties)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+}  // namespace ropecheck::prop

@@ -1,0 +1,23 @@
+// Rope/RefusesPositionsBeyondTheCache: a cache kernel handed a cos/sin cache
+// one row short of the largest position must answer
+// ROPECHECK_POSITION_OUT_OF_RANGE (kernel_abi.h: ids must lie in
+// [0, cache_max_position)). A kernel without that check reads past its
+// table instead (vLLM's rotary_embedding kernel does no such check); under
+// isolation the read hits a guard page.
+#include "properties/property_helpers.h"
+
+namespace ropecheck::prop {
+
+PropertyResult refuses_positions_beyond_the_cache(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  const Case& c = ctx.spec();
+  if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
+  if (c.max_abs_position() < 1) return PropertyResult::skip("largest position is 0: no shorter cache exists");
+  const KernelRun r = call_kernel(impl, c, ctx.inputs(), /*cache_rows_short=*/1);
+  if (r.status == ROPECHECK_POSITION_OUT_OF_RANGE) return {};
+  return PropertyResult::fail("position " + std::to_string(c.max_abs_position()) + " with a cache of " +
+                              std::to_string(c.max_abs_position()) + " rows: status " + std::to_string(r.status) +
+                              " instead of POSITION_OUT_OF_RANGE (" + std::to_string(ROPECHECK_POSITION_OUT_OF_RANGE) +
+                              ")" + (r.message.empty() ? "" : ": " + r.message));
+}
+
+}  // namespace ropecheck::prop
