@@ -37,7 +37,7 @@ std::string Violation::format() const {
 CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                   const ReferenceResult& ref, const KernelRun& run) {
   CaseOutcome out;
-  if (std::string bad = ErrorModel::check_policy(impl.policy); !bad.empty()) {
+  if (std::string bad = ErrorModel::check_policy(policy_of(impl)); !bad.empty()) {
     out.outcome = Outcome::kFail;
     out.message = "declared policy rejected: " + bad;
     return out;
@@ -49,7 +49,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     return out;
   }
   const Geometry g = geometry(c);
-  const ErrorModel model(impl.policy, c.freq, c.shape, c.dtype, ref.attention_factor);
+  const ErrorModel model(policy_of(impl), c.freq, c.shape, c.dtype, ref.attention_factor);
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);
