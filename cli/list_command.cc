@@ -75,8 +75,10 @@ CLI::App* add_list_command(CLI::App& app) {
 }
 
 int run_list() {
-  for (const ropecheck_impl_t* impl : builtin_impls()) {
-    std::cout << impl->name << "\n  " << impl->description << "\n";
+  for (const RegisteredImpl& row : registered_impls()) {
+    const ropecheck_impl_t* impl = row.table;
+    std::cout << impl->name << (row.default_set ? "" : "  (not in the default set: --impl " + std::string(impl->name) + ")")
+              << "\n  " << impl->description << "\n";
     if (impl->target) std::cout << "  target:   " << impl->target(impl->ctx) << "\n";
     std::cout << "  layouts:  " << bits_to_names(impl->caps.layouts, ROPECHECK_LAYOUT_COUNT, layout_n)
               << "\n  dtypes:   " << bits_to_names(impl->caps.dtypes, ROPECHECK_DTYPE_COUNT, dtype_n)

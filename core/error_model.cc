@@ -60,10 +60,13 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
   // E5: the attention factor, computed by the kernel from the scheme (log,
   // multiply, add, divide, sqrt: 8 roundings in the freq dtype), or an
   // explicit one rounded once; m = 1 with neither is exact.
-  const double u_f = unit_roundoff(policy.base.freq_dtype);
+  // A factor formed in a finer dtype than sin/cos are multiplied in (fp64
+  // frequencies, a fast fp32 sin/cos) is rounded to that precision first.
+  const double u_f = unit_roundoff(policy.base.freq_dtype), u_t = unit_roundoff(trig_);
   const bool derived_m = !s.attention_factor && (s.scheme == ROPECHECK_SCHEME_YARN ||
                                                  s.scheme == ROPECHECK_SCHEME_LONGROPE);
   m_rel_ = derived_m ? 8.0 * u_f : (s.attention_factor ? u_f : 0.0);
+  if (m_rel_ > 0 && u_t > u_f) m_rel_ += u_t * (1 + m_rel_);
 }
 
 double ErrorModel::math_rounding(double z) const {

@@ -16,8 +16,9 @@
 //    growing with |x|, the same for sin and cos).
 // The model: fl32(sin(2 pi frac(t)) + e(t)) with t = RZ32(x K) and the unit's
 // own error e a deterministic pseudo-random function of t, |e| <= 2^-24.5
-// (sin) and 2^-23 (cos): amplitudes for which the whole stays within the
-// documented bounds on [-pi, pi] (max 2^-21.42 and 2^-21.31, checked over
+// (sin) and 2^-23 (cos), and e(0) = 0 (sin 0 = 0 and cos 0 = 1 exactly, as
+// a table-based unit returns them): amplitudes for which the whole stays
+// within the documented bounds on [-pi, pi] (max 2^-21.42 and 2^-21.31, checked over
 // every fp32 there in impls/test/fast_sincos_model_test.cc). Not measured on
 // hardware: a GPU sweep of |x| up to 2^24 would confirm or refute the slope.
 #ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_FAST_SINCOS_MODEL_H_
@@ -27,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ropecheck/float_compare.h"
 #include "ropecheck/numbers.h"
 
 namespace ropecheck::impl::fast_sincos {
@@ -52,6 +54,7 @@ inline float mul_rz(float x, float y) {
 // The unit's own error: a hash of t's bits (splitmix64's finaliser) scaled
 // into [-amplitude, amplitude).
 inline double unit_error(float t, std::uint64_t salt, double amplitude) {
+  if (exactly_equal(t, 0.0f)) return 0.0;  // +-0
   std::uint32_t bits;
   std::memcpy(&bits, &t, sizeof bits);
   std::uint64_t z = (static_cast<std::uint64_t>(bits) << 8) ^ salt ^ 0x5DEECE66Dull;

@@ -4,6 +4,8 @@
 #ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_IMPL_TABLE_H_
 #define ROPECHECK_IMPLS_KERNEL_SUPPORT_IMPL_TABLE_H_
 
+#include <cstdint>
+
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/policy.h"
 

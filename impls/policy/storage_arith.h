@@ -36,7 +36,7 @@ inline double round_exact_sum(double hi, double lo, ropecheck_dtype_t dtype) {
   const double s = std::ldexp(hi, -q);
   const double whole = std::floor(s), frac = s - whole;
   double n = whole;
-  if (frac > 0.5 || (exactly_equal(frac, 0.5) && (lo > 0 || (exactly_equal(lo, 0.0) && std::fmod(whole, 2.0) != 0))))
+  if (frac > 0.5 || (exactly_equal(frac, 0.5) && (lo > 0 || (exactly_equal(lo, 0.0) && !exactly_equal(std::fmod(whole, 2.0), 0.0)))))
     n = whole + 1;
   const double r = std::ldexp(n, q);
   return std::fabs(r) > max_finite(dtype) ? std::copysign(HUGE_VAL, r) : r;
