@@ -68,6 +68,10 @@ const BudgetPolicy kPolicies[] = {
     {"f32_angle_bf16_cache",
      "as f32_angle_product with the cos/sin table cast to bf16 (HF with a bf16 model), rotation in fp32",
      libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16)},
+    {"f32_math_storage_cos_sin",
+     "cos/sin cast to the activation dtype, rotation in fp32, the result cast to it: the closest an ABI 1.0 policy "
+     "came to HF eager, which rounds every op in the activation dtype (under this policy HF eager fails)",
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_OF_STORAGE)},
     {"hf_eager",
      "HF transformers eager apply_rotary_pos_emb in the activation dtype: fp32 angles and cos/sin cast to q.dtype, "
      "q*cos, rotate_half(q)*sin and their sum each rounded to q.dtype (fp32: as f32_angle_product)",
