@@ -77,7 +77,8 @@ CLI::App* add_list_command(CLI::App& app) {
 int run_list() {
   for (const RegisteredImpl& row : registered_impls()) {
     const ropecheck_impl_t* impl = row.table;
-    std::cout << impl->name << (row.default_set ? "" : "  (not in the default set: --impl " + std::string(impl->name) + ")")
+    const std::string note = row.default_set ? "" : "  (not in the default set: --impl " + std::string(impl->name) + ")";
+    std::cout << impl->name << note
               << "\n  " << impl->description << "\n";
     if (impl->target) std::cout << "  target:   " << impl->target(impl->ctx) << "\n";
     std::cout << "  layouts:  " << bits_to_names(impl->caps.layouts, ROPECHECK_LAYOUT_COUNT, layout_n)

@@ -49,8 +49,8 @@ std::string check_1_1_members(const ropecheck_impl_t& t) {
   if (e.struct_size == 0) {
     const auto* b = reinterpret_cast<const unsigned char*>(&e);
     if (std::any_of(b, b + sizeof e, [](unsigned char x) { return x != 0; }))
-      return "policy_ext.struct_size: is 0 (no extension) but fields are set; set it to sizeof(ropecheck_policy_ext_t) = " +
-             std::to_string(sizeof e);
+      return "policy_ext.struct_size: is 0 (no extension) but fields are set; set it to "
+             "sizeof(ropecheck_policy_ext_t) = " + std::to_string(sizeof e);
   }
   return {};
 }

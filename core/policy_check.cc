@@ -45,7 +45,8 @@ std::string ErrorModel::check_policy(const Policy& policy, const ropecheck_caps_
     return "policy.angle_mode: must be 0 (f32 product), 1 (f64) or 2 (f32 running product) (got " +
            std::to_string(p.angle_mode) + ")";
   if (p.angle_mode == ROPECHECK_ANGLE_F32_RUNNING_PRODUCT) {
-    if (p.freq_dtype != ROPECHECK_DTYPE_F32) return "policy.freq_dtype: must be f32 with angle_mode F32_RUNNING_PRODUCT";
+    if (p.freq_dtype != ROPECHECK_DTYPE_F32)
+      return "policy.freq_dtype: must be f32 with angle_mode F32_RUNNING_PRODUCT";
     if (caps && (caps->schemes & ~kRunningProductSchemes))
       return "caps.schemes: angle_mode F32_RUNNING_PRODUCT can form default, linear and longrope only";
   }
@@ -78,7 +79,8 @@ std::string ErrorModel::check_policy(const Policy& policy, const ropecheck_caps_
     return "policy_ext.rotation_form: must be 0 (separate) or 1 (fma) (got " + std::to_string(e.rotation_form) + ")";
   if (!ulps_ok(e.freq_pow_max_ulp))
     return "policy_ext.freq_pow_max_ulp: must be 0 (1 ulp) or in [0.5, 16]" + got(e.freq_pow_max_ulp);
-  if (e.positions_f32 > 1) return "policy_ext.positions_f32: must be 0 or 1 (got " + std::to_string(e.positions_f32) + ")";
+  if (e.positions_f32 > 1)
+    return "policy_ext.positions_f32: must be 0 or 1 (got " + std::to_string(e.positions_f32) + ")";
   if (e.reserved != 0) return "policy_ext.reserved: must be 0";
   if (caps && p.math_dtype != ROPECHECK_DTYPE_OF_STORAGE) {
     // The model takes the stored inputs as exact in the math dtype: a

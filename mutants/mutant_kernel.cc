@@ -18,6 +18,7 @@
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/policy/storage_arith.h"
 #include "mutants/policy_mutants.h"
 
 namespace ropecheck::mutant {
@@ -47,8 +48,8 @@ constexpr ropecheck_caps_t caps_of(Bug bug) {
 constexpr ropecheck_policy_t kPolicy =
     libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 
-float round_bf16(float v) { return bf16_to_f32(f32_to_bf16(v)); }
-float round_f16(float v) { return f16_to_f32(f32_to_f16(v)); }
+float round_bf16(float v) { return impl::round_to_storage(v, ROPECHECK_DTYPE_BF16); }
+float round_f16(float v) { return impl::round_to_storage(v, ROPECHECK_DTYPE_F16); }
 
 // The frequencies the kernel uses: correct, or with the mutant's bug.
 EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int d, int head_dim) {
