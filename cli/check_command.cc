@@ -33,6 +33,11 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_option("--threads", a.threads, "Worker threads for the SIMD kernels (tokens are split)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+  check->add_option("--within", a.within_ulps,
+                    "Also report, per implementation and dtype, the |position| up to which every element stays "
+                    "within this many ulps of the correctly rounded result")
+      ->check(CLI::Range(0.0, 1e30));
+  check->add_flag("--slack", a.slack, "Also print the worst error / budget where each budget term dominates");
   check->add_flag("--quiet", a.quiet, "No progress lines");
   return check;
 }
@@ -112,15 +117,21 @@ int run_check(const CheckArgs& a) {
             << " implementation(s)\n";
   if (!a.quiet) o.progress = progress_printer();
   const GateReport r = run_gate(o);
+  std::ostringstream extra;  // the tables asked for, also in --summary
+  if (a.slack) print_slack(r, extra);
+  if (a.within_ulps >= 0) print_within(r, a.within_ulps, extra);
   print_summary(r, std::cout);
+  std::cout << (extra.str().empty() ? "" : "\n") << extra.str();
   if (!r.passed()) {
     std::cout << "\n";
     print_failures(r, std::cout);
+    print_worst_failures(r, std::cout);
   }
   try {
     if (!a.summary_path.empty()) {
       std::ostringstream s;
       print_summary(r, s);
+      s << (extra.str().empty() ? "" : "\n") << extra.str();
       write_file_atomically(a.summary_path, s.str());
     }
     if (!a.junit_path.empty()) {

@@ -27,6 +27,8 @@ struct CheckArgs {
   bool quiet = false;
   int threads = 1;
   std::string config_path;
+  double within_ulps = -1;  // --within: report reach within this many ulps (< 0: not asked)
+  bool slack = false;       // --slack: the slack table per budget term
 };
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a);

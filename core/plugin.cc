@@ -2,12 +2,26 @@
 
 #include <dlfcn.h>
 
+#include <deque>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
 #include "core/impl_validation.h"
 
 namespace ropecheck {
+namespace {
+
+// Host-normalised copies of every loaded table (core/impl_validation.h),
+// alive for the process like the libraries they point into.
+const ropecheck_impl_t* keep(const ropecheck_impl_t& t) {
+  static std::mutex mu;
+  static std::deque<ropecheck_impl_t> tables;
+  std::lock_guard<std::mutex> lock(mu);
+  return &tables.emplace_back(host_table(t));
+}
+
+}  // namespace
 
 Plugin load_plugin(const std::string& path) {
   const std::string where = "plugin " + path + ": ";
@@ -38,7 +52,7 @@ Plugin load_plugin(const std::string& path) {
       throw PluginError(where + "table[" + std::to_string(i) + "]." + bad);
     if (!names.insert(impl->name).second)
       throw PluginError(where + "table[" + std::to_string(i) + "].name: '" + impl->name + "' appears twice");
-    p.impls.push_back(impl);
+    p.impls.push_back(keep(*impl));
   }
   return p;
 }
