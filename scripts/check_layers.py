@@ -22,8 +22,9 @@ ALLOWED = {
     "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "golden", "mutants"},
     "bench": {"ropecheck", "impls"},
     "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
+    "python": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
 }
-LIBRARIES = set(ALLOWED) - {"cli"}
+LIBRARIES = set(ALLOWED) - {"cli", "python"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
