@@ -9,6 +9,7 @@
 #include "cli/common_options.h"
 #include "core/atomic_file.h"
 #include "core/config.h"
+#include "core/file_read.h"
 #include "gate/gate.h"
 #include "impls/simd/simd_impls.h"
 #include "properties/property.h"
@@ -89,22 +90,22 @@ int run_check(const CheckArgs& a) {
     return 2;
   }
   if (!a.config_path.empty()) {
-    std::ifstream f(a.config_path, std::ios::binary);
-    if (!f) {
-      std::cerr << "error: --config: cannot read " << a.config_path << "\n";
-      return 2;
-    }
-    std::ostringstream text;
-    text << f.rdbuf();
     try {
-      o.config = parse_rope_config(text.str());
+      o.config = read_rope_config_file(a.config_path);
       o.config_path = a.config_path;
+    } catch (const FileReadError& e) {
+      std::cerr << "error: --config " << e.what() << "\n";
+      return 2;
     } catch (const ref::ConfigError& e) {
       std::cerr << "error: --config " << a.config_path << ": " << e.what() << "\n";
       return 2;
     }
-    std::cerr << "config " << a.config_path << ": head_dim " << o.config->shape.head_dim << ", rotary_dim "
-              << o.config->shape.rotary_dim << ", " << o.config->freq.describe() << "\n";
+    if (o.config->shape_stated)
+      std::cerr << "config " << a.config_path << ": head_dim " << o.config->shape.head_dim << ", rotary_dim "
+                << o.config->shape.rotary_dim << ", " << o.config->freq.describe() << "\n";
+    else
+      std::cerr << "config " << a.config_path << ": " << o.config->freq.describe()
+                << "; it states no head shape, so every case keeps its own\n";
   }
   impl::set_simd_threads(a.threads);
   std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", "

@@ -81,8 +81,7 @@ GateReport run_gate(const GateOptions& o) {
   for (int idx = first; idx < last; ++idx) {
     Case c = make_case(o.suite, o.seed, idx);
     if (o.config) {
-      c.freq = o.config->freq;
-      c.shape = o.config->shape;
+      apply_config(*o.config, &c.freq, &c.shape);
       if (o.config->layout) c.layout = *o.config->layout;
     }
     ++r.cases;
