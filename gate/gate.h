@@ -39,7 +39,14 @@ struct GateOptions {
   std::map<std::string, std::string> reproduce_args;
   // Stop after the first case on which any implementation fails (every
   // property still runs on that case): how `ropecheck mutants` times a kill.
+  // The floor below is not applied to a run stopped early.
   bool stop_at_first_failing_case = false;
+  // The verdict floor: every implementation must be judged (pass or fail,
+  // not skipped) on at least this many cases of every property that applies
+  // to it, or it fails with the reason (--min-judged).
+  int min_judged = 1;
+  // False under --no-isolation: the report says what that gives up.
+  bool isolated = true;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -67,23 +74,35 @@ struct FailureRecord {
 
 struct ImplReport {
   std::string name;
+  // Applicable properties judged on fewer than GateOptions::min_judged
+  // cases: (property, why).
+  std::vector<std::pair<std::string, std::string>> under_floor;
+  const std::string* floor_failure(const std::string& property) const;
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   // Worst conformance error per position bucket (1/16 octave), for plots.
   std::map<int, PositionPoint> curve;
   std::vector<FailureRecord> failures;
-  bool passed() const { return failures.empty(); }
+  bool passed() const { return failures.empty() && under_floor.empty(); }
 };
 
 struct GateReport {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 0;
   int cases = 0;
+  int planned_cases = 0;  // what the run set out to do
   double seconds = 0;
+  int min_judged = 1;
+  bool isolated = true;
+  // "SIGINT" when the run was interrupted: a partial report, never a pass.
+  std::string interrupted;
   std::vector<ImplReport> impls;
   bool passed() const;
 };
+
+// What --no-isolation gives up, printed in that run's report.
+extern const char* const kNoIsolationNote;
 
 GateReport run_gate(const GateOptions& opts);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
