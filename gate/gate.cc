@@ -135,6 +135,7 @@ GateReport run_gate(const GateOptions& o) {
         switch (res.outcome) {
           case Outcome::kSkipped:
             ++ps.skipped;
+            ps.declined += res.declined;
             break;
           case Outcome::kPass:
             ++ps.passed;
@@ -161,11 +162,11 @@ GateReport run_gate(const GateOptions& o) {
   if (r.interrupted.empty() && !stopped_early)
     for (ImplReport& rep : r.impls)
       for (const auto& [name, s] : rep.properties)
-        if (s.applicable && s.passed + s.failed < o.min_judged)
+        if (s.applicable && s.passed + s.failed < o.min_judged && (s.passed + s.failed > 0 || s.declined > 0))
           rep.under_floor.emplace_back(name, "judged on " + std::to_string(s.passed + s.failed) +
                                                  " case(s), fewer than --min-judged " + std::to_string(o.min_judged) +
-                                                 " (" + std::to_string(s.skipped) + " of " + std::to_string(s.cases) +
-                                                 " skipped): no verdict to pass");
+                                                 " (" + std::to_string(s.declined) + " of " + std::to_string(s.cases) +
+                                                 " outside its declared capabilities): no verdict to pass");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -41,9 +41,12 @@ struct GateOptions {
   // property still runs on that case): how `ropecheck mutants` times a kill.
   // The floor below is not applied to a run stopped early.
   bool stop_at_first_failing_case = false;
-  // The verdict floor: every implementation must be judged (pass or fail,
-  // not skipped) on at least this many cases of every property that applies
-  // to it, or it fails with the reason (--min-judged).
+  // The verdict floor (--min-judged): every implementation must be judged
+  // (pass or fail, not skipped) on at least this many cases of every
+  // property that applies to it, or it fails with the reason. A property the
+  // run's cases give nothing to check (no pass-through channels in any case,
+  // say) and that the implementation never declined is exempt: no case could
+  // have judged it. A kernel cannot decline its way to a pass.
   int min_judged = 1;
   // False under --no-isolation: the report says what that gives up.
   bool isolated = true;
@@ -58,6 +61,7 @@ struct FamilyStats {
 
 struct PropertyStats {
   int cases = 0, passed = 0, failed = 0, skipped = 0;
+  int declined = 0;  // of the skipped: outside the declared capabilities
   double worst_units = 0;
   bool applicable = true;
   std::string not_applicable;

@@ -20,6 +20,7 @@ PropertyResult conforms_to_reference(const ropecheck_impl_t& impl, CaseContext& 
     out = judge(impl, c, ctx.inputs(), ctx.reference(), call_kernel_twice(impl, c, ctx.inputs()));
   }
   PropertyResult r{out.outcome, out.message, out.worst_units, {}};
+  r.declined = out.outcome == Outcome::kSkipped;
   r.judged = std::move(out);
   return r;
 }

@@ -41,7 +41,7 @@ std::optional<PropertyResult> skip_outside_capabilities(const ropecheck_impl_t& 
                                                         std::initializer_list<const Case*> cs) {
   for (const Case* c : cs)
     if (std::string why = outside_capabilities(impl, *c); !why.empty())
-      return PropertyResult::skip("outside capabilities: " + why);
+      return PropertyResult::decline("outside capabilities: " + why);
   return std::nullopt;
 }
 
