@@ -44,6 +44,11 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_option("--threads", a.threads, "Worker threads for the SIMD kernels (tokens are split)")
       ->check(integer_in(1, 256))
       ->capture_default_str();
+  check->add_option("--within", a.within_ulps,
+                    "Also report, per implementation and dtype, the |position| up to which every element stays "
+                    "within this many ulps of the correctly rounded result")
+      ->check(CLI::Range(0.0, 1e30));
+  check->add_flag("--slack", a.slack, "Also print the worst error / budget where each budget term dominates");
   check->add_flag("--quiet", a.quiet, "No progress lines");
   return check;
 }
@@ -85,10 +90,12 @@ std::string validate_check_args(const CheckArgs& a, GateOptions* o) {
 
 namespace {
 
-void write_reports(const CheckArgs& a, const GateReport& r) {
+// `extra`: the tables --slack and --within asked for.
+void write_reports(const CheckArgs& a, const GateReport& r, const std::string& extra) {
   if (!a.summary_path.empty()) {
     std::ostringstream s;
     print_summary(r, s);
+    s << (extra.empty() ? "" : "\n") << extra;
     if (!r.passed()) {
       s << "\n";
       print_failures(r, s);
@@ -151,13 +158,18 @@ int run_check(const CheckArgs& a) {
             << (a.selection.isolation ? "" : ", NOT isolated (--no-isolation)") << "\n";
   if (!a.quiet) o.progress = progress_printer();
   const GateReport r = run_gate(o);
+  std::ostringstream extra;  // the tables asked for, also in --summary
+  if (a.slack) print_slack(r, extra);
+  if (a.within_ulps >= 0) print_within(r, a.within_ulps, extra);
   print_summary(r, std::cout);
+  std::cout << (extra.str().empty() ? "" : "\n") << extra.str();
   if (!r.passed()) {
     std::cout << "\n";
     print_failures(r, std::cout);
+    print_worst_failures(r, std::cout);
   }
   try {
-    write_reports(a, r);
+    write_reports(a, r, extra.str());
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -32,6 +32,8 @@ struct CheckArgs {
   int threads = 1;
   int min_judged = 1;
   std::string config_path;
+  double within_ulps = -1;  // --within: report reach within this many ulps (< 0: not asked)
+  bool slack = false;       // --slack: the slack table per budget term
 };
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a);

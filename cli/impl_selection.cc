@@ -14,6 +14,7 @@ ImplSelection select_impls(const SelectionArgs& a) {
     const ropecheck_impl_t* impl;
     std::string plugin_path;  // "" for a built-in implementation
     bool forkable;
+    bool default_set;
   };
   IsolationOptions iso;
   iso.timeout_seconds = a.timeout_seconds;
@@ -28,14 +29,16 @@ ImplSelection select_impls(const SelectionArgs& a) {
   std::vector<Known> known;
   for (const std::string& path : a.plugins) {
     const Plugin p = load_plugin(path, iso);
-    for (const auto* impl : p.impls) known.push_back({impl, std::filesystem::absolute(path).string(), true});
+    for (const auto* impl : p.impls) known.push_back({impl, std::filesystem::absolute(path).string(), true, true});
   }
   const bool plugins_only = a.names.empty() && !a.plugins.empty();
   if (!plugins_only)
-    for (const RegisteredImpl& r : registered_impls()) known.push_back({r.table, "", *r.in_process_only == '\0'});
+    for (const RegisteredImpl& r : registered_impls())
+      known.push_back({r.table, "", *r.in_process_only == '\0', r.default_set});
   std::vector<Known> chosen;
   if (a.names.empty()) {
-    chosen = known;
+    for (const Known& k : known)
+      if (k.default_set) chosen.push_back(k);
   } else {
     for (const std::string& n : a.names) {
       bool found = false;

@@ -37,7 +37,7 @@ std::string Violation::format() const {
 CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                   const ReferenceResult& ref, const KernelRun& run) {
   CaseOutcome out;
-  if (std::string bad = ErrorModel::check_policy(impl.policy); !bad.empty()) {
+  if (std::string bad = ErrorModel::check_policy(policy_of(impl)); !bad.empty()) {
     out.outcome = Outcome::kFail;
     out.message = "declared policy rejected: " + bad;
     return out;
@@ -48,7 +48,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     return out;
   }
   const Geometry g = geometry(c);
-  const ErrorModel model(impl.policy, c.freq, c.shape, c.dtype, ref.attention_factor);
+  const ErrorModel model(policy_of(impl), c.freq, c.shape, c.dtype, ref.attention_factor);
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);
@@ -80,7 +80,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
         ++out.outside_domain;
         continue;
       }
-      const double budget = model.budget(e);
+      const BudgetTerms terms = model.terms(e);
+      const double budget = terms.total();
       double units = std::fabs(v - e.value) / budget;
       // Rounding to the storage dtype may overflow: an infinity is what a
       // correct kernel stores when the budget interval around the exact value
@@ -100,12 +101,18 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
               "outside budget", model.explain(e)});
       const double u = std::isnan(units) ? HUGE_VAL : units;
       const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
+      const int term = dominant_term(terms);
+      ++out.elements_by_term[term];
+      out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
       b.worst_units = std::max(b.worst_units, u);
       b.worst_ulps = std::max(b.worst_ulps, l);
       PositionPoint& pt = points[e.position];
       pt.position = e.position;
       pt.worst_units = std::max(pt.worst_units, u);
       pt.worst_ulps = std::max(pt.worst_ulps, l);
+      const double pair_ulp = ref::ulp_of(ref.attention_factor * std::hypot(e.x, e.y), c.dtype);
+      const double pl = std::fabs(v - e.value) / pair_ulp;
+      pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
       out.worst_units = std::max(out.worst_units, u);
       out.worst_ulps = std::max(out.worst_ulps, l);
     }

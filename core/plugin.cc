@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <deque>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
 #include "core/child_process.h"
@@ -11,6 +13,18 @@
 #include "core/impl_validation.h"
 
 namespace ropecheck {
+namespace {
+
+// Host-normalised copies of every loaded table (core/impl_validation.h),
+// alive for the process like the libraries they point into.
+const ropecheck_impl_t* keep(const ropecheck_impl_t& t) {
+  static std::mutex mu;
+  static std::deque<ropecheck_impl_t> tables;
+  std::lock_guard<std::mutex> lock(mu);
+  return &tables.emplace_back(host_table(t));
+}
+
+}  // namespace
 
 namespace {
 
@@ -38,7 +52,7 @@ Plugin load_here(const std::string& path, const std::string& abs, const std::str
       throw PluginError(where + "table[" + std::to_string(i) + "]." + bad);
     if (!names.insert(impl->name).second)
       throw PluginError(where + "table[" + std::to_string(i) + "].name: '" + impl->name + "' appears twice");
-    p.impls.push_back(impl);
+    p.impls.push_back(keep(*impl));
   }
   return p;
 }

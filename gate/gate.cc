@@ -54,7 +54,15 @@ int curve_bucket(std::int64_t p) {
   return static_cast<int>(std::floor(std::log2(a + 1) * 16));
 }
 
-void add_bins(ImplReport& rep, const CaseOutcome& out) {
+void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
+  for (int t = 0; t < kBudgetTermCount; ++t) {
+    rep.elements_by_term[t] += out.elements_by_term[t];
+    rep.worst_by_term[t] = std::max(rep.worst_by_term[t], out.worst_by_term[t]);
+  }
+  for (const PositionPoint& pt : out.points) {
+    UlpsAt& u = rep.ulps_by_position[c.dtype][abs_position(pt.position)];
+    if (pt.worst_pair_ulps >= u.worst_ulps) u = {pt.worst_pair_ulps, c.index};
+  }
   for (const PositionPoint& pt : out.points) {
     PositionPoint& c = rep.curve[curve_bucket(pt.position)];
     if (pt.worst_units >= c.worst_units) {
@@ -83,6 +91,7 @@ GateReport run_gate(const GateOptions& o) {
   for (const auto* impl : o.impls) {
     ImplReport rep;
     rep.name = impl->name;
+    if (o.reproduce_args.count(rep.name)) rep.reproduce_args = " " + o.reproduce_args.at(rep.name);
     for (const auto* p : props) {
       PropertyStats s;
       s.not_applicable = prop::not_applicable(*p, *impl);
@@ -125,10 +134,11 @@ GateReport run_gate(const GateOptions& o) {
           ++f.cases;
           if (out.outcome == Outcome::kSkipped) {
             ++f.skipped;
+            ++rep.skipped[out.message];
           } else {
             f.worst_units = std::max(f.worst_units, out.worst_units);
             f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
-            add_bins(rep, out);
+            add_bins(rep, out, c);
             ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
           }
         }
@@ -146,7 +156,8 @@ GateReport run_gate(const GateOptions& o) {
             ps.worst_units = std::max(ps.worst_units, res.worst_units);
             rep.failures.push_back({idx, p.name, c.family(), res.message, c.describe(),
                                     reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path) +
-                                        (o.reproduce_args.count(rep.name) ? " " + o.reproduce_args.at(rep.name) : "")});
+                                        rep.reproduce_args,
+                                    res.worst_units});
             break;
         }
       }

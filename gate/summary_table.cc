@@ -53,6 +53,13 @@ void print_summary(const GateReport& r, std::ostream& os) {
          << " | " << s.skipped << " | " << fmt(s.worst_units) << " | " << verdict << " |\n";
     }
   }
+  bool any_skip = false;
+  for (const auto& i : r.impls) any_skip |= !i.skipped.empty();
+  if (any_skip) {
+    os << "\n### Skipped: outside the declared capabilities\n\n| implementation | reason | cases |\n|---|---|---:|\n";
+    for (const auto& i : r.impls)
+      for (const auto& [why, n] : i.skipped) os << "| " << i.name << " | " << why << " | " << n << " |\n";
+  }
   os << "\n### Worst conformance error by position range\n\n"
         "Where a kernel loses accuracy with context length:\n\n";
   os << "| implementation |";

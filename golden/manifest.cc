@@ -88,12 +88,17 @@ std::string manifest_to_json(const Manifest& m) {
   for (const auto& f : flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
   ordered_json policies = ordered_json::object();
   for (const auto& p : budget_policies()) {
+    const ropecheck_policy_t& b = p.policy.base;
+    const ropecheck_policy_ext_t& e = p.policy.ext;
     policies[p.name] = {{"description", p.description},
-                        {"freqDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.freq_dtype))},
-                        {"angle", p.policy.angle_mode == ROPECHECK_ANGLE_F64 ? "f64 product" : "f32 product"},
+                        {"freqDtype", dtype_name(static_cast<ropecheck_dtype_t>(b.freq_dtype))},
+                        {"angle", angle_mode_name(b.angle_mode)},
                         {"sincos", "libm"},
-                        {"mathDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.math_dtype))},
-                        {"cosSinDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.cache_dtype))}};
+                        {"mathDtype", policy_dtype_name(b.math_dtype)},
+                        {"cosSinDtype", policy_dtype_name(b.cache_dtype)},
+                        {"rotation", rotation_form_name(e.rotation_form)},
+                        {"sincosMaxUlp", e.sincos_max_ulp > 0 ? e.sincos_max_ulp : 1.0},
+                        {"freqPowMaxUlp", e.freq_pow_max_ulp > 0 ? e.freq_pow_max_ulp : 1.0}};
   }
   ordered_json cases = ordered_json::array();
   for (const CaseEntry& e : m.cases) {

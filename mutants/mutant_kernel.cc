@@ -1,6 +1,7 @@
 // One realistic buggy RoPE kernel per row of mutant_list.h: the same clean
 // scalar kernel (double-precision frequencies and angles, fp32 rotation)
-// with exactly one bug switched on by the table's context. Bug::none is the
+// with exactly one bug switched on by the table's context, or, for the rows
+// of policy_mutants.cc, a policy kernel with one more rounding than it declares. Bug::none is the
 // correct control, which must pass the gate: every mutant differs from it in
 // one place only. Frequency bugs are written as changes of the config or of
 // the correct frequencies (impls/kernel_support/engine_freqs.h), so the
@@ -17,6 +18,8 @@
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/policy/storage_arith.h"
+#include "mutants/policy_mutants.h"
 
 namespace ropecheck::mutant {
 namespace {
@@ -29,16 +32,23 @@ struct Kernel {
 };
 
 constexpr ropecheck_caps_t caps_of(Bug bug) {
-  return impl::standard_caps(impl::kBothLayouts, bug == Bug::cache_no_bounds_check ? ROPECHECK_CAP_COS_SIN_CACHE
-                                                                                   : ROPECHECK_CAP_NEGATIVE_POSITIONS);
+  // The capability restrictions of ABI 1.1, declared by the rows that break
+  // the behaviour left inside them.
+  const std::uint32_t restriction = bug == Bug::yarn_truncation_dropped ? ROPECHECK_CAP_YARN_TRUNCATED_ONLY
+                                    : bug == Bug::attention_factor_dropped_no_explicit
+                                        ? ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR
+                                        : 0u;
+  return impl::standard_caps(impl::kBothLayouts, bug == Bug::cache_no_bounds_check
+                                                     ? ROPECHECK_CAP_COS_SIN_CACHE
+                                                     : ROPECHECK_CAP_NEGATIVE_POSITIONS | restriction);
 }
 // What the control achieves and declares: frequencies and angles in double,
 // libm sin/cos in double, rotation and cos/sin in fp32.
 constexpr ropecheck_policy_t kPolicy =
     libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 
-float round_bf16(float v) { return bf16_to_f32(f32_to_bf16(v)); }
-float round_f16(float v) { return f16_to_f32(f32_to_f16(v)); }
+float round_bf16(float v) { return impl::round_to_storage(v, ROPECHECK_DTYPE_BF16); }
+float round_f16(float v) { return impl::round_to_storage(v, ROPECHECK_DTYPE_F16); }
 
 // The frequencies the kernel uses: correct, or with the mutant's bug.
 EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int d, int head_dim) {
@@ -47,6 +57,9 @@ EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int 
   switch (bug) {
     case Bug::yarn_truncate_ignored:
       if (yarn) s.truncate = 1;
+      break;
+    case Bug::yarn_truncation_dropped:
+      if (yarn) s.truncate = 0;
       break;
     case Bug::yarn_explicit_factor_ignored:
       if (yarn) s.has_attention_factor = 0;
@@ -80,7 +93,8 @@ EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int 
     const auto w = impl::engine_frequencies<double>(plain, d).inv_freq;
     for (int i = 0; i < d / 2; ++i) f.inv_freq[i] = w[i] + w[i] / s.factor - f.inv_freq[i];
   }
-  if (yarn && bug == Bug::yarn_attention_factor_missing) f.attention_factor = 1;
+  if (yarn && (bug == Bug::yarn_attention_factor_missing || bug == Bug::attention_factor_dropped_no_explicit))
+    f.attention_factor = 1;
   if (yarn && bug == Bug::yarn_attention_factor_twice) f.attention_factor *= f.attention_factor;
   return f;
 }
@@ -191,7 +205,8 @@ const ropecheck_impl_t* mutant_impl(Bug bug) {
     static ropecheck_impl_t t[kBugCount];
     for (int i = 0; i < kBugCount; ++i) {
       kernels[i].bug = kBugs[i].bug;
-      t[i] = table_of(&kernels[i], kBugs[i]);
+      const impl::PolicyKernel* policy_row = policy_mutant(kBugs[i].bug);
+      t[i] = policy_row ? impl::policy_kernel_table(policy_row) : table_of(&kernels[i], kBugs[i]);
     }
     return t;
   }();

@@ -13,8 +13,11 @@ namespace ropecheck::impl {
 // with exact rationals: hi and mid are 2 pi and its remainder rounded to 24
 // bits, lo the rest rounded to double. k * hi and k * mid are exact for
 // |k| < 2^29 (|a| < 3.3e9: int32 positions times frequencies <= 1); beyond,
-// rounding k * hi adds at most |a| 2^-53, which the declared F64 angle budget,
-// |a| (e_w + 2^-53), already covers.
+// rounding k * hi moves the result by at most |a| 2^-53: a phase error the
+// kernels that use it declare (kReductionRange, kReductionSlope; an exact
+// angle, pair 0 at |p| <= 2^53, has no angle budget to hide it in).
+inline constexpr double kReductionRange = 3.3e9;      // |a| below which the reduction is exact to 2^-48
+inline constexpr double kReductionSlope = 0x1p-52;    // beyond: 2^-53 |a|, declared with a factor 2 margin
 ROPECHECK_HD inline double reduce_two_pi(double a) {
   const double k = nearbyint(a * 0.15915494309189533577);  // 1 / (2 pi)
   return ((a - k * 0x1.921fb6p+2) - k * -0x1.777a5cp-23) - k * -0x1.ee59d9cceba4p-48;

@@ -139,9 +139,12 @@ const ropecheck_impl_t* simd_cache_impl() {
 // reduction mod 2 pi in double; sin/cos then run in fp32 on the reduced angle
 // r (|r| <= pi), so their error is declared as FAST: rounding r to fp32
 // (<= 2^-23 rad, moving sin/cos by as much) plus Highway's 3 ulp (<= 3 * 2^-24
-// for values in [-1, 1]) is 2.98e-7; we declare 4e-7.
-constexpr ropecheck_policy_t kOtfPolicy =
-    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 4e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
+// for values in [-1, 1]) is 2.98e-7; we declare 4e-7, up to the angle where
+// the reduction stops being exact, and its phase error beyond
+// (kernel_support/angle_reduction.h).
+constexpr Policy kOtfPolicy = with_fast_range(
+    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 4e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
+    kReductionRange, kReductionSlope);
 
 const ropecheck_impl_t* simd_otf_impl() {
   static const ropecheck_impl_t impl = kernel_table(
