@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/file_read.h"
+
 namespace ropecheck {
 namespace {
 
@@ -21,15 +23,6 @@ std::string resolve_target(const std::string& path) {
   const std::filesystem::path t = std::filesystem::weakly_canonical(path, ec);
   if (ec) throw std::runtime_error(path + ": cannot resolve the symlink: " + ec.message());
   return t.string();
-}
-
-const char* non_file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISSOCK(m)) return "a socket";
-  return nullptr;
 }
 
 }  // namespace

@@ -13,15 +13,6 @@
 namespace ropecheck {
 namespace {
 
-const char* kind_of(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
-
 // Closes the descriptor on every path out.
 struct Fd {
   int fd;
@@ -31,6 +22,16 @@ struct Fd {
 };
 
 }  // namespace
+
+const char* non_file_kind(unsigned mode) {
+  const auto m = static_cast<mode_t>(mode);
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return nullptr;
+}
 
 std::string read_file_bounded(const std::string& path, const ReadLimits& lim) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
@@ -44,7 +45,8 @@ std::string read_file_bounded(const std::string& path, const ReadLimits& lim) {
   if (::fstat(f.fd, &st) != 0) throw FileReadError(path, std::string("cannot be examined: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw FileReadError(path, "is a directory, not a file");
   if (lim.regular_only && !S_ISREG(st.st_mode))
-    throw FileReadError(path, std::string("is ") + kind_of(st.st_mode) + ", not a regular file");
+    throw FileReadError(path, std::string("is ") + (non_file_kind(st.st_mode) ? non_file_kind(st.st_mode) : "not a regular file") +
+                                  ", not a regular file");
   const std::string too_big = "holds more than the limit of " + std::to_string(lim.max_bytes) + " bytes";
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > lim.max_bytes)
     throw FileReadError(path, "is " + std::to_string(st.st_size) + " bytes, more than the limit of " +

@@ -31,6 +31,10 @@ struct ReadLimits {
   double wait_seconds = 10;
 };
 
+// "a directory", "a character device", "a block device", "a FIFO", "a
+// socket" for what is not a regular file (or a symlink), else nullptr.
+const char* non_file_kind(unsigned mode);
+
 // The whole content of `path`. Throws FileReadError when it cannot be
 // opened, is a directory, is not a regular file (regular_only), holds more
 // than max_bytes (checked while reading, so it holds for devices and pipes

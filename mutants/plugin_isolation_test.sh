@@ -10,17 +10,7 @@
 set -uo pipefail
 bin=$1 bad=$2 mutants=$3
 smoke=${4:-$(dirname "$0")/../golden/vectors/smoke/safetensors}
-fails=0
-expect() {  # expect NAME EXIT_CODE PATTERN -- command...
-  local name=$1 code=$2 pattern=$3; shift 4
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [[ $rc -ne $code ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: exit $rc (want $code), pattern '$pattern' not found in:"; tail -20 <<<"$out"; fails=$((fails + 1))
-  else
-    echo "ok   $name: exit $rc, $(grep -oE -m1 -- "$pattern" <<<"$out")"
-  fi
-}
+source "$(dirname "$0")/../scripts/expect.sh"
 none_left() {  # none_left NAME PROCESS_NAME: nothing of that name may outlive the run
   if pgrep -x "$2" >/dev/null; then
     echo "FAIL $1: a process '$2' outlived the run"; pkill -KILL -x "$2"; fails=$((fails + 1))

@@ -5,17 +5,7 @@
 # that are not what they claim. Usage: bad_input_test.sh ROPECHECK SMOKE_DIR
 set -uo pipefail
 bin=$1 smoke=$2
-fails=0
-expect() {  # expect NAME EXIT_CODE PATTERN -- command...
-  local name=$1 code=$2 pattern=$3; shift 4
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [[ $rc -ne $code ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: exit $rc (want $code), pattern '$pattern' not found in:"; tail -8 <<<"$out"; fails=$((fails + 1))
-  else
-    echo "ok   $name: exit $rc, $(grep -oE -m1 -- "$pattern" <<<"$out")"
-  fi
-}
+source "$(dirname "$0")/../../scripts/expect.sh"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 one=(check --impl scalar_naive --cases 6 --quiet)

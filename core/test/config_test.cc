@@ -68,7 +68,7 @@ TEST(ConfigJson, LongRopeDerivesItsFactorAndDynamicUsesMaxPositions) {
 
 TEST(ConfigJson, ErrorsNameTheFieldAndItsPath) {
   struct Bad {
-    const char* json;
+    std::string json;
     const char* field;
   };
   const Bad bad[] = {
@@ -86,26 +86,8 @@ TEST(ConfigJson, ErrorsNameTheFieldAndItsPath) {
       {R"({"ropecheck_config": 1, "head_dim": 64, "layout": "diagonal"})", "layout"},
       {R"({"head_dim": 64, "rope_scaling": {"type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})",
        "high_freq_factor"},
-  };
-  for (const Bad& b : bad) {
-    try {
-      parse_rope_config(b.json);
-      ADD_FAILURE() << "accepted: " << b.json;
-    } catch (const ref::ConfigError& e) {
-      EXPECT_EQ(e.field(), b.field) << b.json << " -> " << e.what();
-    }
-  }
-  EXPECT_THROW(parse_rope_config(std::string(40, '[') + std::string(40, ']')), ref::ConfigError);
-}
-
-// What one reader could take one way and another reader another, or what
-// was silently read as something the file does not say, is an error.
-TEST(ConfigJson, RefusesWhatCouldBeReadTwoWays) {
-  struct Bad {
-    std::string json;
-    const char* field;
-  };
-  const Bad bad[] = {
+      // What one reader could take one way and another reader another, or
+      // what was silently read as something the file does not say.
       {R"({"head_dim": 64, "head_dim": 128})", "head_dim"},  // nlohmann kept the last
       {R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2, "factor": 4}})", "rope_scaling.factor"},
       {std::string(R"({"head_dim": 64})") + '\0', "json"},  // a NUL after the JSON
@@ -132,6 +114,7 @@ TEST(ConfigJson, RefusesWhatCouldBeReadTwoWays) {
       EXPECT_EQ(e.field(), b.field) << b.json << " -> " << e.what();
     }
   }
+  EXPECT_THROW(parse_rope_config(std::string(40, '[') + std::string(40, ']')), ref::ConfigError);
 }
 
 // The bare rope_scaling object --help advertises states no head shape: the
