@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/common_options.h"
 #include "cli/impl_selection.h"
 #include "core/atomic_file.h"
 #include "gate/gate.h"
@@ -57,8 +58,9 @@ Row gate_row(const std::string& name, const GateReport& r) {
 CLI::App* add_mutants_command(CLI::App& app, MutantsArgs& a) {
   auto* mutants = app.add_subcommand("mutants", "Measure the gate's power: every mutant plugin must be killed, every correct kernel pass");
   mutants->add_option("--dir", a.dir, "Directory of mutant plugins (default: this build's mutants/plugins)");
-  mutants->add_option("--summary", a.summary_path, "Also write the tables (markdown) to this file");
-  mutants->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take")->check(CLI::Range(0.01, 3600.0));
+  mutants->add_option("--summary", a.summary_path, "Also write the tables (markdown) to this file")
+      ->check(non_empty_path());
+  mutants->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take")->check(finite_in(0.01, 3600));
   mutants->add_flag("--skip-correct", a.skip_correct, "Only the mutants (the correct kernels are gated by `check`)");
   return mutants;
 }

@@ -42,10 +42,9 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     out.message = "declared policy rejected: " + bad;
     return out;
   }
-  if (run.status != ROPECHECK_OK) {
+  if (!run.ok()) {
     out.outcome = Outcome::kFail;
-    out.message = "apply returned status " + std::to_string(run.status) +
-                  " on a case inside its declared capabilities: " + run.message;
+    out.message = run.failure();
     return out;
   }
   const Geometry g = geometry(c);
@@ -118,8 +117,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
       out.worst_ulps = std::max(out.worst_ulps, l);
     }
     // Everything else: pass-through channels must be bit-identical to the
-    // input; padding must keep its canary (in place: the input's bytes,
-    // which are canaries too).
+    // input; padding must keep what the output held before the call (in
+    // place the input's canaries, out of place the call's poison).
     for (std::int64_t off = 0; off < g.elements[w]; ++off) {
       if (is_rotated[off]) continue;
       const std::int64_t tok = off / g.token_stride[w];
@@ -129,7 +128,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
       const bool payload = head < g.heads[w] && ch < g.head_dim;
       unsigned char expect[8];
       for (std::size_t bi = 0; bi < g.esize; ++bi)
-        expect[bi] = payload ? in.bytes[w][off * g.esize + bi] : canary_byte(off * g.esize + bi);
+        expect[bi] = payload ? in.bytes[w][off * g.esize + bi] : run.initial.bytes[w][off * g.esize + bi];
       if (std::memcmp(got + off * g.esize, expect, g.esize) != 0) {
         note({names[w], tok, head, ch, c.positions[tok], load_as_double(got, off, c.dtype),
               load_as_double(expect, 0, c.dtype), 0.0,

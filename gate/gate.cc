@@ -3,16 +3,30 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/interrupt.h"
 #include "gate/gate.h"
 #include "properties/property.h"
 
 namespace ropecheck {
 
 bool GateReport::passed() const {
+  if (!interrupted.empty() || impls.empty()) return false;
   for (const auto& i : impls)
     if (!i.passed()) return false;
   return true;
 }
+
+const std::string* ImplReport::floor_failure(const std::string& property) const {
+  for (const auto& [p, why] : under_floor)
+    if (p == property) return &why;
+  return nullptr;
+}
+
+const char* const kNoIsolationNote =
+    "Isolation: off (--no-isolation). Kernels ran inside ropecheck's own process: a crash, hang or stray write "
+    "there ends or corrupts the run, a thread or process a kernel leaves running is not detected, and _exit() "
+    "inside a kernel ends the run without a report. Writes into inputs, exit() and crashes are still named. "
+    "See docs/RELIABILITY.md.";
 
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property, const std::string& config_path) {
@@ -72,6 +86,8 @@ GateReport run_gate(const GateOptions& o) {
   GateReport r;
   r.suite = o.suite;
   r.seed = o.seed;
+  r.min_judged = o.min_judged;
+  r.isolated = o.isolated;
   for (const auto* impl : o.impls) {
     ImplReport rep;
     rep.name = impl->name;
@@ -87,11 +103,12 @@ GateReport run_gate(const GateOptions& o) {
   const int total = o.cases ? *o.cases : suite_size(o.suite);
   const int first = o.only_case ? *o.only_case : 0;
   const int last = o.only_case ? *o.only_case + 1 : total;
-  for (int idx = first; idx < last; ++idx) {
+  r.planned_cases = last - first;
+  bool stopped_early = false;
+  for (int idx = first; idx < last && r.interrupted.empty(); ++idx) {
     Case c = make_case(o.suite, o.seed, idx);
     if (o.config) {
-      c.freq = o.config->freq;
-      c.shape = o.config->shape;
+      apply_config(*o.config, &c.freq, &c.shape);
       if (o.config->layout) c.layout = *o.config->layout;
     }
     ++r.cases;
@@ -105,8 +122,12 @@ GateReport run_gate(const GateOptions& o) {
         const prop::Property& p = *props[pi];
         PropertyStats& ps = rep.properties[pi].second;
         if (!ps.applicable) continue;
-        ++ps.cases;
         const prop::PropertyResult res = p.check(impl, ctx);
+        if (interrupt_signal()) {  // the call was cut short: no verdict on it
+          r.interrupted = interrupt_name();
+          break;
+        }
+        ++ps.cases;
         if (res.judged) {  // the judge's per-family and per-position figures
           const CaseOutcome& out = *res.judged;
           FamilyStats& f = rep.families[c.family()];
@@ -124,6 +145,7 @@ GateReport run_gate(const GateOptions& o) {
         switch (res.outcome) {
           case Outcome::kSkipped:
             ++ps.skipped;
+            ps.declined += res.declined;
             break;
           case Outcome::kPass:
             ++ps.passed;
@@ -139,10 +161,23 @@ GateReport run_gate(const GateOptions& o) {
             break;
         }
       }
+      if (!r.interrupted.empty()) break;
     }
+    if (!r.interrupted.empty()) break;
     if (o.progress) o.progress(idx - first + 1, last - first);
-    if (o.stop_at_first_failing_case && !r.passed()) break;
+    if (o.stop_at_first_failing_case && !r.passed()) {
+      stopped_early = true;
+      break;
+    }
   }
+  if (r.interrupted.empty() && !stopped_early)
+    for (ImplReport& rep : r.impls)
+      for (const auto& [name, s] : rep.properties)
+        if (s.applicable && s.passed + s.failed < o.min_judged && (s.passed + s.failed > 0 || s.declined > 0))
+          rep.under_floor.emplace_back(name, "judged on " + std::to_string(s.passed + s.failed) +
+                                                 " case(s), fewer than --min-judged " + std::to_string(o.min_judged) +
+                                                 " (" + std::to_string(s.declined) + " of " + std::to_string(s.cases) +
+                                                 " outside its declared capabilities): no verdict to pass");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -39,7 +39,17 @@ struct GateOptions {
   std::map<std::string, std::string> reproduce_args;
   // Stop after the first case on which any implementation fails (every
   // property still runs on that case): how `ropecheck mutants` times a kill.
+  // The floor below is not applied to a run stopped early.
   bool stop_at_first_failing_case = false;
+  // The verdict floor (--min-judged): every implementation must be judged
+  // (pass or fail, not skipped) on at least this many cases of every
+  // property that applies to it, or it fails with the reason. A property the
+  // run's cases give nothing to check (no pass-through channels in any case,
+  // say) and that the implementation never declined is exempt: no case could
+  // have judged it. A kernel cannot decline its way to a pass.
+  int min_judged = 1;
+  // False under --no-isolation: the report says what that gives up.
+  bool isolated = true;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -51,6 +61,7 @@ struct FamilyStats {
 
 struct PropertyStats {
   int cases = 0, passed = 0, failed = 0, skipped = 0;
+  int declined = 0;  // of the skipped: outside the declared capabilities
   double worst_units = 0;
   bool applicable = true;
   std::string not_applicable;
@@ -75,6 +86,10 @@ struct UlpsAt {
 
 struct ImplReport {
   std::string name;
+  // Applicable properties judged on fewer than GateOptions::min_judged
+  // cases: (property, why).
+  std::vector<std::pair<std::string, std::string>> under_floor;
+  const std::string* floor_failure(const std::string& property) const;
   std::string reproduce_args;  // " --plugin PATH" for a plugin's kernel, else empty
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
@@ -89,17 +104,25 @@ struct ImplReport {
   std::array<std::int64_t, kBudgetTermCount> elements_by_term{};
   // Per storage dtype and |position|: the worst pair ulps (report_precision.cc).
   std::map<int, std::map<std::int64_t, UlpsAt>> ulps_by_position;
-  bool passed() const { return failures.empty(); }
+  bool passed() const { return failures.empty() && under_floor.empty(); }
 };
 
 struct GateReport {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 0;
   int cases = 0;
+  int planned_cases = 0;  // what the run set out to do
   double seconds = 0;
+  int min_judged = 1;
+  bool isolated = true;
+  // "SIGINT" when the run was interrupted: a partial report, never a pass.
+  std::string interrupted;
   std::vector<ImplReport> impls;
   bool passed() const;
 };
+
+// What --no-isolation gives up, printed in that run's report.
+extern const char* const kNoIsolationNote;
 
 GateReport run_gate(const GateOptions& opts);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,

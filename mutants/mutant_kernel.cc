@@ -29,7 +29,6 @@ using impl::EngineFreqs;
 // What a table's ctx points at.
 struct Kernel {
   Bug bug = Bug::none;
-  Misbehaviour misbehaviour{};  // 0: behaves
 };
 
 constexpr ropecheck_caps_t caps_of(Bug bug) {
@@ -154,13 +153,6 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   if (bug == Bug::cache_no_bounds_check) checked.cache_max_position = INT64_MAX;
   if (auto st = impl::check_apply(caps_of(bug), &checked, err, n)) return st;
   const int d = p->rotary_dim, pairs = d / 2;
-  if ((k.misbehaviour == Misbehaviour::crash || k.misbehaviour == Misbehaviour::hang) && p->num_tokens > 3) {
-    // An address the compiler cannot see through: a wild write, not UB it may remove.
-    volatile std::uintptr_t wild = 64;
-    if (k.misbehaviour == Misbehaviour::crash) *reinterpret_cast<volatile int*>(wild) = 1;
-    for (volatile bool forever = true; forever;) {
-    }
-  }
   const EngineFreqs<double> f = frequencies(bug, *p->freq, d, p->head_dim);
   const double m = f.attention_factor;
   const double sign = (p->direction == ROPECHECK_DIRECTION_INVERSE) != (bug == Bug::direction_flipped) ? -1 : 1;
@@ -188,17 +180,6 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
         if (bug == Bug::layout_swapped || (bug == Bug::layout_swapped_above_4096 && h.position > 4096) ||
             (bug == Bug::layout_swapped_head_dim_192 && p->head_dim >= 192))
           layout = 1u - layout;
-        if (k.misbehaviour == Misbehaviour::unwritten && h.out == p->q_out) {
-          // Rotate into a scratch head, then store all but the last rotated channel.
-          std::vector<float> head(p->head_dim);
-          for (int j = 0; j < p->head_dim; ++j) head[j] = impl::load_f32(h.in, h.offset + j, p->dtype);
-          ropecheck_apply_params_t scratch = *p;
-          scratch.dtype = ROPECHECK_DTYPE_F32;
-          impl::rotate_head_pairs(scratch, impl::HeadRef{head.data(), head.data(), 0, h.token, h.position}, layout,
-                                  c.data(), s.data());
-          for (int j = 0; j < d - 1; ++j) impl::store_f32(h.out, h.offset + j, p->dtype, head[j]);
-          return;
-        }
         impl::rotate_head_pairs(*p, h, layout, c.data(), s.data());
         if (bug == Bug::pass_through_scaled)  // the attention factor applied to the whole head
           for (int j = d; j < p->head_dim; ++j)
@@ -236,22 +217,6 @@ const ropecheck_impl_t* find_mutant(std::string_view name) {
   for (const BugInfo& b : kBugs)
     if (name == b.name) return mutant_impl(b.bug);
   return nullptr;
-}
-
-const ropecheck_impl_t* misbehaving_impl(Misbehaviour m) {
-  static const auto* tables = [] {
-    static Kernel kernels[7];
-    static ropecheck_impl_t t[7];
-    for (int i = 1; i < 7; ++i) {
-      kernels[i].misbehaviour = static_cast<Misbehaviour>(i);
-      t[i] = table_of(&kernels[i], bug_info(Bug::none));
-      if (kernels[i].misbehaviour == Misbehaviour::wrong_abi) t[i].abi_version = 99;
-      if (kernels[i].misbehaviour == Misbehaviour::bad_caps)
-        t[i].caps = impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
-    }
-    return t;
-  }();
-  return &tables[static_cast<int>(m)];
 }
 
 }  // namespace ropecheck::mutant

@@ -154,7 +154,9 @@ TEST(GoldenExport, BuiltinImplementationsPassTheSmokeSuite) {
   const fs::path d = scratch("verify");
   export_to(d, "smoke", Format::kSafetensors, 2);
   std::vector<const ropecheck_impl_t*> impls(builtin_impls().begin(), builtin_impls().end());
-  for (const ImplVerdicts& v : verify_golden(d.string(), impls)) {
+  const VerifyReport r = verify_golden(d.string(), impls);
+  EXPECT_TRUE(r.passed());
+  for (const ImplVerdicts& v : r.impls) {
     EXPECT_EQ(v.count(Outcome::kFail), 0) << v.impl;
     EXPECT_GT(v.count(Outcome::kPass), 4) << v.impl;  // scalar_complex: interleaved only
   }
