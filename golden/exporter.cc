@@ -81,7 +81,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], in.bytes[w]};
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
     for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
-    for (const ReferenceElement& x : r.elements[w]) {
+    for (const ReferenceElement& x : r.elements(w)) {
       require_finite(x.rounded, g, "expected value");
       store_value(e.bytes.data(), x.offset, c.dtype, x.rounded);
       e64[static_cast<std::size_t>(x.offset)] = x.terms.value;
@@ -97,7 +97,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     const ErrorModel model(bp.policy, c.freq, c.shape, c.dtype, r.attention_factor);
     for (int w = 0; w < 2; ++w) {
       std::vector<double> b(static_cast<std::size_t>(geo.elements[w]), 0.0);
-      for (const ReferenceElement& x : r.elements[w]) {
+      for (const ReferenceElement& x : r.elements(w)) {
         const double v = model.budget(x.terms);
         require_finite(v, g, "budget");
         b[static_cast<std::size_t>(x.offset)] = v;
