@@ -1,10 +1,9 @@
 #include "reference/fast_rotation.h"
 
-#include <mpfr.h>
-
 #include <cmath>
 
 #include "reference/checked_rounding.h"
+#include "reference/fast_internal.h"
 #include "reference/error_free.h"
 #include "reference/rounding.h"
 #include "ropecheck/float_compare.h"
@@ -20,23 +19,6 @@
 namespace ropecheck::ref {
 
 static_assert(sizeof(long) >= sizeof(std::int64_t), "mpfr_mul_si must take every int64 position");
-
-// The MPFR path's operands, allocated once per FastReference: MPFR
-// temporaries through Boost would cost a malloc each. At Real's precision,
-// so every MPFR result below is the very value the MPFR path holds.
-class MpfrScratch {
- public:
-  explicit MpfrScratch(mpfr_prec_t prec) {
-    for (mpfr_ptr p : {angle, c, s, mc, ms, rest, in_a, in_b, t1, t2}) mpfr_init2(p, prec);
-  }
-  ~MpfrScratch() {
-    for (mpfr_ptr p : {angle, c, s, mc, ms, rest, in_a, in_b, t1, t2}) mpfr_clear(p);
-  }
-  MpfrScratch(const MpfrScratch&) = delete;
-  MpfrScratch& operator=(const MpfrScratch&) = delete;
-  mpfr_t angle, c, s, mc, ms, rest, in_a, in_b, t1, t2;
-  Real out;  // round_to_dtype takes a Real
-};
 
 FastStats& FastStats::operator+=(const FastStats& o) {
   elements += o.elements;
@@ -66,11 +48,6 @@ constexpr double kMaxScaled = 0x1p300;
 constexpr int kScaleExp = 600;
 constexpr double kScaleUp = 0x1p600;
 constexpr double kScaleDown = 0x1p-600;
-// C and S (m cos, m sin) must be exactly 0 or within these; their low parts
-// exactly 0 or above kMinLo.
-constexpr double kMinTrig = 0x1p-150;
-constexpr double kMaxTrig = 0x1p100;
-constexpr double kMinLo = 0x1p-300;
 // E = kRelBound (|p| + |q|) + the coefficients' radii times the inputs:
 // 9.01 * 2^-106 for the double-double arithmetic plus 2.01 * 2^-134 for the
 // MPFR path's P-bit arithmetic (or the exact value), < 2^-102.8, rounded up
@@ -108,73 +85,23 @@ Dot dot2(double x, Halves xs, double y, Halves ys, const FastCoef& a, const Fast
 
 FastReference::FastReference(const FreqSpec& spec, HeadShape shape) : spec_(spec), shape_(shape) {
   validate(spec_, shape_);
-  exact_ = std::make_unique<Frequencies<Real>>(compute_frequencies<Real>(spec_, shape_.rotary_dim));
-  m_d_ = exact_->attention_factor.convert_to<double>();
-  for (const Real& w : exact_->inv_freq) w_d_.push_back(w.convert_to<double>());
-  // Real's precision (134 bits for MpfrReal<128>: Boost rounds 40 decimal
-  // digits up), read from a value so it is the one the MPFR path uses.
-  mp_ = std::make_unique<MpfrScratch>(mpfr_get_prec(exact_->attention_factor.backend().data()));
+  const Frequencies<Real>& f = exact_freqs();
+  m_d_ = f.attention_factor.convert_to<double>();
+  for (const Real& w : f.inv_freq) w_d_.push_back(w.convert_to<double>());
+  m_ = fast_value(f.attention_factor);
+  for (const Real& w : f.inv_freq) w_.push_back(fast_value(w));
 }
 
 FastReference::~FastReference() = default;
 
-const Frequencies<Real>& FastReference::exact_freqs() { return *exact_; }
-
-FastTrig FastReference::mpfr_trig(std::int64_t position, int pair) {
-  const Frequencies<Real>& f = exact_freqs();
-  MpfrScratch& s = *mp_;
-  FastTrig t{};
-  // RN(p * w): p is exact at this precision, so one correctly rounded
-  // product equals ReferenceRope::angle's Real(p) * w.
-  mpfr_mul_si(s.angle, f.inv_freq[pair].backend().data(), static_cast<long>(position), MPFR_RNDN);
-  // sin_cos is correctly rounded like cos and sin separately: same values.
-  mpfr_sin_cos(s.s, s.c, s.angle, MPFR_RNDN);
-  const mpfr_srcptr m = f.attention_factor.backend().data();
-  mpfr_mul(s.mc, m, s.c, MPFR_RNDN);
-  mpfr_mul(s.ms, m, s.s, MPFR_RNDN);
-  t.cos_d = mpfr_get_d(s.c, MPFR_RNDN);
-  t.sin_d = mpfr_get_d(s.s, MPFR_RNDN);
-  t.angle_d = mpfr_get_d(s.angle, MPFR_RNDN);
-  bool ok = true;
-  // hi = RN(V); V - hi is exact at this precision (it needs at most P - 52
-  // bits), so lo = RN(V - hi) and |V - hi - lo| <= 2^-106 |hi|.
-  const auto split = [&](mpfr_srcptr v, FastCoef* c) {
-    c->hi = mpfr_get_d(v, MPFR_RNDN);
-    c->lo = 0;
-    c->hh = c->hi;
-    c->hl = 0;
-    if (mpfr_zero_p(v)) return;  // exact zero: the signed zero of hi is V's
-    const double a = std::fabs(c->hi);
-    if (!(a >= kMinTrig && a <= kMaxTrig)) {
-      ok = false;
-      return;
-    }
-    if (mpfr_sub_d(s.rest, v, c->hi, MPFR_RNDN) != 0) ok = false;  // cannot happen; be safe
-    c->lo = mpfr_get_d(s.rest, MPFR_RNDN);
-    if (!is_zero(c->lo) && !(std::fabs(c->lo) >= kMinLo)) ok = false;
-    const Halves h = halves(c->hi);
-    c->hh = h.h;
-    c->hl = h.l;
-  };
-  split(s.mc, &t.mc);
-  split(s.ms, &t.ms);
-  t.rad_c = t.rad_s = 0;
-  t.ok = ok;
-  t.exact = ok && mpfr_zero_p(s.ms) && is_zero(t.mc.lo);
-  ++stats_.trig_entries;
-  ++stats_.trig_fallbacks;
-  return t;
-}
-
-const FastTrigRow& FastReference::trig(std::int64_t position) {
-  auto it = cache_.find(position);
-  if (it != cache_.end()) return it->second;
-  FastTrigRow row;
-  row.position = position;
-  const int pairs = shape_.rotary_dim / 2;
-  row.pair.resize(pairs);
-  for (int i = 0; i < pairs; ++i) row.pair[i] = mpfr_trig(position, i);
-  return cache_.emplace(position, std::move(row)).first->second;
+const Frequencies<Real>& FastReference::exact_freqs() {
+  if (!exact_) {
+    exact_ = std::make_unique<Frequencies<Real>>(compute_frequencies<Real>(spec_, shape_.rotary_dim));
+    // Real's precision (134 bits for MpfrReal<128>: Boost rounds 40 decimal
+    // digits up), read from a value so it is the one the MPFR path uses.
+    mp_ = std::make_unique<MpfrScratch>(mpfr_get_prec(exact_->attention_factor.backend().data()));
+  }
+  return *exact_;
 }
 
 FastPairResult FastReference::try_rotate_pair(double x, double y, const FastTrig& t, bool inverse,

@@ -73,6 +73,13 @@ struct FastStats {
   FastStats& operator+=(const FastStats& o);
 };
 
+// A real known to within `rad` of hi + lo (|lo| <= ulp(hi)/2): how the fast
+// path holds w_i and m, covering both the MPFR path's P-bit value and the
+// exact one.
+struct FastValue {
+  double hi = 0, lo = 0, rad = 0;
+};
+
 class MpfrScratch;  // the MPFR path's preallocated operands (fast_rotation.cc)
 
 class FastReference {
@@ -111,6 +118,9 @@ class FastReference {
   const FastStats& stats() const { return stats_; }
 
  private:
+  // One (position, pair): double-double sin/cos when the bounds decide
+  // every rounding it reports, else mpfr_trig (fast_trig_row.cc).
+  FastTrig fast_trig(std::int64_t position, int pair);
   FastTrig mpfr_trig(std::int64_t position, int pair);
   const Frequencies<Real>& exact_freqs();
 
@@ -118,6 +128,8 @@ class FastReference {
   HeadShape shape_;
   double m_d_ = 1;
   std::vector<double> w_d_;
+  FastValue m_;
+  std::vector<FastValue> w_;
   std::unique_ptr<Frequencies<Real>> exact_;  // the MPFR frequencies
   std::unique_ptr<MpfrScratch> mp_;
   std::unordered_map<std::int64_t, FastTrigRow> cache_;
