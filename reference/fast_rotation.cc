@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "reference/bounded_real.h"
 #include "reference/checked_rounding.h"
 #include "reference/fast_internal.h"
 #include "reference/error_free.h"
@@ -85,11 +86,41 @@ Dot dot2(double x, Halves xs, double y, Halves ys, const FastCoef& a, const Fast
 
 FastReference::FastReference(const FreqSpec& spec, HeadShape shape) : spec_(spec), shape_(shape) {
   validate(spec_, shape_);
+  if (fast_frequencies()) return;
+  // The bounds left a branch of a formula, or RN(w_i) or RN(m), open: the
+  // MPFR path's own frequencies, held to within 2^-106.
+  ++stats_.freq_fallbacks;
   const Frequencies<Real>& f = exact_freqs();
   m_d_ = f.attention_factor.convert_to<double>();
-  for (const Real& w : f.inv_freq) w_d_.push_back(w.convert_to<double>());
   m_ = fast_value(f.attention_factor);
-  for (const Real& w : f.inv_freq) w_.push_back(fast_value(w));
+  w_d_.clear();
+  w_.clear();
+  for (const Real& w : f.inv_freq) {
+    w_d_.push_back(w.convert_to<double>());
+    w_.push_back(fast_value(w));
+  }
+}
+
+bool FastReference::fast_frequencies() {
+  // RN(v), when the radius decides it (an exact zero keeps its sign).
+  const auto decide = [](const BoundedReal& v, FastValue* fv, double* d) {
+    *fv = {v.hi(), v.lo(), v.rad()};
+    *d = v.hi();
+    if (is_zero(v.hi()) && is_zero(v.lo()) && !(v.rad() > 0)) return true;
+    return std::fabs(v.hi()) >= kMinCheckedValue && std::fabs(v.hi()) <= 0x1p1000 &&
+           value_checked(v.hi(), v.lo(), v.rad());
+  };
+  try {
+    // The same formulas as the MPFR path (frequencies.h), on BoundedReal.
+    const Frequencies<BoundedReal> f = compute_frequencies<BoundedReal>(spec_, shape_.rotary_dim);
+    w_.resize(f.inv_freq.size());
+    w_d_.resize(f.inv_freq.size());
+    for (std::size_t i = 0; i < f.inv_freq.size(); ++i)
+      if (!decide(f.inv_freq[i], &w_[i], &w_d_[i])) return false;
+    return decide(f.attention_factor, &m_, &m_d_);
+  } catch (const Undecided&) {
+    return false;
+  }
 }
 
 FastReference::~FastReference() = default;

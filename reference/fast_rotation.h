@@ -118,6 +118,9 @@ class FastReference {
   const FastStats& stats() const { return stats_; }
 
  private:
+  // w_i and m on BoundedReal (bounded_real.h); false when the bounds leave
+  // a branch of the formulas or a rounding to double open.
+  bool fast_frequencies();
   // One (position, pair): double-double sin/cos when the bounds decide
   // every rounding it reports, else mpfr_trig (fast_trig_row.cc).
   FastTrig fast_trig(std::int64_t position, int pair);
