@@ -92,6 +92,16 @@ inline DD add(DD x, DD y) {
   return r;
 }
 inline DD neg(DD x) { return {-x.hi, -x.lo}; }
+
+// JMP 2017, Algorithm 4 (DWPlusFP): relative error <= 2u^2 / (1 - 2u).
+inline DD add(DD x, double y) {
+  double sh, sl;
+  two_sum(x.hi, y, sh, sl);
+  const double v = x.lo + sl;
+  DD r;
+  fast_two_sum(sh, v, r.hi, r.lo);
+  return r;
+}
 inline DD sub(DD x, DD y) { return add(x, neg(y)); }
 
 // JMP 2017, Algorithm 10 (DWTimesDW1, without FMA the products of the low

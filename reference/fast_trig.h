@@ -1,4 +1,4 @@
-// cos and sin of an angle held as a double-double, to about 2^-100 with a
+// cos and sin of an angle held as a double-double, to about 2^-83 with a
 // proven bound, for the fast exact reference (fast_rotation.h): what lets it
 // decide RN(cos a) and the rotation's roundings without MPFR for almost
 // every (position, pair). docs/REFERENCE.md, "Sine and cosine", derives the
@@ -15,13 +15,15 @@ namespace ropecheck::ref {
 inline constexpr double kMaxFastAngle = 0x1p41;
 
 struct SinCos {
-  eft::DD c, s;  // normalised: hi = RN(hi + lo)
+  eft::DD c, s;         // normalised: hi = RN(hi + lo)
+  double err_c, err_s;  // bounds on |c - cos(a)| and |s - sin(a)|
 };
 
-// |c - cos(a)| and |s - sin(a)| are at most kSinCosError for the real
-// a = angle.hi + angle.lo, |a| <= kMaxFastAngle (the caller checks).
+// cos and sin of the real a = angle.hi + angle.lo, |a| <= kMaxFastAngle
+// (the caller checks), with bounds of at most 2^-82.9 absolute, and
+// relative (2^-99 of the value) for |a| < 1/128, where no table entry and
+// no reduction intervene: a small sine is decided to the last bit too.
 SinCos sincos_dd(eft::DD angle);
-inline constexpr double kSinCosError = 0x1p-97;
 
 }  // namespace ropecheck::ref
 

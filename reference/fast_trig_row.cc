@@ -133,21 +133,33 @@ FastTrig FastReference::fast_trig(std::int64_t position, int pair) {
   }
   if (std::llabs(position) > kMaxFastPosition) return mpfr_trig(position, pair);
   const double p = static_cast<double>(position);  // exact
-  const DD a = eft::mul(DD{w.hi, w.lo}, p);
-  // The angle's distance to the MPFR path's RN_P(p w) and to the exact p w.
-  const double rad_a = (std::fabs(p) * w.rad + kAngleRel * std::fabs(a.hi)) * kSlack;
-  if (!(std::fabs(a.hi) <= kMaxFastAngle) || !rounded(a, rad_a, &t.angle_d)) return mpfr_trig(position, pair);
+  DD a;
+  double rad_a = 0;
+  if (is_zero(w.rad) && is_zero(w.lo)) {
+    // w a double (explicit frequencies): p w is exact as TwoProd's pair and
+    // in MPFR (at most 106 bits), so RN(p w) is TwoProd's hi, ties
+    // included; there is no radius.
+    eft::two_prod(w.hi, p, a.hi, a.lo);
+    if (!(std::fabs(a.hi) <= kMaxFastAngle && std::fabs(a.hi) >= 0x1p-900)) return mpfr_trig(position, pair);
+    t.angle_d = a.hi;
+  } else {
+    a = eft::mul(DD{w.hi, w.lo}, p);
+    // The angle's distance to the MPFR path's RN_P(p w) and to the exact p w.
+    rad_a = (std::fabs(p) * w.rad + kAngleRel * std::fabs(a.hi)) * kSlack;
+    if (!(std::fabs(a.hi) <= kMaxFastAngle) || !rounded(a, rad_a, &t.angle_d)) return mpfr_trig(position, pair);
+  }
   const SinCos sc = sincos_dd(a);
   // cos and sin are 1-Lipschitz: the angle's radius adds as it is; the MPFR
-  // path rounds cos and sin once more (2^-134).
-  const double rad_t = (kSinCosError + rad_a + 0x1p-134) * kSlack;
-  if (!rounded(sc.c, rad_t, &t.cos_d) || !rounded(sc.s, rad_t, &t.sin_d)) return mpfr_trig(position, pair);
+  // path rounds cos and sin once more (2^-134 of them).
+  const double rad_cos = (sc.err_c + rad_a + 0x1p-134 * std::fabs(sc.c.hi) * 2) * kSlack;
+  const double rad_sin = (sc.err_s + rad_a + 0x1p-134 * std::fabs(sc.s.hi) * 2) * kSlack;
+  if (!rounded(sc.c, rad_cos, &t.cos_d) || !rounded(sc.s, rad_sin, &t.sin_d)) return mpfr_trig(position, pair);
   const DD mdd{m.hi, m.lo};
   const DD c = eft::mul(mdd, sc.c), s = eft::mul(mdd, sc.s);
-  // |C - m' c'| <= |m| rad_t + (|c| + rad_t) rad_m, plus the product's own
+  // |C - m' c'| <= |m| rad + (|c| + rad) rad_m, plus the product's own
   // rounding and the MPFR path's (kCoefRel).
-  t.rad_c = (std::fabs(m.hi) * rad_t + (std::fabs(sc.c.hi) + rad_t) * m.rad + kCoefRel * std::fabs(c.hi)) * kSlack;
-  t.rad_s = (std::fabs(m.hi) * rad_t + (std::fabs(sc.s.hi) + rad_t) * m.rad + kCoefRel * std::fabs(s.hi)) * kSlack;
+  t.rad_c = (std::fabs(m.hi) * rad_cos + (std::fabs(sc.c.hi) + rad_cos) * m.rad + kCoefRel * std::fabs(c.hi)) * kSlack;
+  t.rad_s = (std::fabs(m.hi) * rad_sin + (std::fabs(sc.s.hi) + rad_sin) * m.rad + kCoefRel * std::fabs(s.hi)) * kSlack;
   t.ok = make_coef(c.hi, c.lo, false, &t.mc) && make_coef(s.hi, s.lo, false, &t.ms);
   if (!t.ok) return mpfr_trig(position, pair);
   t.exact = false;
