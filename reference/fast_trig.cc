@@ -109,7 +109,8 @@ DD reduce(DD a, const Constants& K, std::int64_t* k_out) {
 // part, within 2^-50.5 of themselves (t^2's rounding, the coefficients',
 // three roundings): 2^-83.0 and 2^-92.4. The two sums, four products and
 // two sums of the angle addition add 2^-102 each on magnitudes <= 1, the
-// table 2^-106 per entry, the reduction 2^-99.9: |error| < 2^-82.9. The
+// table 2^-106 per entry, the reduction 2^-99.9: |error| < 2^-82.9 (the
+// bounds returned take T_c's and T_s's share as 2^-50: at most 2^-82.5). The
 // bounds returned are computed from t itself: for j = 0 and k = 0 (|a| <
 // 1/128) the table entries are exactly 1 and 0 and nothing was reduced, so
 // every error left is relative to t.
@@ -136,7 +137,7 @@ SinCos sincos_dd(DD angle) {
   // on values <= 1; sin t: T_s's likewise plus four relative 2^-102.
   const double at = std::fabs(t.hi) * (1 + 0x1p-50);
   const double e_ct = 0x1p-50 * (u * u) * (1.0 / 24) + 0x1p-100;
-  const double e_st = 0x1p-50 * (at * u) * (1.0 / 120) + 0x1p-99 * at;
+  const double e_st = 0x1p-50 * (at * u * u) * (1.0 / 120) + 0x1p-99 * at;
   const double e_red = k == 0 ? 0.0 : 0x1p-99;
   // With j != 0: the products by the table entries (<= 1) and the sums add
   // below 2^-99.5.

@@ -20,7 +20,7 @@ struct SinCos {
 };
 
 // cos and sin of the real a = angle.hi + angle.lo, |a| <= kMaxFastAngle
-// (the caller checks), with bounds of at most 2^-82.9 absolute, and
+// (the caller checks), with bounds of at most 2^-82.5 absolute, and
 // relative (2^-99 of the value) for |a| < 1/128, where no table entry and
 // no reduction intervene: a small sine is decided to the last bit too.
 SinCos sincos_dd(eft::DD angle);
