@@ -1,7 +1,7 @@
-// `ropecheck check`: the gate over the selected implementations, its
-// tables on stdout, a reproduce line per failure, and the optional
-// markdown / JUnit / HTML reports. Exit 0: every case judged and passed;
-// 1: a failure; 2: bad arguments.
+// `ropecheck check`: the gate over the selected implementations (or one
+// shard of its cases, on N threads), its tables on stdout, a reproduce line
+// per failure, and the optional markdown / JUnit / HTML / JSON reports.
+// Exit 0: every case judged and passed; 1: a failure; 2: bad arguments.
 #ifndef ROPECHECK_CLI_CHECK_COMMAND_H_
 #define ROPECHECK_CLI_CHECK_COMMAND_H_
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/impl_selection.h"
+#include "cli/report_files.h"
 
 namespace ropecheck::cli {
 
@@ -20,9 +21,9 @@ struct CheckArgs {
   std::string seed = "1";
   int case_index = -1;
   int cases = -1;
-  std::string summary_path;
-  std::string junit_path;
-  std::string report_path;
+  ReportFiles files;
+  std::string shard;  // "i/n"
+  int jobs = 1;
   std::vector<std::string> properties;
   bool quiet = false;
   int threads = 1;

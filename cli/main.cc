@@ -9,6 +9,7 @@
 #include "cli/fuzz_command.h"
 #include "cli/golden_command.h"
 #include "cli/list_command.h"
+#include "cli/merge_command.h"
 #include "cli/mutants_command.h"
 #include "cli/properties_command.h"
 
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
   CLI::App* list = add_list_command(app);
   CheckArgs check_args;
   CLI::App* check = add_check_command(app, check_args);
+  MergeArgs merge_args;
+  CLI::App* merge = add_merge_command(app, merge_args);
   CLI::App* props = add_properties_command(app);
   FuzzArgs fuzz_args;
   CLI::App* fuzz = add_fuzz_command(app, fuzz_args);
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return run_list();
     if (*check) return run_check(check_args);
+    if (*merge) return run_merge(merge_args);
     if (*props) return run_properties();
     if (*fuzz) return run_fuzz(fuzz_args, argv[0]);
     if (*mutants) return run_mutants(mutants_args);

@@ -140,10 +140,21 @@ ropecheck_status_t run_child(const Isolated& w, Body body, const std::vector<con
   result->status = ROPECHECK_INTERNAL_ERROR;
   std::strcpy(result->message, "the child process ended without reporting");
   int pipefd[2];
+  // Calls from several threads (check --jobs) must not leak one call's pipe
+  // write end into another call's child: the parent's wait for EOF would
+  // then last as long as that other child. Creating the pipe, forking and
+  // closing the parent's write end happen under one lock, so no child ever
+  // inherits a write end but its own.
+  static std::mutex fork_mu;
+  std::unique_lock<std::mutex> fork_lock(fork_mu);
   if (::pipe(pipefd) != 0) throw std::runtime_error("isolation: pipe() failed");
   std::fflush(nullptr);
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("isolation: fork() failed");
+  if (pid < 0) {
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    throw std::runtime_error("isolation: fork() failed");
+  }
   if (pid == 0) {
     ::close(pipefd[0]);
     // Default actions for the fatal signals: a crash must kill the child by
@@ -156,6 +167,7 @@ ropecheck_status_t run_child(const Isolated& w, Body body, const std::vector<con
     ::_exit(0);  // no atexit handlers or sanitizer leak checks in the child
   }
   ::close(pipefd[1]);
+  fork_lock.unlock();
   pollfd pfd{pipefd[0], POLLIN, 0};
   const int ms = static_cast<int>(w.options.timeout_seconds * 1000);
   int ready;

@@ -1,8 +1,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
+#include "core/ordered_parallel.h"
 #include "gate/gate.h"
 #include "properties/property.h"
 
@@ -40,12 +43,13 @@ int curve_bucket(std::int64_t p) {
   return static_cast<int>(std::floor(std::log2(a + 1) * 16));
 }
 
-void add_bins(ImplReport& rep, const CaseOutcome& out) {
+void add_bins(ImplReport& rep, const CaseOutcome& out, int case_index) {
   for (const PositionPoint& pt : out.points) {
-    PositionPoint& c = rep.curve[curve_bucket(pt.position)];
-    if (pt.worst_units >= c.worst_units) {
+    CurvePoint& c = rep.curve[curve_bucket(pt.position)];
+    if (pt.worst_units >= c.worst_units) {  // points come in case order, then position order
       c.worst_units = pt.worst_units;
       c.position = pt.position;
+      c.case_index = case_index;
     }
     c.worst_ulps = std::max(c.worst_ulps, pt.worst_ulps);
   }
@@ -56,82 +60,129 @@ void add_bins(ImplReport& rep, const CaseOutcome& out) {
   }
 }
 
+// Case `idx` as the options shape it (a --config replaces scheme and shape).
+Case gate_case(const GateOptions& o, int idx) {
+  Case c = make_case(o.suite, o.seed, idx);
+  if (o.config) {
+    c.freq = o.config->freq;
+    c.shape = o.config->shape;
+    if (o.config->layout) c.layout = *o.config->layout;
+  }
+  return c;
+}
+
+// One case's results, [implementation][property]; empty where the property
+// does not apply. Computed on any thread: everything it touches is its own
+// (the case's inputs and exact result are built once and shared by every
+// property and implementation of this case only).
+struct CaseRun {
+  int index = 0;
+  Case c;
+  std::vector<std::vector<std::optional<prop::PropertyResult>>> results;
+};
+
+CaseRun run_case(const GateOptions& o, const std::vector<const prop::Property*>& props,
+                 const std::vector<std::vector<char>>& applicable, int idx) {
+  CaseRun run;
+  run.index = idx;
+  run.c = gate_case(o, idx);
+  prop::CaseContext ctx(run.c);
+  run.results.resize(o.impls.size());
+  for (std::size_t k = 0; k < o.impls.size(); ++k) {
+    run.results[k].resize(props.size());
+    for (std::size_t pi = 0; pi < props.size(); ++pi)
+      if (applicable[k][pi]) run.results[k][pi] = props[pi]->check(*o.impls[k], ctx);
+  }
+  return run;
+}
+
+// Adds one case's results to the report: called in case order only.
+void absorb(const GateOptions& o, const std::vector<const prop::Property*>& props, const CaseRun& run,
+            GateReport* r) {
+  ++r->cases;
+  for (std::size_t k = 0; k < o.impls.size(); ++k) {
+    ImplReport& rep = r->impls[k];
+    for (std::size_t pi = 0; pi < props.size(); ++pi) {
+      if (!run.results[k][pi]) continue;
+      const prop::PropertyResult& res = *run.results[k][pi];
+      PropertyStats& ps = rep.properties[pi].second;
+      ++ps.cases;
+      if (res.judged) {  // the judge's per-family and per-position figures
+        const CaseOutcome& out = *res.judged;
+        FamilyStats& f = rep.families[run.c.family()];
+        ++f.cases;
+        if (out.outcome == Outcome::kSkipped) {
+          ++f.skipped;
+        } else {
+          f.worst_units = std::max(f.worst_units, out.worst_units);
+          f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
+          add_bins(rep, out, run.index);
+          ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
+        }
+      }
+      switch (res.outcome) {
+        case Outcome::kSkipped:
+          ++ps.skipped;
+          break;
+        case Outcome::kPass:
+          ++ps.passed;
+          ps.worst_units = std::max(ps.worst_units, res.worst_units);
+          break;
+        case Outcome::kFail:
+          ++ps.failed;
+          ps.worst_units = std::max(ps.worst_units, res.worst_units);
+          rep.failures.push_back({run.index, props[pi]->name, run.c.family(), res.message, run.c.describe(),
+                                  reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
+                                                    o.config_path) +
+                                      (o.reproduce_args.count(rep.name) ? " " + o.reproduce_args.at(rep.name) : "")});
+          break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 GateReport run_gate(const GateOptions& o) {
+  if (o.shard_count < 1 || o.shard_index < 1 || o.shard_index > o.shard_count)
+    throw std::invalid_argument("shard: must be i/n with 1 <= i <= n (got " + std::to_string(o.shard_index) + "/" +
+                                std::to_string(o.shard_count) + ")");
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<const prop::Property*> props = selected_properties(o);
   GateReport r;
   r.suite = o.suite;
   r.seed = o.seed;
+  r.config_path = o.config_path;
+  r.shard_index = o.shard_index;
+  r.shard_count = o.shard_count;
+  std::vector<std::vector<char>> applicable;
   for (const auto* impl : o.impls) {
     ImplReport rep;
     rep.name = impl->name;
+    applicable.emplace_back();
     for (const auto* p : props) {
       PropertyStats s;
       s.not_applicable = prop::not_applicable(*p, *impl);
       s.applicable = s.not_applicable.empty();
+      applicable.back().push_back(s.applicable);
       rep.properties.emplace_back(p->name, s);
     }
     r.impls.push_back(std::move(rep));
   }
+  // The cases of this run, then of this shard.
   const int total = o.cases ? *o.cases : suite_size(o.suite);
-  const int first = o.only_case ? *o.only_case : 0;
-  const int last = o.only_case ? *o.only_case + 1 : total;
-  for (int idx = first; idx < last; ++idx) {
-    Case c = make_case(o.suite, o.seed, idx);
-    if (o.config) {
-      c.freq = o.config->freq;
-      c.shape = o.config->shape;
-      if (o.config->layout) c.layout = *o.config->layout;
-    }
-    ++r.cases;
-    // Inputs and the exact result are built once per case and shared by
-    // every property and implementation.
-    prop::CaseContext ctx(c);
-    for (std::size_t k = 0; k < o.impls.size(); ++k) {
-      const ropecheck_impl_t& impl = *o.impls[k];
-      ImplReport& rep = r.impls[k];
-      for (std::size_t pi = 0; pi < props.size(); ++pi) {
-        const prop::Property& p = *props[pi];
-        PropertyStats& ps = rep.properties[pi].second;
-        if (!ps.applicable) continue;
-        ++ps.cases;
-        const prop::PropertyResult res = p.check(impl, ctx);
-        if (res.judged) {  // the judge's per-family and per-position figures
-          const CaseOutcome& out = *res.judged;
-          FamilyStats& f = rep.families[c.family()];
-          ++f.cases;
-          if (out.outcome == Outcome::kSkipped) {
-            ++f.skipped;
-          } else {
-            f.worst_units = std::max(f.worst_units, out.worst_units);
-            f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
-            add_bins(rep, out);
-            ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
-          }
-        }
-        switch (res.outcome) {
-          case Outcome::kSkipped:
-            ++ps.skipped;
-            break;
-          case Outcome::kPass:
-            ++ps.passed;
-            ps.worst_units = std::max(ps.worst_units, res.worst_units);
-            break;
-          case Outcome::kFail:
-            ++ps.failed;
-            ps.worst_units = std::max(ps.worst_units, res.worst_units);
-            rep.failures.push_back({idx, p.name, c.family(), res.message, c.describe(),
-                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path) +
-                                        (o.reproduce_args.count(rep.name) ? " " + o.reproduce_args.at(rep.name) : "")});
-            break;
-        }
-      }
-    }
-    if (o.progress) o.progress(idx - first + 1, last - first);
-    if (o.stop_at_first_failing_case && !r.passed()) break;
-  }
+  std::vector<int> indices;
+  for (int idx = o.only_case ? *o.only_case : 0; idx < (o.only_case ? *o.only_case + 1 : total); ++idx)
+    if (idx % o.shard_count == o.shard_index - 1) indices.push_back(idx);
+  r.total_cases = o.only_case ? 1 : total;
+  const int n = static_cast<int>(indices.size());
+  ordered_parallel<CaseRun>(
+      n, o.jobs, [&](int k) { return run_case(o, props, applicable, indices[static_cast<std::size_t>(k)]); },
+      [&](int k, CaseRun run) {
+        absorb(o, props, run, &r);
+        if (o.progress) o.progress(k + 1, n);
+        return !(o.stop_at_first_failing_case && !r.passed());
+      });
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

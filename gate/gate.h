@@ -40,6 +40,12 @@ struct GateOptions {
   // Stop after the first case on which any implementation fails (every
   // property still runs on that case): how `ropecheck mutants` times a kill.
   bool stop_at_first_failing_case = false;
+  // --shard i/n: only the cases whose index % n == i - 1 (1 <= i <= n), so
+  // n machines split a suite and merge_reports joins their reports.
+  int shard_index = 1, shard_count = 1;
+  // --jobs N: cases run on N threads; the report is built in case order, so
+  // it is the same for every N.
+  int jobs = 1;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -54,6 +60,12 @@ struct PropertyStats {
   double worst_units = 0;
   bool applicable = true;
   std::string not_applicable;
+};
+
+// A bucket's worst point and the case it came from: ties go to the later
+// case (then the larger position), a rule shards can merge exactly.
+struct CurvePoint : PositionPoint {
+  int case_index = -1;
 };
 
 struct FailureRecord {
@@ -71,7 +83,7 @@ struct ImplReport {
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   // Worst conformance error per position bucket (1/16 octave), for plots.
-  std::map<int, PositionPoint> curve;
+  std::map<int, CurvePoint> curve;
   std::vector<FailureRecord> failures;
   bool passed() const { return failures.empty(); }
 };
@@ -79,13 +91,22 @@ struct ImplReport {
 struct GateReport {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 0;
-  int cases = 0;
-  double seconds = 0;
+  int cases = 0;           // cases run (this shard's)
+  int total_cases = 0;     // cases of the whole run the shards split
+  int shard_index = 1, shard_count = 1;
+  std::string config_path;  // --config, "" for none
+  double seconds = 0;       // wall time; a merge adds the shards'
   std::vector<ImplReport> impls;
   bool passed() const;
 };
 
 GateReport run_gate(const GateOptions& opts);
+// The report of the whole run from its n shard reports (any order): the same
+// tables, failures and verdicts as one unsharded run. Throws
+// std::invalid_argument naming the field when the reports do not belong
+// together (suite, seed, shard count, implementations, properties...) or a
+// shard is missing or repeated.
+GateReport merge_reports(const std::vector<GateReport>& shards);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property = {}, const std::string& config_path = {});
 // Markdown tables: conformance per implementation x family, properties per

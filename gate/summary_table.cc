@@ -19,8 +19,10 @@ std::string fmt(double v) {
 }  // namespace
 
 void print_summary(const GateReport& r, std::ostream& os) {
-  os << "## ropecheck check: suite " << suite_name(r.suite) << ", seed " << r.seed << ", "
-     << r.cases << " cases, " << fmt(r.seconds) << " s\n\n";
+  os << "## ropecheck check: suite " << suite_name(r.suite) << ", seed " << r.seed << ", " << r.cases << " cases";
+  if (r.shard_count > 1)
+    os << " (shard " << r.shard_index << "/" << r.shard_count << " of " << r.total_cases << ")";
+  os << ", " << fmt(r.seconds) << " s\n\n";
   os << "### Conformance with the reference\n\n"
         "Worst error in units of the implementation's budget (pass <= 1), and in ulps of the\n"
         "storage dtype against the correctly rounded exact result.\n\n";

@@ -19,7 +19,7 @@ ALLOWED = {
     "gate": {"ropecheck", "reference", "core", "properties"},
     "golden": {"ropecheck", "reference", "core"},
     "mutants": {"ropecheck", "impls"},
-    "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "golden", "mutants"},
+    "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
     "bench": {"ropecheck", "impls"},
     "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
 }

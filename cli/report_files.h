@@ -1,0 +1,27 @@
+// The report files `check` and `merge` write beside their tables: markdown
+// (--summary), JUnit (--junit), self-contained HTML (--report) and the
+// machine-readable JSON a shard hands to `merge` (--json), each atomically.
+#ifndef ROPECHECK_CLI_REPORT_FILES_H_
+#define ROPECHECK_CLI_REPORT_FILES_H_
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "gate/gate.h"
+
+namespace ropecheck::cli {
+
+struct ReportFiles {
+  std::string summary, junit, html, json;
+};
+
+void add_report_options(CLI::App* cmd, ReportFiles& f);
+// Prints the tables (and the failures) on stdout and writes the files asked
+// for. Returns the exit code: 0 every case judged and passed, 1 a failure,
+// 2 a file could not be written.
+int finish_report(const GateReport& r, const ReportFiles& f);
+
+}  // namespace ropecheck::cli
+
+#endif  // ROPECHECK_CLI_REPORT_FILES_H_
