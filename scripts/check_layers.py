@@ -20,7 +20,7 @@ ALLOWED = {
     "golden": {"ropecheck", "reference", "core"},
     "mutants": {"ropecheck", "impls"},
     "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
-    "bench": {"ropecheck", "impls"},
+    "bench": {"ropecheck", "reference", "core", "impls"},
     "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
 }
 LIBRARIES = set(ALLOWED) - {"cli"}

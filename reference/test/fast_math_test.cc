@@ -45,6 +45,10 @@ eft::DD random_dd(std::mt19937_64& g, double lo, double hi) {
   return {h, h * std::ldexp(std::uniform_real_distribution<double>(-0.5, 0.5)(g), -53)};
 }
 
+// MpfrReal<128> asks Boost for 40 decimal digits, which it holds in 134
+// bits; docs/REFERENCE.md and the fast path's bounds state 134.
+TEST(FastMath, RealHolds134Bits) { EXPECT_EQ(mpfr_get_prec(Real(1).backend().data()), 134); }
+
 TEST(FastMath, SinCosWithinItsReturnedBounds) {
   std::mt19937_64 g(7);
   Exact a, c, s;
