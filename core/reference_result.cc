@@ -95,17 +95,19 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 }  // namespace
 
 ReferenceElement ReferenceResult::element(int w, std::size_t index) const {
-  const int np = geo.rotary_dim / 2;
-  const std::size_t k = index / 2;
+  const auto np = static_cast<std::size_t>(geo.rotary_dim / 2);
+  const std::size_t k = index / 2, th = k / np;
+  const auto heads = static_cast<std::size_t>(geo.heads[w]);
+  return element_at(w, index, static_cast<std::int64_t>(th / heads), static_cast<int>(th % heads),
+                    static_cast<int>(k % np));
+}
+
+ReferenceElement ReferenceResult::element_at(int w, std::size_t index, std::int64_t tok, int h, int i) const {
   const int side = static_cast<int>(index % 2);
-  const int i = static_cast<int>(k % static_cast<std::size_t>(np));
-  const std::size_t th = k / static_cast<std::size_t>(np);
-  const int h = static_cast<int>(th % static_cast<std::size_t>(geo.heads[w]));
-  const auto tok = static_cast<std::int64_t>(th / static_cast<std::size_t>(geo.heads[w]));
   int a, b;
   pair_channels(layout, geo.rotary_dim, i, &a, &b);
-  const ReferencePair& p = pairs[static_cast<std::size_t>(w)][k];
-  const std::size_t t = trig_index(tok, np, i);
+  const ReferencePair& p = pairs[static_cast<std::size_t>(w)][index / 2];
+  const std::size_t t = trig_index(tok, geo.rotary_dim / 2, i);
   ReferenceElement e;
   e.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
                        positions[static_cast<std::size_t>(tok)], i)[side];

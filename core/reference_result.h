@@ -61,6 +61,8 @@ struct ReferenceResult {
 
   // Element `index` of tensor w in walk order (two per pair: first, second).
   ReferenceElement element(int w, std::size_t index) const;
+  // The same, with the pair's token, head and pair index known.
+  ReferenceElement element_at(int w, std::size_t index, std::int64_t token, int head, int pair) const;
 
   // Every rotated element of tensor w, in walk order, built on the fly:
   // for (const ReferenceElement& e : r.elements(w)) ...
@@ -69,9 +71,16 @@ struct ReferenceResult {
     class Iterator {
      public:
       Iterator(const ReferenceResult* r, int w, std::size_t i) : r_(r), w_(w), i_(i) {}
-      ReferenceElement operator*() const { return r_->element(w_, i_); }
+      ReferenceElement operator*() const { return r_->element_at(w_, i_, token_, head_, pair_); }
+      // Walk order without divisions: pair, then head, then token.
       Iterator& operator++() {
-        ++i_;
+        if (++i_ % 2 == 0 && ++pair_ == r_->geo.rotary_dim / 2) {
+          pair_ = 0;
+          if (++head_ == r_->geo.heads[static_cast<std::size_t>(w_)]) {
+            head_ = 0;
+            ++token_;
+          }
+        }
         return *this;
       }
       bool operator!=(const Iterator& o) const { return i_ != o.i_; }
@@ -80,6 +89,8 @@ struct ReferenceResult {
       const ReferenceResult* r_;
       int w_;
       std::size_t i_;
+      std::int64_t token_ = 0;
+      int head_ = 0, pair_ = 0;
     };
     ElementRange(const ReferenceResult* r, int w) : r_(r), w_(w) {}
     Iterator begin() const { return {r_, w_, 0}; }

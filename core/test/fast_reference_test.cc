@@ -9,6 +9,7 @@
 
 #include <cstdio>
 
+#include "core/reference_result.h"
 #include "core/rng.h"
 #include "core/test/fast_reference_check.h"
 
@@ -42,6 +43,27 @@ void suite(Suite s, int cases) {
   report((name + " suite, every case").c_str(), drawn);
   report((name + " suite, fp64 storage").c_str(), f64);
   report((name + " suite, positions in +-2^40").c_str(), far);
+}
+
+// The element walk (counters, no divisions) yields what element(w, i)
+// computes from the index, on cases with GQA, padding and partial rotary.
+TEST(ReferenceResult, ElementWalkMatchesIndexedElements) {
+  for (int idx = 0; idx < 40; ++idx) {
+    const Case c = make_case(Suite::kStandard, 5, idx);
+    const ReferenceResult r = compute_reference(c, make_inputs(c));
+    for (int w = 0; w < 2; ++w) {
+      std::size_t i = 0;
+      for (const ReferenceElement& e : r.elements(w)) {
+        const ReferenceElement f = r.element(w, i++);
+        ASSERT_EQ(e.offset, f.offset) << idx;
+        ASSERT_EQ(e.token, f.token);
+        ASSERT_EQ(e.head, f.head);
+        ASSERT_EQ(e.channel, f.channel);
+        ASSERT_EQ(e.terms.pair, f.terms.pair);
+      }
+      ASSERT_EQ(i, r.elements(w).size());
+    }
+  }
 }
 
 TEST(FastReference, SameBitsAsMpfrOnTheQuickSuite) { suite(Suite::kQuick, suite_size(Suite::kQuick)); }
