@@ -1,20 +1,36 @@
 #include "cli/check_command.h"
 
+#include <cctype>
 #include <cstdint>
 #include <iostream>
 #include <random>
 #include <sstream>
 
 #include "cli/common_options.h"
-#include "core/atomic_file.h"
+#include "cli/report_files.h"
 #include "core/config.h"
 #include "core/file_read.h"
 #include "core/interrupt.h"
 #include "impls/simd/simd_impls.h"
 #include "properties/property.h"
-#include "reference/rotation.h"
 
 namespace ropecheck::cli {
+namespace {
+
+// "i/n" with 1 <= i <= n <= 10^7, digits only.
+bool parse_shard(const std::string& s, int* index, int* count) {
+  const std::size_t slash = s.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == s.size() || s.size() > 17) return false;
+  for (std::size_t k = 0; k < s.size(); ++k)
+    if (k != slash && !std::isdigit(static_cast<unsigned char>(s[k]))) return false;
+  const long long i = std::stoll(s.substr(0, slash)), n = std::stoll(s.substr(slash + 1));
+  if (n < 1 || n > 10000000 || i < 1 || i > n) return false;
+  *index = static_cast<int>(i);
+  *count = static_cast<int>(n);
+  return true;
+}
+
+}  // namespace
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   auto* check = app.add_subcommand("check", "Run the conformance gate against the reference");
@@ -30,13 +46,14 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
                     "Fail an implementation judged (not skipped) on fewer cases of an applicable property")
       ->check(integer_in(1, 10000000))
       ->capture_default_str();
-  check->add_option("--summary", a.summary_path, "Also write the summary table (markdown) to this file")
-      ->check(non_empty_path());
   check->add_option("--property", a.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
-  check->add_option("--junit", a.junit_path, "Also write JUnit XML (one testcase per implementation x property)")
-      ->check(non_empty_path());
-  check->add_option("--report", a.report_path, "Also write a self-contained HTML report with error-vs-position plots")
-      ->check(non_empty_path());
+  add_report_options(check, a.files);
+  check->add_option("--shard", a.shard,
+                    "Run shard i of n (i/n, 1 <= i <= n): the cases whose index % n == i - 1; "
+                    "`ropecheck merge` joins the shards' --json reports");
+  check->add_option("--jobs", a.jobs, "Cases run in parallel (the report is the same for any N)")
+      ->check(integer_in(1, 256))
+      ->capture_default_str();
   check->add_option("--config", a.config_path,
                     "A model's rope config (HF config.json, its rope_scaling dict, or ropecheck's schema): "
                     "every case uses its scheme and head shape")
@@ -85,38 +102,11 @@ std::string validate_check_args(const CheckArgs& a, GateOptions* o) {
   o->properties = a.properties;
   o->min_judged = a.min_judged;
   o->isolated = a.selection.isolation;
+  if (!a.shard.empty() && !parse_shard(a.shard, &o->shard_index, &o->shard_count))
+    return "--shard: must be i/n with 1 <= i <= n <= 10000000 (got '" + a.shard + "')";
+  o->jobs = a.jobs;
   return {};
 }
-
-namespace {
-
-// `extra`: the tables --slack and --within asked for.
-void write_reports(const CheckArgs& a, const GateReport& r, const std::string& extra) {
-  if (!a.summary_path.empty()) {
-    std::ostringstream s;
-    print_summary(r, s);
-    s << (extra.empty() ? "" : "\n") << extra;
-    if (!r.passed()) {
-      s << "\n";
-      print_failures(r, s);
-    }
-    write_file_atomically(a.summary_path, s.str());
-  }
-  if (!a.junit_path.empty()) {
-    std::ostringstream s;
-    write_junit(r, s);
-    write_file_atomically(a.junit_path, s.str());
-  }
-  if (!a.report_path.empty()) {
-    ref::FreqSpec def;  // decay curve of the default scheme, d = 128, b = 1e4
-    const auto decay = ref::decay_curve(ref::compute_frequencies<ref::Real>(def, 128), 4096, 1);
-    std::ostringstream s;
-    write_html_report(r, decay, s);
-    write_file_atomically(a.report_path, s.str());
-  }
-}
-
-}  // namespace
 
 int run_check(const CheckArgs& a) {
   install_interrupt_handlers();
@@ -154,28 +144,17 @@ int run_check(const CheckArgs& a) {
   impl::set_simd_threads(a.threads);
   const int total = o.cases ? *o.cases : suite_size(o.suite);
   std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", " << (o.only_case ? 1 : total)
-            << " case(s), " << o.impls.size() << " implementation(s)"
-            << (a.selection.isolation ? "" : ", NOT isolated (--no-isolation)") << "\n";
+            << " case(s)";
+  if (o.shard_count > 1) std::cerr << ", shard " << o.shard_index << "/" << o.shard_count;
+  std::cerr << ", " << o.impls.size() << " implementation(s)";
+  if (o.jobs > 1) std::cerr << ", " << o.jobs << " jobs";
+  std::cerr << (a.selection.isolation ? "" : ", NOT isolated (--no-isolation)") << "\n";
   if (!a.quiet) o.progress = progress_printer();
   const GateReport r = run_gate(o);
   std::ostringstream extra;  // the tables asked for, also in --summary
   if (a.slack) print_slack(r, extra);
   if (a.within_ulps >= 0) print_within(r, a.within_ulps, extra);
-  print_summary(r, std::cout);
-  std::cout << (extra.str().empty() ? "" : "\n") << extra.str();
-  if (!r.passed()) {
-    std::cout << "\n";
-    print_failures(r, std::cout);
-    print_worst_failures(r, std::cout);
-  }
-  try {
-    write_reports(a, r, extra.str());
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
-  if (!r.interrupted.empty()) return interrupted_exit_code();
-  return r.passed() ? 0 : 1;
+  return finish_report(r, a.files, extra.str());
 }
 
 }  // namespace ropecheck::cli

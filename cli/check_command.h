@@ -1,10 +1,10 @@
-// `ropecheck check`: the gate over the selected implementations, its
-// tables on stdout, a reproduce line per failure, and the optional
-// markdown / JUnit / HTML reports. Exit 0: a verdict was printed, every
-// implementation was judged on at least --min-judged cases of every property
-// that applies to it, and every judged case passed; 1: a failure; 2: bad
-// arguments; 130 / 143: interrupted by SIGINT / SIGTERM (partial reports
-// are still written, marked interrupted).
+// `ropecheck check`: the gate over the selected implementations (or one
+// shard of its cases, on N threads), its tables on stdout, a reproduce line
+// per failure, and the optional markdown / JUnit / HTML / JSON reports.
+// Exit 0: a verdict was printed, every implementation was judged on at least
+// --min-judged cases of every property that applies to it, and every judged
+// case passed; 1: a failure; 2: bad arguments; 130 / 143: interrupted by
+// SIGINT / SIGTERM (partial reports are still written, marked interrupted).
 #ifndef ROPECHECK_CLI_CHECK_COMMAND_H_
 #define ROPECHECK_CLI_CHECK_COMMAND_H_
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/impl_selection.h"
+#include "cli/report_files.h"
 #include "gate/gate.h"
 
 namespace ropecheck::cli {
@@ -24,9 +25,9 @@ struct CheckArgs {
   std::string seed = "1";
   int case_index = -1;  // -1: not given (the option refuses negative values)
   int cases = -1;
-  std::string summary_path;
-  std::string junit_path;
-  std::string report_path;
+  ReportFiles files;
+  std::string shard;  // "i/n"
+  int jobs = 1;
   std::vector<std::string> properties;
   bool quiet = false;
   int threads = 1;

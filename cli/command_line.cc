@@ -14,6 +14,7 @@ CommandLine::CommandLine() {
   app.require_subcommand(1);
   list = add_list_command(app);
   check = add_check_command(app, check_args);
+  merge = add_merge_command(app, merge_args);
   props = add_properties_command(app);
   fuzz = add_fuzz_command(app, fuzz_args);
   mutants = add_mutants_command(app, mutants_args);
@@ -51,6 +52,7 @@ int run_command(CommandLine& cl, const char* argv0) {
   try {
     if (*cl.list) return run_list();
     if (*cl.check) return run_check(cl.check_args);
+    if (*cl.merge) return run_merge(cl.merge_args);
     if (*cl.props) return run_properties();
     if (*cl.fuzz) return run_fuzz(cl.fuzz_args, argv0);
     if (*cl.mutants) return run_mutants(cl.mutants_args);

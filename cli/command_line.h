@@ -14,6 +14,7 @@
 #include "cli/check_command.h"
 #include "cli/fuzz_command.h"
 #include "cli/golden_command.h"
+#include "cli/merge_command.h"
 #include "cli/mutants_command.h"
 
 namespace ropecheck::cli {
@@ -25,8 +26,9 @@ struct CommandLine {
   FuzzArgs fuzz_args;
   MutantsArgs mutants_args;
   GoldenArgs golden_args;
+  MergeArgs merge_args;
   CLI::App *list = nullptr, *check = nullptr, *props = nullptr, *fuzz = nullptr, *mutants = nullptr,
-           *golden = nullptr;
+           *golden = nullptr, *merge = nullptr;
 };
 
 // Returned by parse_command_line when the command is to run.

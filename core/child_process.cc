@@ -179,15 +179,18 @@ ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std:
   if (mem == MAP_FAILED) throw std::bad_alloc();
   auto* shared = new (mem) ChildShared{};
   int done[2];
-  if (::pipe2(done, O_CLOEXEC) != 0) {
-    ::munmap(mem, sizeof(ChildShared));
-    throw std::runtime_error("isolation: pipe() failed");
-  }
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   pid_t pid;
   {
+    // Calls from several threads (check --jobs): the pipe is made, the child
+    // forked and the parent's write end closed under one lock, so no other
+    // call's child inherits this call's write end.
     std::lock_guard<std::mutex> lock(g_mu);
+    if (::pipe2(done, O_CLOEXEC) != 0) {
+      ::munmap(mem, sizeof(ChildShared));
+      throw std::runtime_error("isolation: pipe() failed");
+    }
     pid = ::fork();
     if (pid == 0) {
       ::close(done[0]);
@@ -199,8 +202,8 @@ ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std:
       for (;;) ::pause();  // the parent looks at what is left, then kills it
     }
     if (pid > 0) g_active.push_back(pid);
+    ::close(done[1]);
   }
-  ::close(done[1]);
   if (pid < 0) {
     ::close(done[0]);
     ::munmap(mem, sizeof(ChildShared));

@@ -19,8 +19,32 @@
 namespace ropecheck {
 namespace {
 
-std::atomic<const char*> g_what{nullptr};
-std::atomic<int> g_code{0};
+// One slot per active span. Spans open and close on several threads at
+// once (check --jobs with in-process kernels), in no stack order, so each
+// claims a slot of its own; the handlers read them without a lock.
+constexpr int kSlots = 1024;
+struct Slot {
+  std::atomic<const char*> what{nullptr};
+  std::atomic<int> code{0};
+};
+Slot g_slots[kSlots];
+// The calling thread's innermost span (exit() runs its handlers on the
+// thread that called it, a synchronous signal on the faulting thread).
+thread_local int t_innermost = -1;
+
+// Never 0: a handler may run between a slot's claim and its code's store.
+int exit_status(const Slot& s) {
+  const int c = s.code.load();
+  return c != 0 ? c : 1;
+}
+
+// The span to name: this thread's innermost, else any active one.
+const Slot* active_slot() {
+  if (t_innermost >= 0 && g_slots[t_innermost].what.load()) return &g_slots[t_innermost];
+  for (const Slot& s : g_slots)
+    if (s.what.load()) return &s;
+  return nullptr;
+}
 
 // write(2) only: these run inside exit() or a signal handler.
 void say(const char* s) {
@@ -56,23 +80,23 @@ void stop(const char* what, const char* how, int status, bool has_status) {
 }
 
 void on_process_exit(int status, void*) {
-  if (const char* what = g_what.load()) {
-    stop(what, " called exit(", status, true);
-    ::_exit(g_code.load());
+  if (const Slot* s = active_slot()) {
+    stop(s->what.load(), " called exit(", status, true);
+    ::_exit(exit_status(*s));
   }
 }
 
 void on_quick_exit() {
-  if (const char* what = g_what.load()) {
-    stop(what, " called quick_exit()", 0, false);
-    ::_exit(g_code.load());
+  if (const Slot* s = active_slot()) {
+    stop(s->what.load(), " called quick_exit()", 0, false);
+    ::_exit(exit_status(*s));
   }
 }
 
 [[maybe_unused]] void on_fatal_signal(int sig) {
-  if (const char* what = g_what.load()) {
+  if (const Slot* s = active_slot()) {
     say("\nerror: ");
-    say(what);
+    say(s->what.load());
     say(" crashed with signal ");
     say_int(sig);
     say(" inside ropecheck's own process; no verdict (docs/RELIABILITY.md)\n");
@@ -104,17 +128,33 @@ void install() {
 HostGuard::HostGuard(std::string what, int exit_code) : what_(std::move(what)) {
   static std::once_flag once;
   std::call_once(once, install);
-  previous_ = g_what.exchange(what_.c_str());
-  previous_code_ = g_code.exchange(exit_code);
+  previous_ = t_innermost;
+  for (int i = 0; i < kSlots; ++i) {
+    const char* expected = nullptr;
+    if (g_slots[i].what.compare_exchange_strong(expected, what_.c_str())) {
+      g_slots[i].code.store(exit_code);
+      slot_ = i;
+      t_innermost = i;
+      break;
+    }
+  }
+  // Over kSlots spans at once (never, with --jobs <= 256): this one is not
+  // named, but the others still are.
 }
 
 HostGuard::~HostGuard() {
-  g_what.store(previous_);
-  g_code.store(previous_code_);
+  if (slot_ >= 0) g_slots[slot_].what.store(nullptr);
+  t_innermost = previous_;
 }
 
-const char* active_host_guard() { return g_what.load(); }
+const char* active_host_guard() {
+  const Slot* s = active_slot();
+  return s ? s->what.load() : nullptr;
+}
 
-void clear_host_guards_in_child() { g_what.store(nullptr); }
+void clear_host_guards_in_child() {
+  for (Slot& s : g_slots) s.what.store(nullptr);
+  t_innermost = -1;
+}
 
 }  // namespace ropecheck

@@ -24,8 +24,8 @@ class HostGuard {
 
  private:
   std::string what_;
-  const char* previous_;
-  int previous_code_;
+  int slot_ = -1;      // this span's slot in the table the handlers read
+  int previous_ = -1;  // the thread's enclosing span's slot
 };
 
 // The innermost active span's description, or nullptr (async-signal-safe).

@@ -22,7 +22,10 @@ struct Frame {
   std::string key;        // the current key of an object
   std::size_t index = 0;  // the current element of an array
   std::string child() const {
-    if (object) return path.empty() ? key : path + "." + key;
+    if (object) {
+      const std::string k = key.empty() ? "\"\"" : key;  // an empty key still names a field
+      return path.empty() ? k : path + "." + k;
+    }
     return path + "[" + std::to_string(index) + "]";
   }
 };

@@ -58,7 +58,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
   for (int w = 0; w < 2; ++w) {
     const unsigned char* got = run.out.bytes[w].data();
     std::vector<char> is_rotated(static_cast<std::size_t>(g.elements[w]), 0);
-    for (const ReferenceElement& re : ref.elements[w]) {
+    for (const ReferenceElement& re : ref.elements(w)) {
       is_rotated[re.offset] = 1;
       const ElementTerms& e = re.terms;
       const double v = load_as_double(got, re.offset, c.dtype);

@@ -1,8 +1,10 @@
 #include "core/kernel_call.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/host_guard.h"
@@ -21,8 +23,48 @@ void take_misbehaviour(KernelRun& r) {
 }
 
 // Elements a cache may hold before a case is declined for a cache kernel:
-// 64 MiB of fp32 keeps a case under a second on CI machines.
-std::int64_t g_max_cache_elements = std::int64_t{1} << 24;
+// 64 MiB of fp32 keeps a case under a second on CI machines. Atomic: gate
+// threads (--jobs) read it while a harness may set it.
+std::atomic<std::int64_t> g_max_cache_elements{std::int64_t{1} << 24};
+
+// Everything build_cache sees but the row count, as bytes: the ABI spec
+// with its arrays, and rotary_dim.
+std::string cache_key(const ropecheck_freq_spec_t& f, int rotary_dim) {
+  std::string k;
+  const auto put = [&k](const void* p, std::size_t n) { k.append(static_cast<const char*>(p), n); };
+  put(&f.scheme, sizeof f.scheme);
+  for (double v : {f.base, f.factor, f.beta_fast, f.beta_slow, f.attention_factor, f.mscale, f.mscale_all_dim,
+                   f.low_freq_factor, f.high_freq_factor})
+    put(&v, sizeof v);
+  for (std::int64_t v : {f.original_max_position, f.seq_len, static_cast<std::int64_t>(f.truncate),
+                         static_cast<std::int64_t>(f.has_attention_factor), static_cast<std::int64_t>(rotary_dim)})
+    put(&v, sizeof v);
+  for (const double* a : {f.short_factor, f.long_factor, f.inv_freq}) {
+    const char present = a != nullptr;
+    put(&present, 1);
+    if (a) put(a, sizeof(double) * static_cast<std::size_t>(rotary_dim / 2));
+  }
+  return k;
+}
+
+// The last cos/sin cache this thread built, per implementation and spec:
+// every property calls a cache kernel on the same case or on one with
+// shifted positions, and building the cache (up to 2^24 sin/cos pairs,
+// through a forked child when isolated) was most of a gate run. Row p of a
+// cache holds position p (kernel_abi.h), so a cache of fewer rows is the
+// first rows of a longer one; a longer one is built when asked for. Each
+// call gets its own copy, so nothing a kernel does to its cache reaches
+// another call.
+struct CacheMemo {
+  // The builder: its function and context (a table's address alone could
+  // be reused by another table).
+  decltype(ropecheck_impl_t::build_cache) build = nullptr;
+  void* ctx = nullptr;
+  std::string key;
+  std::int64_t rows = 0;
+  std::vector<float> cache;
+};
+thread_local CacheMemo t_cache_memo;
 
 }  // namespace
 
@@ -130,14 +172,24 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       return r;
     }
     const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
-    cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
-    if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows,
-                                   ROPECHECK_DTYPE_F32, cache.data(), err, sizeof err)) {
-      r.status = st;
-      r.message = std::string("build_cache: ") + err;
-      take_misbehaviour(r);
-      return r;
+    std::string key = cache_key(abi_freq, c.shape.rotary_dim);
+    CacheMemo& memo = t_cache_memo;
+    if (memo.build != impl.build_cache || memo.ctx != impl.ctx || memo.key != key || memo.rows < rows) {
+      memo.build = nullptr;  // invalid until built
+      memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
+      if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
+                                     memo.cache.data(), err, sizeof err)) {
+        r.status = st;
+        r.message = std::string("build_cache: ") + err;
+        take_misbehaviour(r);
+        return r;
+      }
+      memo.build = impl.build_cache;
+      memo.ctx = impl.ctx;
+      memo.key = std::move(key);
+      memo.rows = rows;
     }
+    cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
     cache_before = cache;
     p.cos_sin_cache = cache.data();
     p.cache_dtype = ROPECHECK_DTYPE_F32;

@@ -1,6 +1,10 @@
 #include "core/reference_result.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "reference/rotation.h"
 #include "reference/rounding.h"
@@ -8,47 +12,139 @@
 #include "ropecheck/layout.h"
 
 namespace ropecheck {
+namespace {
+
+// Per token and pair: the walk's index into angle/cos/sin.
+std::size_t trig_index(std::int64_t token, int pairs, int pair) {
+  return static_cast<std::size_t>(token * pairs + pair);
+}
+
+void describe_case(const Case& c, ReferenceResult* r) {
+  r->geo = geometry(c);
+  r->layout = c.layout;
+  r->positions = c.positions;
+  for (int w = 0; w < 2; ++w) {
+    r->pairs[w].clear();
+    r->pairs[w].reserve(static_cast<std::size_t>(c.tokens * r->geo.heads[w] * (r->geo.rotary_dim / 2)));
+  }
+}
+
+enum class Mode { kFast, kMpfr, kBoth };
+Mode reference_mode() {
+  static const Mode m = [] {
+    const char* v = std::getenv("ROPECHECK_REFERENCE");
+    if (!v || !*v || std::strcmp(v, "fast") == 0) return Mode::kFast;
+    if (std::strcmp(v, "mpfr") == 0) return Mode::kMpfr;
+    if (std::strcmp(v, "both") == 0) return Mode::kBoth;
+    std::fprintf(stderr, "ROPECHECK_REFERENCE must be fast, mpfr or both (got '%s')\n", v);
+    std::exit(2);
+  }();
+  return m;
+}
+
+ReferenceResult compute_fast(const Case& c, const QkBuffers& in, ref::FastStats* stats) {
+  ref::FastReference rope(c.freq, c.shape);
+  ReferenceResult r;
+  describe_case(c, &r);
+  const Geometry& g = r.geo;
+  const int d = g.rotary_dim, pairs = d / 2;
+  const bool inverse = c.direction == ROPECHECK_DIRECTION_INVERSE;
+  r.attention_factor = rope.attention_factor();
+  r.inv_freq = rope.inv_freq();
+  std::vector<const ref::FastTrigRow*> rows;
+  for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
+    const ref::FastTrigRow& row = rope.trig(c.positions[static_cast<std::size_t>(tok)]);
+    rows.push_back(&row);
+    for (int i = 0; i < pairs; ++i) {
+      r.angle.push_back(row.pair[i].angle_d);
+      r.cos.push_back(row.pair[i].cos_d);
+      r.sin.push_back(row.pair[i].sin_d);
+    }
+  }
+  std::vector<int> ca(pairs), cb(pairs);
+  for (int i = 0; i < pairs; ++i) pair_channels(c.layout, d, i, &ca[i], &cb[i]);
+  for (int w = 0; w < 2; ++w) {
+    const unsigned char* base = in.bytes[w].data();
+    auto& out = r.pairs[w];
+    for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
+      const ref::FastTrigRow& row = *rows[static_cast<std::size_t>(tok)];
+      for (int h = 0; h < g.heads[w]; ++h) {
+        const std::int64_t off = g.offset(w, tok, h, 0);
+        for (int i = 0; i < pairs; ++i) {
+          // Stored values are exact doubles; the MPFR path's Real of them is
+          // the identity.
+          ReferencePair p;
+          p.x = load_as_double(base, static_cast<std::size_t>(off + ca[i]), c.dtype);
+          p.y = load_as_double(base, static_cast<std::size_t>(off + cb[i]), c.dtype);
+          const ref::FastPairResult v = rope.rotate_pair(p.x, p.y, row, i, inverse, c.dtype);
+          for (int k = 0; k < 2; ++k) {
+            p.exact.value[k] = v.value[k];
+            p.exact.rounded[k] = v.rounded[k];
+          }
+          out.push_back(p);
+        }
+      }
+    }
+  }
+  if (stats) *stats = rope.stats();
+  return r;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+ReferenceElement ReferenceResult::element(int w, std::size_t index) const {
+  const auto np = static_cast<std::size_t>(geo.rotary_dim / 2);
+  const std::size_t k = index / 2, th = k / np;
+  const auto heads = static_cast<std::size_t>(geo.heads[w]);
+  return element_at(w, index, static_cast<std::int64_t>(th / heads), static_cast<int>(th % heads),
+                    static_cast<int>(k % np));
+}
+
+ReferenceElement ReferenceResult::element_at(int w, std::size_t index, std::int64_t tok, int h, int i) const {
+  const int side = static_cast<int>(index % 2);
+  int a, b;
+  pair_channels(layout, geo.rotary_dim, i, &a, &b);
+  const ReferencePair& p = pairs[static_cast<std::size_t>(w)][index / 2];
+  const std::size_t t = trig_index(tok, geo.rotary_dim / 2, i);
+  ReferenceElement e;
+  e.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
+                       positions[static_cast<std::size_t>(tok)], i)[side];
+  e.rounded = p.exact.rounded[side];
+  e.channel = side == 0 ? a : b;
+  e.offset = geo.offset(w, tok, h, e.channel);
+  e.token = tok;
+  e.head = h;
+  return e;
+}
 
 void assemble_reference(
     const Case& c, const QkBuffers& in,
     const std::function<ExactPair(int w, std::int64_t token, int head, int pair, int a, int b)>& pair_values,
     ReferenceResult* r) {
-  const Geometry g = geometry(c);
+  describe_case(c, r);
+  const Geometry& g = r->geo;
   const int d = g.rotary_dim, pairs = d / 2;
   for (int w = 0; w < 2; ++w) {
-    auto& out = r->elements[w];
-    out.clear();
-    out.reserve(static_cast<std::size_t>(c.tokens * g.heads[w] * d));
     for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
-      const std::int64_t pos = c.positions[static_cast<std::size_t>(tok)];
       for (int h = 0; h < g.heads[w]; ++h) {
         const std::int64_t off = g.offset(w, tok, h, 0);
         for (int i = 0; i < pairs; ++i) {
           int a, b;
           pair_channels(c.layout, d, i, &a, &b);
-          const ExactPair v = pair_values(w, tok, h, i, a, b);
-          const std::size_t k = static_cast<std::size_t>(tok * pairs + i);
-          const auto terms =
-              pair_terms(load_as_double(in.bytes[w].data(), static_cast<std::size_t>(off + a), c.dtype),
-                         load_as_double(in.bytes[w].data(), static_cast<std::size_t>(off + b), c.dtype), v.value[0],
-                         v.value[1], r->cos[k], r->sin[k], std::fabs(r->angle[k]), pos, i);
-          for (int side = 0; side < 2; ++side) {
-            ReferenceElement e;
-            e.terms = terms[side];
-            e.channel = side == 0 ? a : b;
-            e.rounded = v.rounded[side];
-            e.offset = off + e.channel;
-            e.token = tok;
-            e.head = h;
-            out.push_back(e);
-          }
+          ReferencePair p;
+          p.x = load_as_double(in.bytes[w].data(), static_cast<std::size_t>(off + a), c.dtype);
+          p.y = load_as_double(in.bytes[w].data(), static_cast<std::size_t>(off + b), c.dtype);
+          p.exact = pair_values(w, tok, h, i, a, b);
+          r->pairs[w].push_back(p);
         }
       }
     }
   }
 }
 
-ReferenceResult compute_reference(const Case& c, const QkBuffers& in) {
+ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in) {
   const Geometry g = geometry(c);
   ref::ReferenceRope<ref::Real> rope(c.freq, c.shape);
   ReferenceResult r;
@@ -84,6 +180,59 @@ ReferenceResult compute_reference(const Case& c, const QkBuffers& in) {
     return p;
   }, &r);
   return r;
+}
+
+ReferenceResult compute_reference(const Case& c, const QkBuffers& in, ref::FastStats* stats) {
+  switch (reference_mode()) {
+    case Mode::kMpfr:
+      return compute_reference_mpfr(c, in);
+    case Mode::kBoth: {
+      ReferenceResult r = compute_fast(c, in, stats);
+      const std::string diff = first_difference(r, compute_reference_mpfr(c, in));
+      if (!diff.empty()) {
+        std::fprintf(stderr, "ROPECHECK_REFERENCE=both: the fast and MPFR paths differ on %s: %s\n",
+                     c.describe().c_str(), diff.c_str());
+        std::abort();
+      }
+      return r;
+    }
+    case Mode::kFast:
+      break;
+  }
+  return compute_fast(c, in, stats);
+}
+
+std::string first_difference(const ReferenceResult& a, const ReferenceResult& b) {
+  if (!same_bits(a.attention_factor, b.attention_factor)) return "attention_factor";
+  const auto table = [](const char* name, const std::vector<double>& x,
+                        const std::vector<double>& y) -> std::string {
+    if (x.size() != y.size()) return std::string(name) + " size";
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_bits(x[i], y[i])) return std::string(name) + "[" + std::to_string(i) + "]";
+    return {};
+  };
+  for (auto s : {table("inv_freq", a.inv_freq, b.inv_freq), table("angle", a.angle, b.angle),
+                 table("cos", a.cos, b.cos), table("sin", a.sin, b.sin)})
+    if (!s.empty()) return s;
+  for (int w = 0; w < 2; ++w) {
+    const char* t = w == 0 ? "q" : "k";
+    if (a.pairs[w].size() != b.pairs[w].size()) return std::string(t) + " pair count";
+    for (std::size_t k = 0; k < a.pairs[w].size(); ++k) {
+      const ReferencePair &p = a.pairs[w][k], &q = b.pairs[w][k];
+      const double pv[] = {p.x, p.y, p.exact.value[0], p.exact.value[1], p.exact.rounded[0], p.exact.rounded[1]};
+      const double qv[] = {q.x, q.y, q.exact.value[0], q.exact.value[1], q.exact.rounded[0], q.exact.rounded[1]};
+      const char* what[] = {"x", "y", "value[0]", "value[1]", "rounded[0]", "rounded[1]"};
+      for (int f = 0; f < 6; ++f)
+        if (!same_bits(pv[f], qv[f])) {
+          const ReferenceElement e = a.element(w, 2 * k + (f % 2));
+          char buf[256];
+          std::snprintf(buf, sizeof buf, "%s of %s pair %zu (token %lld, head %d, channel %d): %a vs %a", what[f],
+                        t, k, static_cast<long long>(e.token), e.head, e.channel, pv[f], qv[f]);
+          return buf;
+        }
+    }
+  }
+  return {};
 }
 
 }  // namespace ropecheck

@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_selection(a.selection);
     if (a.cases == 0 || a.cases < -1 || a.case_index < -1) fail("accepted --cases/--case out of range");
     if (a.min_judged < 1 || a.threads < 1 || a.threads > 256) fail("accepted --min-judged/--threads out of range");
-    if (a.summary_path.empty() != (cl.check->count("--summary") == 0)) fail("accepted an empty --summary");
+    if (a.files.summary.empty() != (cl.check->count("--summary") == 0)) fail("accepted an empty --summary");
     if (a.seed != "random" && a.seed.find_first_not_of("0123456789") != std::string::npos) fail("accepted --seed " + a.seed);
   }
   if (*cl.golden) check_selection(cl.golden_args.selection);

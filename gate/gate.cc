@@ -1,9 +1,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/interrupt.h"
+#include "core/ordered_parallel.h"
 #include "gate/gate.h"
 #include "properties/property.h"
 
@@ -55,6 +58,7 @@ int curve_bucket(std::int64_t p) {
 }
 
 void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
+  const int case_index = c.index;
   for (int t = 0; t < kBudgetTermCount; ++t) {
     rep.elements_by_term[t] += out.elements_by_term[t];
     rep.worst_by_term[t] = std::max(rep.worst_by_term[t], out.worst_by_term[t]);
@@ -64,10 +68,11 @@ void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
     if (pt.worst_pair_ulps >= u.worst_ulps) u = {pt.worst_pair_ulps, c.index};
   }
   for (const PositionPoint& pt : out.points) {
-    PositionPoint& c = rep.curve[curve_bucket(pt.position)];
-    if (pt.worst_units >= c.worst_units) {
+    CurvePoint& c = rep.curve[curve_bucket(pt.position)];
+    if (pt.worst_units >= c.worst_units) {  // points come in case order, then position order
       c.worst_units = pt.worst_units;
       c.position = pt.position;
+      c.case_index = case_index;
     }
     c.worst_ulps = std::max(c.worst_ulps, pt.worst_ulps);
   }
@@ -78,9 +83,124 @@ void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
   }
 }
 
+// Case `idx` as the options shape it (a --config replaces scheme and shape).
+Case gate_case(const GateOptions& o, int idx) {
+  Case c = make_case(o.suite, o.seed, idx);
+  if (o.config) {
+    apply_config(*o.config, &c.freq, &c.shape);
+    if (o.config->layout) c.layout = *o.config->layout;
+  }
+  return c;
+}
+
+// One case's results, [implementation][property]; empty where the property
+// does not apply. Computed on any thread: everything it touches is its own
+// (the case's inputs and exact result are built once and shared by every
+// property and implementation of this case only).
+struct CaseRun {
+  int index = 0;
+  Case c;
+  std::vector<std::vector<std::optional<prop::PropertyResult>>> results;
+  // Set when SIGINT / SIGTERM cut a call short: the results before it stand,
+  // that call and everything after it have no verdict.
+  bool interrupted = false;
+};
+
+CaseRun run_case(const GateOptions& o, const std::vector<const prop::Property*>& props,
+                 const std::vector<std::vector<char>>& applicable, int idx) {
+  CaseRun run;
+  run.index = idx;
+  run.c = gate_case(o, idx);
+  if (interrupt_signal()) {  // no case starts after SIGINT / SIGTERM
+    run.interrupted = true;
+    return run;
+  }
+  prop::CaseContext ctx(run.c);
+  run.results.resize(o.impls.size());
+  for (std::size_t k = 0; k < o.impls.size(); ++k) {
+    run.results[k].resize(props.size());
+    for (std::size_t pi = 0; pi < props.size() && !run.interrupted; ++pi) {
+      if (!applicable[k][pi]) continue;
+      prop::PropertyResult res = props[pi]->check(*o.impls[k], ctx);
+      if (interrupt_signal()) run.interrupted = true;  // the call was cut short: no verdict on it
+      else run.results[k][pi] = std::move(res);
+    }
+    if (run.interrupted) break;
+  }
+  return run;
+}
+
+// Adds one case's results to the report: called in case order only.
+void absorb(const GateOptions& o, const std::vector<const prop::Property*>& props, const CaseRun& run,
+            GateReport* r) {
+  if (run.interrupted) {  // a partial case counts as not run
+    r->interrupted = interrupt_name();
+    return;
+  }
+  ++r->cases;
+  for (std::size_t k = 0; k < o.impls.size(); ++k) {
+    ImplReport& rep = r->impls[k];
+    for (std::size_t pi = 0; pi < props.size(); ++pi) {
+      if (!run.results[k][pi]) continue;
+      const prop::PropertyResult& res = *run.results[k][pi];
+      PropertyStats& ps = rep.properties[pi].second;
+      ++ps.cases;
+      if (res.judged) {  // the judge's per-family and per-position figures
+        const CaseOutcome& out = *res.judged;
+        FamilyStats& f = rep.families[run.c.family()];
+        ++f.cases;
+        if (out.outcome == Outcome::kSkipped) {
+          ++f.skipped;
+          ++rep.skipped[out.message];
+        } else {
+          f.worst_units = std::max(f.worst_units, out.worst_units);
+          f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
+          add_bins(rep, out, run.c);
+          ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
+        }
+      }
+      switch (res.outcome) {
+        case Outcome::kSkipped:
+          ++ps.skipped;
+          ps.declined += res.declined;
+          break;
+        case Outcome::kPass:
+          ++ps.passed;
+          ps.worst_units = std::max(ps.worst_units, res.worst_units);
+          break;
+        case Outcome::kFail:
+          ++ps.failed;
+          ps.worst_units = std::max(ps.worst_units, res.worst_units);
+          rep.failures.push_back({run.index, props[pi]->name, run.c.family(), res.message, run.c.describe(),
+                                  reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
+                                                    o.config_path) +
+                                      rep.reproduce_args,
+                                  res.worst_units});
+          break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
+void apply_verdict_floor(GateReport& r) {
+  for (ImplReport& rep : r.impls) {
+    rep.under_floor.clear();
+    if (!r.interrupted.empty() || r.stopped_early) continue;
+    for (const auto& [name, s] : rep.properties)
+      if (s.applicable && s.passed + s.failed < r.min_judged && (s.passed + s.failed > 0 || s.declined > 0))
+        rep.under_floor.emplace_back(name, "judged on " + std::to_string(s.passed + s.failed) +
+                                               " case(s), fewer than --min-judged " + std::to_string(r.min_judged) +
+                                               " (" + std::to_string(s.declined) + " of " + std::to_string(s.cases) +
+                                               " outside its declared capabilities): no verdict to pass");
+  }
+}
+
 GateReport run_gate(const GateOptions& o) {
+  if (o.shard_count < 1 || o.shard_index < 1 || o.shard_index > o.shard_count)
+    throw std::invalid_argument("shard: must be i/n with 1 <= i <= n (got " + std::to_string(o.shard_index) + "/" +
+                                std::to_string(o.shard_count) + ")");
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<const prop::Property*> props = selected_properties(o);
   GateReport r;
@@ -88,96 +208,45 @@ GateReport run_gate(const GateOptions& o) {
   r.seed = o.seed;
   r.min_judged = o.min_judged;
   r.isolated = o.isolated;
+  r.config_path = o.config_path;
+  r.shard_index = o.shard_index;
+  r.shard_count = o.shard_count;
+  std::vector<std::vector<char>> applicable;
   for (const auto* impl : o.impls) {
     ImplReport rep;
     rep.name = impl->name;
     if (o.reproduce_args.count(rep.name)) rep.reproduce_args = " " + o.reproduce_args.at(rep.name);
+    applicable.emplace_back();
     for (const auto* p : props) {
       PropertyStats s;
       s.not_applicable = prop::not_applicable(*p, *impl);
       s.applicable = s.not_applicable.empty();
+      applicable.back().push_back(s.applicable);
       rep.properties.emplace_back(p->name, s);
     }
     r.impls.push_back(std::move(rep));
   }
+  // The cases of this run, then of this shard.
   const int total = o.cases ? *o.cases : suite_size(o.suite);
-  const int first = o.only_case ? *o.only_case : 0;
-  const int last = o.only_case ? *o.only_case + 1 : total;
-  r.planned_cases = last - first;
-  bool stopped_early = false;
-  for (int idx = first; idx < last && r.interrupted.empty(); ++idx) {
-    Case c = make_case(o.suite, o.seed, idx);
-    if (o.config) {
-      apply_config(*o.config, &c.freq, &c.shape);
-      if (o.config->layout) c.layout = *o.config->layout;
-    }
-    ++r.cases;
-    // Inputs and the exact result are built once per case and shared by
-    // every property and implementation.
-    prop::CaseContext ctx(c);
-    for (std::size_t k = 0; k < o.impls.size(); ++k) {
-      const ropecheck_impl_t& impl = *o.impls[k];
-      ImplReport& rep = r.impls[k];
-      for (std::size_t pi = 0; pi < props.size(); ++pi) {
-        const prop::Property& p = *props[pi];
-        PropertyStats& ps = rep.properties[pi].second;
-        if (!ps.applicable) continue;
-        const prop::PropertyResult res = p.check(impl, ctx);
-        if (interrupt_signal()) {  // the call was cut short: no verdict on it
-          r.interrupted = interrupt_name();
-          break;
+  std::vector<int> indices;
+  for (int idx = o.only_case ? *o.only_case : 0; idx < (o.only_case ? *o.only_case + 1 : total); ++idx)
+    if (idx % o.shard_count == o.shard_index - 1) indices.push_back(idx);
+  r.total_cases = o.only_case ? 1 : total;
+  const int n = static_cast<int>(indices.size());
+  r.planned_cases = n;
+  ordered_parallel<CaseRun>(
+      n, o.jobs, [&](int k) { return run_case(o, props, applicable, indices[static_cast<std::size_t>(k)]); },
+      [&](int k, CaseRun run) {
+        absorb(o, props, run, &r);
+        if (!r.interrupted.empty()) return false;
+        if (o.progress) o.progress(k + 1, n);
+        if (o.stop_at_first_failing_case && !r.passed()) {
+          r.stopped_early = true;
+          return false;
         }
-        ++ps.cases;
-        if (res.judged) {  // the judge's per-family and per-position figures
-          const CaseOutcome& out = *res.judged;
-          FamilyStats& f = rep.families[c.family()];
-          ++f.cases;
-          if (out.outcome == Outcome::kSkipped) {
-            ++f.skipped;
-            ++rep.skipped[out.message];
-          } else {
-            f.worst_units = std::max(f.worst_units, out.worst_units);
-            f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
-            add_bins(rep, out, c);
-            ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
-          }
-        }
-        switch (res.outcome) {
-          case Outcome::kSkipped:
-            ++ps.skipped;
-            ps.declined += res.declined;
-            break;
-          case Outcome::kPass:
-            ++ps.passed;
-            ps.worst_units = std::max(ps.worst_units, res.worst_units);
-            break;
-          case Outcome::kFail:
-            ++ps.failed;
-            ps.worst_units = std::max(ps.worst_units, res.worst_units);
-            rep.failures.push_back({idx, p.name, c.family(), res.message, c.describe(),
-                                    reproduce_command(rep.name, o.suite, o.seed, idx, p.name, o.config_path) +
-                                        rep.reproduce_args,
-                                    res.worst_units});
-            break;
-        }
-      }
-      if (!r.interrupted.empty()) break;
-    }
-    if (!r.interrupted.empty()) break;
-    if (o.progress) o.progress(idx - first + 1, last - first);
-    if (o.stop_at_first_failing_case && !r.passed()) {
-      stopped_early = true;
-      break;
-    }
-  }
-  if (r.interrupted.empty() && !stopped_early)
-    for (ImplReport& rep : r.impls)
-      for (const auto& [name, s] : rep.properties)
-        if (s.applicable && s.passed + s.failed < o.min_judged && (s.passed + s.failed > 0 || s.declined > 0))
-          rep.under_floor.emplace_back(name, "judged on " + std::to_string(s.passed + s.failed) +
-                                                 " case(s), fewer than --min-judged " + std::to_string(o.min_judged) +
-                                                 " (" + std::to_string(s.declined) + " of " + std::to_string(s.cases) +
-                                                 " outside its declared capabilities): no verdict to pass");
+        return true;
+      });
+  apply_verdict_floor(r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -50,6 +50,12 @@ struct GateOptions {
   int min_judged = 1;
   // False under --no-isolation: the report says what that gives up.
   bool isolated = true;
+  // --shard i/n: only the cases whose index % n == i - 1 (1 <= i <= n), so
+  // n machines split a suite and merge_reports joins their reports.
+  int shard_index = 1, shard_count = 1;
+  // --jobs N: cases run on N threads; the report is built in case order, so
+  // it is the same for every N.
+  int jobs = 1;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -65,6 +71,12 @@ struct PropertyStats {
   double worst_units = 0;
   bool applicable = true;
   std::string not_applicable;
+};
+
+// A bucket's worst point and the case it came from: ties go to the later
+// case (then the larger position), a rule shards can merge exactly.
+struct CurvePoint : PositionPoint {
+  int case_index = -1;
 };
 
 struct FailureRecord {
@@ -95,7 +107,7 @@ struct ImplReport {
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   // Worst conformance error per position bucket (1/16 octave), for plots.
-  std::map<int, PositionPoint> curve;
+  std::map<int, CurvePoint> curve;
   std::vector<FailureRecord> failures;
   // Conformance cases skipped, by reason (outside the declared capabilities).
   std::map<std::string, int> skipped;
@@ -110,11 +122,17 @@ struct ImplReport {
 struct GateReport {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 0;
-  int cases = 0;
-  int planned_cases = 0;  // what the run set out to do
-  double seconds = 0;
+  int cases = 0;            // cases run (this shard's)
+  int planned_cases = 0;    // what the run (this shard) set out to do
+  int total_cases = 0;      // cases of the whole run the shards split
+  int shard_index = 1, shard_count = 1;
+  std::string config_path;  // --config, "" for none
+  double seconds = 0;       // wall time; a merge adds the shards'
   int min_judged = 1;
   bool isolated = true;
+  // True when the run stopped at its first failing case (the floor is then
+  // not applied).
+  bool stopped_early = false;
   // "SIGINT" when the run was interrupted: a partial report, never a pass.
   std::string interrupted;
   std::vector<ImplReport> impls;
@@ -125,6 +143,16 @@ struct GateReport {
 extern const char* const kNoIsolationNote;
 
 GateReport run_gate(const GateOptions& opts);
+// Sets every ImplReport::under_floor from the report's counts and
+// min_judged (nothing for an interrupted run or one stopped early): run_gate
+// applies it to its cases (a shard's own), merge_reports to the whole run.
+void apply_verdict_floor(GateReport& r);
+// The report of the whole run from its n shard reports (any order): the same
+// tables, failures and verdicts as one unsharded run. Throws
+// std::invalid_argument naming the field when the reports do not belong
+// together (suite, seed, shard count, implementations, properties...) or a
+// shard is missing or repeated.
+GateReport merge_reports(const std::vector<GateReport>& shards);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property = {}, const std::string& config_path = {});
 // Markdown tables: conformance per implementation x family, properties per

@@ -19,8 +19,10 @@ std::string fmt(double v) {
 }  // namespace
 
 void print_summary(const GateReport& r, std::ostream& os) {
-  os << "## ropecheck check: suite " << suite_name(r.suite) << ", seed " << r.seed << ", "
-     << r.cases << " cases, " << fmt(r.seconds) << " s\n\n";
+  os << "## ropecheck check: suite " << suite_name(r.suite) << ", seed " << r.seed << ", " << r.cases << " cases";
+  if (r.shard_count > 1)
+    os << " (shard " << r.shard_index << "/" << r.shard_count << " of " << r.total_cases << ")";
+  os << ", " << fmt(r.seconds) << " s\n\n";
   if (!r.interrupted.empty())
     os << "**Interrupted by " << r.interrupted << " after " << r.cases << " of " << r.planned_cases
        << " cases: a partial report, no verdict.**\n\n";

@@ -1,17 +1,14 @@
 #include "golden/exporter.h"
 
-#include <mpfr.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -20,7 +17,8 @@
 #include "ropecheck/dtype.h"
 #include "core/error_model.h"
 #include "golden/catalog.h"
-#include "golden/sha256.h"
+#include "core/ordered_parallel.h"
+#include "core/sha256.h"
 #include "core/kernel_call.h"
 #include "core/reference_result.h"
 #include "reference/real.h"
@@ -103,7 +101,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], in.bytes[w]};
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
     for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
-    for (const ReferenceElement& x : r.elements[w]) {
+    for (const ReferenceElement& x : r.elements(w)) {
       require_finite(x.rounded, g, "expected value");
       store_value(e.bytes.data(), x.offset, c.dtype, x.rounded);
       e64[static_cast<std::size_t>(x.offset)] = x.terms.value;
@@ -119,7 +117,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     const ErrorModel model(bp.policy, c.freq, c.shape, c.dtype, r.attention_factor);
     for (int w = 0; w < 2; ++w) {
       std::vector<double> b(static_cast<std::size_t>(geo.elements[w]), 0.0);
-      for (const ReferenceElement& x : r.elements[w]) {
+      for (const ReferenceElement& x : r.elements(w)) {
         const double v = model.budget(x.terms);
         require_finite(v, g, "budget");
         b[static_cast<std::size_t>(x.offset)] = v;
@@ -143,45 +141,6 @@ ExportSummary export_golden(const ExportOptions& o) {
   fs::remove_all(staging);
   fs::create_directories(staging / "cases");
 
-  // Cases are independent: build them on worker threads, write in order.
-  std::vector<CaseTensors> built(suite.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<int> done{0};
-  std::exception_ptr error;
-  std::mutex error_mu;
-  const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  auto work = [&] {
-    for (std::size_t i; !interrupt_signal() && (i = next++) < suite.size();) {
-      try {
-        built[i] = build_case_tensors(suite[i]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mu);
-        if (!error) error = std::current_exception();
-      }
-      const int n = ++done;
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(error_mu);
-        o.progress(n, static_cast<int>(suite.size()));
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back([&] {
-      work();
-      // MPFR keeps per-thread caches (constants, sin/cos tables) that are
-      // not released when a thread ends.
-      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-    });
-  work();
-  for (auto& t : pool) t.join();
-  if (interrupt_signal()) {
-    fs::remove_all(staging);
-    throw std::runtime_error(std::string("golden export: interrupted by ") + interrupt_name() + "; " + out.string() +
-                             " is as it was");
-  }
-  if (error) std::rethrow_exception(error);
-
   Manifest m;
   m.generator = generator_version();
   m.reference_bits = ref::kRealBits;
@@ -196,39 +155,66 @@ ExportSummary export_golden(const ExportOptions& o) {
     sums += sha + "  " + rel + "\n";
     summary.bytes += content.size();
   };
-  for (std::size_t i = 0; i < suite.size(); ++i) {
-    const GoldenCase& g = suite[i];
-    CaseEntry e;
-    e.id = g.id;
-    e.name = g.name;
-    e.comment = g.comment;
-    e.model = g.model;
-    e.flags = built[i].flags;
-    e.config.freq = g.c.freq;
-    e.config.shape = g.c.shape;
-    e.config.layout = g.c.layout;
-    e.dtype = g.c.dtype;
-    e.direction = g.c.direction;
-    e.tokens = g.c.tokens;
-    e.q_heads = g.c.q_heads;
-    e.kv_heads = g.c.kv_heads;
-    e.attention_factor = built[i].attention_factor;
-    const std::string stem = "cases/" + case_stem(g.id);
-    switch (o.format) {
-      case Format::kSafetensors:
-        emit(stem + ".safetensors", write_safetensors(built[i].tensors), &e);
-        break;
-      case Format::kJson:
-        emit(stem + ".json", write_hex_json(built[i].tensors), &e);
-        break;
-      case Format::kNpy:
-        fs::create_directories(staging / stem);
-        for (const Tensor& t : built[i].tensors) emit(stem + "/" + t.name + ".npy", write_npy(t), &e);
-        break;
-    }
-    built[i] = {};
-    m.cases.push_back(std::move(e));
-    ++summary.cases;
+  // Cases are independent: built on worker threads, written in order.
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = static_cast<int>(suite.size());
+  // Stopped by SIGINT / SIGTERM (or an error): the staging directory goes,
+  // the previous export stays as it was.
+  auto abandon = [&] {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+  };
+  try {
+    ordered_parallel<CaseTensors>(
+        n, threads,
+        [&](int i) {
+          if (interrupt_signal()) return CaseTensors{};  // dropped: consume stops
+          return build_case_tensors(suite[static_cast<std::size_t>(i)]);
+        },
+        [&](int i, CaseTensors built) {
+          if (interrupt_signal()) return false;
+          const GoldenCase& g = suite[static_cast<std::size_t>(i)];
+          CaseEntry e;
+          e.id = g.id;
+          e.name = g.name;
+          e.comment = g.comment;
+          e.model = g.model;
+          e.flags = built.flags;
+          e.config.freq = g.c.freq;
+          e.config.shape = g.c.shape;
+          e.config.layout = g.c.layout;
+          e.dtype = g.c.dtype;
+          e.direction = g.c.direction;
+          e.tokens = g.c.tokens;
+          e.q_heads = g.c.q_heads;
+          e.kv_heads = g.c.kv_heads;
+          e.attention_factor = built.attention_factor;
+          const std::string stem = "cases/" + case_stem(g.id);
+          switch (o.format) {
+            case Format::kSafetensors:
+              emit(stem + ".safetensors", write_safetensors(built.tensors), &e);
+              break;
+            case Format::kJson:
+              emit(stem + ".json", write_hex_json(built.tensors), &e);
+              break;
+            case Format::kNpy:
+              fs::create_directories(staging / stem);
+              for (const Tensor& t : built.tensors) emit(stem + "/" + t.name + ".npy", write_npy(t), &e);
+              break;
+          }
+          m.cases.push_back(std::move(e));
+          ++summary.cases;
+          if (o.progress) o.progress(i + 1, n);
+          return !interrupt_signal();
+        });
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  if (interrupt_signal()) {
+    abandon();
+    throw std::runtime_error(std::string("golden export: interrupted by ") + interrupt_name() + "; " + out.string() +
+                             " is as it was");
   }
   emit("manifest.json", manifest_to_json(m), nullptr);
   write_file_atomically((staging / "SHA256SUMS").string(), sums);

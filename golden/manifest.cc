@@ -9,7 +9,7 @@
 #include "core/file_read.h"
 #include "core/json_reader.h"
 #include "golden/catalog.h"
-#include "golden/sha256.h"
+#include "core/sha256.h"
 
 namespace ropecheck::golden {
 namespace {

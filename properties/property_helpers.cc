@@ -19,7 +19,7 @@ ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, cons
     j.budget[w].assign(n, 0.0);
     j.pair_budget[w].assign(n, 0.0);
     j.pair_budget_no_angle[w].assign(n, 0.0);
-    for (const ReferenceElement& e : ref.elements[w]) {
+    for (const ReferenceElement& e : ref.elements(w)) {
       const auto off = static_cast<std::size_t>(e.offset);
       j.value[w][off] = e.terms.value;
       j.budget[w][off] = model.budget(e.terms);

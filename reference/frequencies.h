@@ -28,6 +28,13 @@ struct YarnRange {
   R low_raw, high_raw;  // before floor/ceil and clamping: the cliff detector uses them
 };
 
+// 2 pi in R: Boost's constant for Boost's number types (correctly rounded
+// pi, doubled exactly); bounded_real.h specialises it for its own type.
+template <class R>
+R two_pi_of() {
+  return 2 * boost::math::constants::pi<R>();
+}
+
 // b^(-2i/d): the default inverse frequency of pair i.
 template <class R>
 R default_inv_freq(const R& base, int i, int d) {
@@ -45,7 +52,7 @@ R yarn_get_mscale(const R& s, const R& k) {
 // rotations over L positions.
 template <class R>
 R yarn_correction_dim(const R& rotations, int d, const R& base, std::int64_t L) {
-  const R two_pi = 2 * boost::math::constants::pi<R>();
+  const R two_pi = two_pi_of<R>();
   return R(d) * log(R(L) / (rotations * two_pi)) / (2 * log(base));
 }
 
@@ -113,7 +120,7 @@ R dynamic_ntk_base(const FreqSpec& f, int d) {
 // Llama 3.1 band rule applied to a default frequency w.
 template <class R>
 R llama3_scale(const R& w, const FreqSpec& f) {
-  const R two_pi = 2 * boost::math::constants::pi<R>();
+  const R two_pi = two_pi_of<R>();
   const R L(f.original_max_position);
   const R s(f.factor), lf(f.low_freq_factor), hf(f.high_freq_factor);
   const R wavelen = two_pi / w;

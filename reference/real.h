@@ -4,7 +4,11 @@
 // sin/cos/exp/log/pow are correctly rounded with exact argument reduction.
 // BinReal (Boost's header-only cpp_bin_float) is the independent second
 // reference that checks it, as TestFloat checks SoftFloat with a slow one.
-// Precision is a template parameter in bits; the default is >= 128 bits.
+// Precision is a template parameter: at least that many bits. MpfrReal<128>
+// holds 134: mpfr_float_backend takes decimal digits, 128 bits ask for 40,
+// and Boost turns 40 digits back into 134 bits (its digits10-to-bits
+// conversion rounds up with a guard); every MPFR result of the reference is
+// rounded to those 134 bits (docs/REFERENCE.md).
 #ifndef ROPECHECK_REFERENCE_REAL_H_
 #define ROPECHECK_REFERENCE_REAL_H_
 
@@ -23,7 +27,7 @@ using MpfrReal = mp::number<mp::mpfr_float_backend<(Bits * 30103u) / 100000u + 2
 template <unsigned Bits>
 using BinReal = mp::number<mp::cpp_bin_float<Bits, mp::digit_base_2>, mp::et_off>;
 
-inline constexpr unsigned kRealBits = 128;  // default reference precision (bits)
+inline constexpr unsigned kRealBits = 128;  // precision asked for (bits); Real holds 134
 using Real = MpfrReal<kRealBits>;
 using RealHigh = MpfrReal<256>;  // cross-precision check
 using RealAlt = BinReal<128>;    // independent backend check

@@ -21,8 +21,8 @@ ALLOWED = {
     "mutants": {"ropecheck", "impls"},
     # fuzz/ harnesses drive every layer, the command line's parser included
     # (cli_args_fuzzer); nothing includes fuzz/.
-    "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "golden", "mutants", "cli"},
-    "bench": {"ropecheck", "impls"},
+    "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants", "cli"},
+    "bench": {"ropecheck", "reference", "core", "impls"},
     "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
     "python": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
 }

@@ -104,7 +104,7 @@ TEST(ConfigBounds, EveryNumberAtItsBoundKeepsReferenceAndBudgetFinite) {
       for (const ropecheck_policy_t& p : policies) {
         const ErrorModel model(p, c.freq, c.shape, c.dtype, r.attention_factor);
         for (int w = 0; w < 2; ++w)
-          for (const ReferenceElement& e : r.elements[w]) {
+          for (const ReferenceElement& e : r.elements(w)) {
             const double b = model.budget(e.terms);
             ASSERT_TRUE(std::isfinite(e.terms.value)) << f.describe() << " position " << e.terms.position;
             ASSERT_TRUE(std::isfinite(b) && b > 0) << f.describe() << " position " << e.terms.position << " budget " << b;

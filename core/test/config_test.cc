@@ -90,6 +90,8 @@ TEST(ConfigJson, ErrorsNameTheFieldAndItsPath) {
       // what was silently read as something the file does not say.
       {R"({"head_dim": 64, "head_dim": 128})", "head_dim"},  // nlohmann kept the last
       {R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2, "factor": 4}})", "rope_scaling.factor"},
+      {R"({"": 4.0, "": 1})", "\"\""},  // an empty key given twice still names its field (found by fuzzing)
+      {R"({"rope_scaling": {"": 1, "": 2}})", "rope_scaling.\"\""},
       {std::string(R"({"head_dim": 64})") + '\0', "json"},  // a NUL after the JSON
       {R"({"head_dim": 64} {"head_dim": 32})", "json"},
       {R"({"head_dim": 64, "rope_scaling": {}})", "rope_scaling.rope_type"},  // read as default before

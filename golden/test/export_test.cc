@@ -118,12 +118,12 @@ TEST(GoldenExport, CasesReadBackEqualTheReference) {
       EXPECT_EQ(L.c.positions, suite[k].c.positions);
       EXPECT_EQ(std::memcmp(&L.ref.attention_factor, &r.attention_factor, 8), 0);
       for (int w = 0; w < 2; ++w) {
-        ASSERT_EQ(L.ref.elements[w].size(), r.elements[w].size());
+        ASSERT_EQ(L.ref.elements(w).size(), r.elements(w).size());
         // Order may differ (the reference walks pairs, the reader too): match by offset.
-        std::map<std::int64_t, const ReferenceElement*> by_offset;
-        for (const auto& e : r.elements[w]) by_offset[e.offset] = &e;
-        for (const auto& e : L.ref.elements[w]) {
-          const ReferenceElement& x = *by_offset.at(e.offset);
+        std::map<std::int64_t, ReferenceElement> by_offset;
+        for (const ReferenceElement& e : r.elements(w)) by_offset[e.offset] = e;
+        for (const ReferenceElement& e : L.ref.elements(w)) {
+          const ReferenceElement& x = by_offset.at(e.offset);
           const double got[] = {e.rounded, e.terms.x, e.terms.y, e.terms.value, e.terms.partner,
                                 e.terms.cos_a, e.terms.sin_a, e.terms.abs_angle};
           const double want[] = {x.rounded, x.terms.x, x.terms.y, x.terms.value, x.terms.partner,

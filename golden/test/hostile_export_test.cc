@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "golden/exporter.h"
-#include "golden/sha256.h"
+#include "core/sha256.h"
 #include "golden/verifier.h"
 
 namespace ropecheck::golden {

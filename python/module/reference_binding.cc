@@ -105,7 +105,7 @@ void bind_reference(py::module_& m) {
           const std::string n = w == 0 ? "q" : "k";
           std::vector<double> exact(static_cast<std::size_t>(g.elements[w])), rounded(exact.size());
           for (std::size_t i = 0; i < exact.size(); ++i) exact[i] = rounded[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
-          for (const ReferenceElement& e : r.elements[w]) {
+          for (const ReferenceElement& e : r.elements(w)) {
             exact[static_cast<std::size_t>(e.offset)] = e.terms.value;
             rounded[static_cast<std::size_t>(e.offset)] = e.rounded;
           }
@@ -118,7 +118,7 @@ void bind_reference(py::module_& m) {
             if (!bp) throw py::value_error("policy: unknown policy '" + *policy + "'");
             const ErrorModel model(bp->policy, c.freq, c.shape, c.dtype, r.attention_factor);
             std::vector<double> budget(exact.size(), 0.0);
-            for (const ReferenceElement& e : r.elements[w]) budget[static_cast<std::size_t>(e.offset)] = model.budget(e.terms);
+            for (const ReferenceElement& e : r.elements(w)) budget[static_cast<std::size_t>(e.offset)] = model.budget(e.terms);
             out[py::str(n + "_budget")] = f64_like(g, w, budget);
           }
         }

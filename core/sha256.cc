@@ -1,10 +1,10 @@
-#include "golden/sha256.h"
+#include "core/sha256.h"
 
 #include <openssl/evp.h>
 
 #include <stdexcept>
 
-namespace ropecheck::golden {
+namespace ropecheck {
 
 std::string sha256_hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -20,4 +20,4 @@ std::string sha256_hex(std::string_view data) {
   return s;
 }
 
-}  // namespace ropecheck::golden
+}  // namespace ropecheck
