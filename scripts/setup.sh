@@ -11,8 +11,8 @@ packages=(
   librapidcheck-dev googletest libgtest-dev libgmock-dev
   libhwy-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
-  python3 python3-numpy python3-jsonschema  # golden/python consumer, manifest schema test
-  python3-torch                     # golden/python/check_torch.py: real framework code on golden inputs
+  python3 python3-numpy python3-jsonschema  # python/golden_checks consumers, manifest schema test
+  python3-torch                     # python/golden_checks/check_torch.py: real framework code on golden inputs
   python3-dev pybind11-dev python3-pytest   # the ropecheck Python module and its tests
   libssl-dev                        # SHA-256 of golden files (OpenSSL EVP)
   chromium                          # renders the HTML report in a test

@@ -55,14 +55,14 @@ done
 
 for dir in "$src"/golden/vectors/smoke/* "$work/standard-a" "$work/standard-npy" "$work/standard-json" \
            "$work/long-context-a"; do
-  "$py" "$src/golden/python/check_numpy.py" --quiet "$dir"
+  "$py" "$src/python/golden_checks/check_numpy.py" --quiet "$dir"
 done
 for policy in f32_angle_product hf_eager; do
   for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do
-    "$py" "$src/golden/python/check_numpy.py" --quiet --policy $policy "$dir"
+    "$py" "$src/python/golden_checks/check_numpy.py" --quiet --policy $policy "$dir"
   done
 done
 for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do
-  "$py" "$src/golden/python/check_numpy.py" --quiet --swap-layout --expect-layout-failures "$dir"
+  "$py" "$src/python/golden_checks/check_numpy.py" --quiet --swap-layout --expect-layout-failures "$dir"
 done
 echo "golden exports: all checks passed"

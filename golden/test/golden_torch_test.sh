@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real framework code on golden inputs (golden/python/check_torch.py): the
+# Real framework code on golden inputs (python/golden_checks/check_torch.py): the
 # Hugging Face and Meta/Mistral RoPE forms in PyTorch, on the standard and
 # long-context exports, pass under the policies that describe them; the same
 # code with the layouts swapped, with cos/sin through bf16 under an fp32
@@ -15,7 +15,7 @@ rm -rf "$work" && mkdir -p "$work"
 for suite in standard long-context; do
   "$bin" golden export --quiet --suite $suite --format safetensors --out "$work/$suite" >/dev/null
   for variant in correct swap-layout cos-sin-bf16 f32-math-policy; do
-    "$py" -W ignore "$src/golden/python/check_torch.py" --quiet --variant $variant "$work/$suite"
+    "$py" -W ignore "$src/python/golden_checks/check_torch.py" --quiet --variant $variant "$work/$suite"
   done
 done
 echo "golden torch: all checks passed"

@@ -5,6 +5,7 @@
 
 #include "python/module/builtin_kernel.h"
 #include "python/module/check_binding.h"
+#include "python/module/golden_binding.h"
 #include "python/module/python_kernel.h"
 #include "python/module/reference_binding.h"
 
@@ -38,4 +39,5 @@ PYBIND11_MODULE(_core, m) {
 
   bind_check(m);
   bind_reference(m);
+  bind_golden(m);
 }

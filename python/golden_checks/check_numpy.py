@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy_rope as nr  # noqa: E402
-import ropecheck_golden as rg  # noqa: E402
+import ropecheck.golden as rg  # noqa: E402  (PYTHONPATH=build/release/python)
 
 
 def check_case(case, policy, swap, arithmetic):

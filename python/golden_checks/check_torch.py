@@ -39,7 +39,7 @@ except ImportError as e:  # a machine without python3-torch: skip, visibly
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ropecheck_golden as rg  # noqa: E402
+import ropecheck.golden as rg  # noqa: E402  (PYTHONPATH=build/release/python)
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
 
