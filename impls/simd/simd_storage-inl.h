@@ -1,0 +1,106 @@
+// Per-target storage conversions of the SIMD kernels (included by
+// rope_simd-inl.h, compiled once per Highway target): fp16 and bf16 widened
+// exactly to fp32 and narrowed back with round to nearest even, inside the
+// vector loop. Highway's toggling include guard, as for every -inl.h.
+#if defined(ROPECHECK_IMPLS_SIMD_SIMD_STORAGE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ROPECHECK_IMPLS_SIMD_SIMD_STORAGE_INL_H_
+#undef ROPECHECK_IMPLS_SIMD_SIMD_STORAGE_INL_H_
+#else
+#define ROPECHECK_IMPLS_SIMD_SIMD_STORAGE_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+#include "ropecheck/dtype.h"
+
+// The bf16 paths read two bf16 elements as one 32-bit lane (element 2j in
+// its low half): that is the memory order of a little-endian machine only.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the bf16 pair lanes assume little-endian memory");
+
+HWY_BEFORE_NAMESPACE();
+namespace ropecheck::impl::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Highway 1.0.3 converts f32 -> f16 with an instruction only where the CPU
+// has one (x86 F16C from AVX2 up, Arm FCVT; both round to nearest even) and
+// emulates it by truncation elsewhere (SSSE3, SSE4, scalar; found by
+// simd_targets_test). Where it truncates we round with ropecheck's own scalar
+// conversion instead. Widening f16 -> f32 is exact on every target.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM
+inline constexpr bool kVectorF16Demote = true;
+#else
+inline constexpr bool kVectorF16Demote = false;
+#endif
+
+// fp32 or fp16 storage as fp32 lanes, element i at lane i.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadWide(D d, const float* p) {
+  return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadWide(D d, const hwy::float16_t* p) {
+  return hn::PromoteTo(d, hn::LoadU(hn::Rebind<hwy::float16_t, D>(), p));
+}
+template <class D>
+HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, float* p) {
+  hn::StoreU(v, d, p);
+}
+template <class D>
+HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, hwy::float16_t* p) {
+  if constexpr (kVectorF16Demote) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    hn::StoreU(hn::DemoteTo(dh, v), dh, p);
+  } else {
+    HWY_ALIGN float tmp[hn::MaxLanes(d)];
+    hn::Store(v, d, tmp);
+    auto* bits = reinterpret_cast<std::uint16_t*>(p);
+    for (size_t i = 0; i < hn::Lanes(d); ++i) bits[i] = f32_to_f16(tmp[i]);
+  }
+}
+
+// bf16 pairs: one 32-bit lane holds elements 2j (low half) and 2j + 1 (high
+// half). Widening is exact (bf16 is the top half of an fp32): the low element
+// shifted up, the high element with the low half cleared. No lane crosses
+// another, so no shuffle is needed in either layout.
+template <class DU>
+HWY_INLINE hn::Vec<DU> LoadBf16Pairs(DU du, const std::uint16_t* p) {
+  return hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p));
+}
+template <class DF, class VU>
+HWY_INLINE hn::Vec<DF> Bf16Low(DF df, VU pairs) {
+  return hn::BitCast(df, hn::ShiftLeft<16>(pairs));
+}
+template <class DF, class VU>
+HWY_INLINE hn::Vec<DF> Bf16High(DF df, VU pairs) {
+  return hn::BitCast(df, hn::And(pairs, hn::Set(hn::RebindToUnsigned<DF>(), 0xffff0000u)));
+}
+
+// fp32 bits with round to nearest even to bf16 applied: the result's top 16
+// bits are the bf16, as ropecheck::f32_to_bf16 computes it per lane (a NaN
+// keeps its sign and payload and is made quiet, so no carry can turn it into
+// an infinity or a zero).
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> RoundToBf16Bits(DF, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto b = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(b), hn::Set(du, 1u));
+  const auto rounded = hn::Add(b, hn::Add(lsb, hn::Set(du, 0x7fffu)));
+  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Or(b, hn::Set(du, 0x00400000u)), rounded);
+}
+
+// Two fp32 vectors narrowed to bf16 and stored as pairs: `low` lanes become
+// elements 2j, `high` lanes elements 2j + 1.
+template <class DF>
+HWY_INLINE void StoreBf16Pairs(DF df, hn::Vec<DF> low, hn::Vec<DF> high, std::uint16_t* p) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto lo = hn::ShiftRight<16>(RoundToBf16Bits(df, low));
+  const auto packed = hn::OrAnd(lo, RoundToBf16Bits(df, high), hn::Set(du, 0xffff0000u));
+  hn::StoreU(packed, du, reinterpret_cast<std::uint32_t*>(p));
+}
+
+}  // namespace ropecheck::impl::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
