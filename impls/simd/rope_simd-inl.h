@@ -53,21 +53,30 @@ inline std::int64_t PositionOf(const SimdJob& j, std::int64_t token) {
                            : static_cast<const std::int64_t*>(j.positions)[token];
 }
 
-// The token's m cos and sign m sin into sc.c, sc.s.
+// The token's m cos and sign m sin into sc.c, sc.s. A NaN there (a
+// caller's cache, or explicit frequencies, can hold anything) becomes the
+// default quiet NaN, whose low 16 bits are zero as the bf16 narrowing needs
+// (RoundToBf16Bits); finite values pass unchanged.
 HWY_INLINE void TokenCosSin(const SimdJob& j, std::int64_t pos, const Scratch& sc) {
+  const hn::ScalableTag<float> df;
+  const int N = static_cast<int>(hn::Lanes(df));
+  float sign = 1.0f;
   if (j.cache) {
     const float* row = j.cache + pos * 2 * j.pairs;
     std::memcpy(sc.c, row, sizeof(float) * static_cast<std::size_t>(j.pairs));
-    const hn::ScalableTag<float> df;
-    const auto sign = hn::Set(df, j.sign);
-    const int N = static_cast<int>(hn::Lanes(df));
-    int i = 0;
-    for (; i + N <= j.pairs; i += N) hn::StoreU(hn::Mul(hn::LoadU(df, row + j.pairs + i), sign), df, sc.s + i);
-    for (; i < j.pairs; ++i) sc.s[i] = row[j.pairs + i] * j.sign;
-    return;
+    std::memcpy(sc.s, row + j.pairs, sizeof(float) * static_cast<std::size_t>(j.pairs));
+    sign = j.sign;
+  } else {
+    ReduceAngles(static_cast<double>(pos), j.inv_freq, j.pairs, sc.t, sc.q);
+    SinCosReduced(sc.t, sc.q, j.pairs, j.m, j.m * j.sign, sc.c, sc.s);
   }
-  ReduceAngles(static_cast<double>(pos), j.inv_freq, j.pairs, sc.t, sc.q);
-  SinCosReduced(sc.t, sc.q, j.pairs, j.m, j.m * j.sign, sc.c, sc.s);
+  const auto vsign = hn::Set(df, sign);
+  const auto nan = hn::BitCast(df, hn::Set(hn::RebindToUnsigned<decltype(df)>(), 0x7fc00000u));
+  for (int i = 0; i < j.pairs; i += N) {
+    const auto c = hn::LoadU(df, sc.c + i), s = hn::Mul(hn::LoadU(df, sc.s + i), vsign);
+    hn::StoreU(hn::IfThenElse(hn::IsNaN(c), nan, c), df, sc.c + i);
+    hn::StoreU(hn::IfThenElse(hn::IsNaN(s), nan, s), df, sc.s + i);
+  }
 }
 
 // Orders c, s for the layout's vector loop (CoefRows in simd_rotate-inl.h).

@@ -78,16 +78,22 @@ HWY_INLINE hn::Vec<DF> Bf16High(DF df, VU pairs) {
 }
 
 // fp32 bits with round to nearest even to bf16 applied: the result's top 16
-// bits are the bf16, as ropecheck::f32_to_bf16 computes it per lane (a NaN
-// keeps its sign and payload and is made quiet, so no carry can turn it into
-// an infinity or a zero).
+// bits are the bf16, as ropecheck::f32_to_bf16 computes it, for every finite
+// value and every NaN whose low 16 bits are zero. Those are the only NaNs the
+// bf16 loops produce, so no lane needs a NaN test: a NaN result is an input
+// NaN propagated by the FPU with its payload (IEEE 754-2008 6.2.3; x86, Arm,
+// POWER) or the FPU's default NaN (x86 0xffc00000, Arm and RISC-V
+// 0x7fc00000), and every input NaN has zero low bits: q and k are widened
+// bf16, and TokenCosSin (rope_simd-inl.h) replaces any NaN in the cos/sin
+// rows by the default NaN. Adding at most 0x8000 to zero low bits cannot
+// carry, so such a NaN keeps its top half: still a quiet NaN (arithmetic
+// quiets it), as f32_to_bf16 returns.
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> RoundToBf16Bits(DF, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const auto b = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(b), hn::Set(du, 1u));
-  const auto rounded = hn::Add(b, hn::Add(lsb, hn::Set(du, 0x7fffu)));
-  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Or(b, hn::Set(du, 0x00400000u)), rounded);
+  return hn::Add(b, hn::Add(lsb, hn::Set(du, 0x7fffu)));
 }
 
 // Two fp32 vectors narrowed to bf16 and stored as pairs: `low` lanes become

@@ -4,19 +4,25 @@
 //   - the whole quick gate (every property);
 //   - every storage dtype x layout x head shape whose pair count exercises a
 //     different mix of whole vectors and tails (1 pair up to 256, odd counts,
-//     partial rotary), judged against the reference.
+//     partial rotary), judged against the reference;
+//   - bf16 NaN of every payload, and NaN in a caller's cos/sin cache, come
+//     out as NaN (the narrowing has no per-lane NaN test; rope_simd-inl.h).
 #include <gtest/gtest.h>
 
 #include <hwy/targets.h>
 #include <hwy/tests/hwy_gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/simd/simd_impls.h"
 #include "properties/property.h"
+#include "ropecheck/dtype.h"
 
 namespace ropecheck {
 namespace {
@@ -78,6 +84,55 @@ TEST_P(SimdTargets, EveryDtypeLayoutAndTailOnThisTarget) {
         }
       }
   EXPECT_GT(judged, 100) << "too many shapes skipped";
+}
+
+TEST_P(SimdTargets, Bf16NaNsStayNaNOnThisTarget) {
+  ASSERT_STREQ(impl::simd_target_name(), hwy::TargetName(GetParam())) << "the dispatcher did not switch target";
+  // One token, one q head of 128 channels, every bf16 NaN payload of both
+  // signs in turn at channel 5; the cache's cos of pair 9 a NaN with every
+  // payload bit set (0x7fffffff), which a carry would turn into -0.
+  constexpr int kDim = 128, kPairs = kDim / 2;
+  std::vector<float> cache(2 * kDim, 0.5f);
+  cache[kDim + 9] = f32_from_bits(0x7fffffffu);  // row 1, cos of pair 9
+  const std::int64_t pos = 1;
+  ropecheck_freq_spec_t freq{};
+  freq.scheme = ROPECHECK_SCHEME_DEFAULT;
+  freq.base = 10000;
+  for (ropecheck_layout_t layout : {ROPECHECK_LAYOUT_HALF_SPLIT, ROPECHECK_LAYOUT_INTERLEAVED}) {
+    const int nan_partner = layout == ROPECHECK_LAYOUT_INTERLEAVED ? 4 : 5 + kPairs;  // channel 5's pair
+    const int pair9[2] = {layout == ROPECHECK_LAYOUT_INTERLEAVED ? 18 : 9,
+                          layout == ROPECHECK_LAYOUT_INTERLEAVED ? 19 : 9 + kPairs};
+    for (const ropecheck_impl_t* k : {impl::simd_cache_impl(), impl::simd_otf_impl()})
+      for (std::uint32_t payload = 0x7f81; payload <= 0xffff; ++payload) {
+        if ((payload & 0x7fff) <= 0x7f80) continue;  // not a NaN
+        std::vector<std::uint16_t> q(kDim, 0x3f80);     // 1.0
+        q[5] = static_cast<std::uint16_t>(payload);
+        ropecheck_apply_params_t p{};
+        p.struct_size = sizeof p;
+        p.dtype = ROPECHECK_DTYPE_BF16;
+        p.layout = layout;
+        p.num_tokens = 1;
+        p.num_q_heads = 1;
+        p.head_dim = p.rotary_dim = kDim;
+        p.q_in = p.q_out = q.data();
+        p.q_token_stride = p.q_head_stride = kDim;
+        p.positions = &pos;
+        p.position_type = ROPECHECK_INDEX_INT64;
+        p.freq = &freq;
+        p.cos_sin_cache = cache.data();
+        p.cache_dtype = ROPECHECK_DTYPE_F32;
+        p.cache_max_position = 2;
+        char err[256] = {0};
+        ASSERT_EQ(k->apply(k->ctx, &p, err, sizeof err), ROPECHECK_OK) << err;
+        for (int ch : {5, nan_partner}) {
+          ASSERT_TRUE(std::isnan(bf16_to_f32(q[ch]))) << k->name << " channel " << ch << " payload 0x" << std::hex
+                                                      << payload << " gave 0x" << q[ch];
+        }
+        if (k == impl::simd_cache_impl()) {
+          for (int ch : pair9) ASSERT_TRUE(std::isnan(bf16_to_f32(q[ch]))) << "cache NaN lost at channel " << ch;
+        }
+      }
+  }
 }
 
 }  // namespace
