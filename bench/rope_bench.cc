@@ -13,6 +13,8 @@
 //   decode:  64 sequences of one token each, at unrelated positions below
 //            8192, as a serving engine's decode step sees them.
 #include <benchmark/benchmark.h>
+#include <hwy/targets.h>
+#include <cstdlib>
 
 #include <algorithm>
 #include <cstdint>
@@ -197,6 +199,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (std::getenv("T2")) hwy::SetSupportedTargetsForTest(HWY_AVX2);
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

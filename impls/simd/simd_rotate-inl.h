@@ -59,7 +59,7 @@ HWY_INLINE void RotateHalfSplit(const T* src, T* dst, int pairs, const CoefRows&
   int i = 0;
   for (; i + N <= pairs; i += N) {
     hn::Vec<decltype(df)> ox, oy;
-    RotatePair(LoadWide(df, src + i), LoadWide(df, src + pairs + i), hn::LoadU(df, k.c + i), hn::LoadU(df, k.s + i),
+    RotatePair(LoadWide(df, src + i), LoadWide(df, src + pairs + i), LoadOnce(df, k.c + i), LoadOnce(df, k.s + i),
                ox, oy);
     StoreNarrow(df, ox, dst + i);
     StoreNarrow(df, oy, dst + pairs + i);
@@ -67,7 +67,7 @@ HWY_INLINE void RotateHalfSplit(const T* src, T* dst, int pairs, const CoefRows&
   const hn::CappedTag<float, 1> d1;
   for (; i < pairs; ++i) {
     hn::Vec<decltype(d1)> ox, oy;
-    RotatePair(LoadWide(d1, src + i), LoadWide(d1, src + pairs + i), hn::LoadU(d1, k.c + i), hn::LoadU(d1, k.s + i),
+    RotatePair(LoadWide(d1, src + i), LoadWide(d1, src + pairs + i), LoadOnce(d1, k.c + i), LoadOnce(d1, k.s + i),
                ox, oy);
     StoreNarrow(d1, ox, dst + i);
     StoreNarrow(d1, oy, dst + pairs + i);
@@ -86,15 +86,15 @@ HWY_INLINE void RotateInterleaved(const T* src, T* dst, int pairs, const CoefRow
   for (; j + N <= d; j += N) {
     const auto v = LoadWide(df, src + j);
     // Even lanes: y (-s) + x c; odd lanes: x s + y c, as RotatePair.
-    StoreNarrow(df, hn::MulAdd(hn::Reverse2(df, v), hn::LoadU(df, k.b + j), hn::Mul(v, hn::LoadU(df, k.a + j))),
+    StoreNarrow(df, hn::MulAdd(hn::Reverse2(df, v), LoadOnce(df, k.b + j), hn::Mul(v, LoadOnce(df, k.a + j))),
                 dst + j);
   }
 #endif
   const hn::CappedTag<float, 1> d1;
   for (int i = j / 2; i < pairs; ++i) {
     hn::Vec<decltype(d1)> ox, oy;
-    RotatePair(LoadWide(d1, src + 2 * i), LoadWide(d1, src + 2 * i + 1), hn::LoadU(d1, k.c + i),
-               hn::LoadU(d1, k.s + i), ox, oy);
+    RotatePair(LoadWide(d1, src + 2 * i), LoadWide(d1, src + 2 * i + 1), LoadOnce(d1, k.c + i),
+               LoadOnce(d1, k.s + i), ox, oy);
     StoreNarrow(d1, ox, dst + 2 * i);
     StoreNarrow(d1, oy, dst + 2 * i + 1);
   }
@@ -106,7 +106,7 @@ HWY_INLINE void RotateBf16Interleaved(const std::uint16_t* src, std::uint16_t* d
     const hn::RebindToUnsigned<decltype(df)> du;
     const auto pr = LoadBf16Pairs(du, src + 2 * i);
     hn::Vec<decltype(df)> ox, oy;
-    RotatePair(Bf16Low(df, pr), Bf16High(df, pr), hn::LoadU(df, k.c + i), hn::LoadU(df, k.s + i), ox, oy);
+    RotatePair(Bf16Low(df, pr), Bf16High(df, pr), LoadOnce(df, k.c + i), LoadOnce(df, k.s + i), ox, oy);
     StoreBf16Pairs(df, ox, oy, dst + 2 * i);
   };
   const hn::ScalableTag<float> df;
@@ -124,8 +124,8 @@ HWY_INLINE void RotateBf16HalfSplit(const std::uint16_t* src, std::uint16_t* dst
     const hn::RebindToUnsigned<decltype(df)> du;
     const auto xp = LoadBf16Pairs(du, src + i), yp = LoadBf16Pairs(du, src + pairs + i);
     hn::Vec<decltype(df)> oxe, oye, oxo, oyo;
-    RotatePair(Bf16Low(df, xp), Bf16Low(df, yp), hn::LoadU(df, ce), hn::LoadU(df, se), oxe, oye);
-    RotatePair(Bf16High(df, xp), Bf16High(df, yp), hn::LoadU(df, co), hn::LoadU(df, so), oxo, oyo);
+    RotatePair(Bf16Low(df, xp), Bf16Low(df, yp), LoadOnce(df, ce), LoadOnce(df, se), oxe, oye);
+    RotatePair(Bf16High(df, xp), Bf16High(df, yp), LoadOnce(df, co), LoadOnce(df, so), oxo, oyo);
     StoreBf16Pairs(df, oxe, oxo, dst + i);
     StoreBf16Pairs(df, oye, oyo, dst + pairs + i);
   };
