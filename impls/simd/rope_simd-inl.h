@@ -17,7 +17,7 @@
 #include <cstring>
 
 #include "impls/simd/simd_job.h"
-#include "impls/simd/simd_rotate-inl.h"
+#include "impls/simd/simd_heads-inl.h"
 #include "impls/simd/simd_sincos-inl.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -107,32 +107,25 @@ HWY_INLINE CoefRows LayoutRows(const SimdJob& j, const Scratch& sc) {
   return {sc.c, sc.s, sc.c, sc.s, 0};
 }
 
-// Heads [h0, h1) of one tensor at one token; pass-through channels copied
-// when out of place.
+// Heads [h0, h1) of one tensor at one token.
 HWY_INLINE void RotateHeads(const SimdJob& j, const SimdTensor& x, std::int64_t token, int h0, int h1,
                             const CoefRows& k) {
-  const int d = 2 * j.pairs;
   const std::size_t es = j.dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
-  for (int h = h0; h < h1; ++h) {
-    const std::int64_t off = token * x.token_stride + h * x.head_stride;
-    const void* src = static_cast<const char*>(x.in) + off * static_cast<std::int64_t>(es);
-    void* dst = static_cast<char*>(x.out) + off * static_cast<std::int64_t>(es);
-    if (j.dtype == ROPECHECK_DTYPE_F32) {
-      const auto* s = static_cast<const float*>(src);
-      auto* o = static_cast<float*>(dst);
-      j.interleaved ? RotateInterleaved(s, o, j.pairs, k) : RotateHalfSplit(s, o, j.pairs, k);
-    } else if (j.dtype == ROPECHECK_DTYPE_F16) {
-      const auto* s = static_cast<const hwy::float16_t*>(src);
-      auto* o = static_cast<hwy::float16_t*>(dst);
-      j.interleaved ? RotateInterleaved(s, o, j.pairs, k) : RotateHalfSplit(s, o, j.pairs, k);
-    } else {
-      const auto* s = static_cast<const std::uint16_t*>(src);
-      auto* o = static_cast<std::uint16_t*>(dst);
-      j.interleaved ? RotateBf16Interleaved(s, o, j.pairs, k) : RotateBf16HalfSplit(s, o, j.pairs, k);
-    }
-    if (src != dst && d < j.head_dim)
-      std::memcpy(static_cast<char*>(dst) + d * es, static_cast<const char*>(src) + d * es,
-                  static_cast<std::size_t>(j.head_dim - d) * es);
+  const std::int64_t off = (token * x.token_stride + h0 * x.head_stride) * static_cast<std::int64_t>(es);
+  const HeadRun r{static_cast<const unsigned char*>(x.in) + off,
+                  static_cast<unsigned char*>(x.out) + off,
+                  x.head_stride * static_cast<std::int64_t>(es),
+                  h1 - h0,
+                  j.pairs,
+                  2 * static_cast<std::size_t>(j.pairs) * es,
+                  static_cast<std::size_t>(j.head_dim - 2 * j.pairs) * es};
+  if (j.dtype == ROPECHECK_DTYPE_F32) {
+    j.interleaved ? RotateHeadsOfKind<Interleaved<float>>(r, k) : RotateHeadsOfKind<HalfSplit<float>>(r, k);
+  } else if (j.dtype == ROPECHECK_DTYPE_F16) {
+    j.interleaved ? RotateHeadsOfKind<Interleaved<hwy::float16_t>>(r, k)
+                  : RotateHeadsOfKind<HalfSplit<hwy::float16_t>>(r, k);
+  } else {
+    j.interleaved ? RotateHeadsOfKind<Bf16Interleaved>(r, k) : RotateHeadsOfKind<Bf16HalfSplit>(r, k);
   }
 }
 

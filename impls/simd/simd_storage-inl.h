@@ -117,12 +117,30 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> RoundToBf16Bits(DF, hn::Vec<DF> v) 
 
 // Two fp32 vectors narrowed to bf16 and stored as pairs: `low` lanes become
 // elements 2j, `high` lanes elements 2j + 1.
+//
+// Packed first, rounded after: P holds the two truncated bf16 (the top
+// halves), L the two discarded low halves, each in a 16-bit lane. Round to
+// nearest even adds one to P exactly when the discarded half exceeds 0x8000,
+// or equals it and P is odd: when (L | (P & 1)) > 0x8000, unsigned. That is
+// RoundToBf16Bits's carry for both halves at once, in 7 vector operations
+// instead of 10 (the bf16 loops are bound by their arithmetic on Zen 4).
+// A NaN has L = 0 here (see RoundToBf16Bits) and stays as it is.
 template <class DF>
 HWY_INLINE void StoreBf16Pairs(DF df, hn::Vec<DF> low, hn::Vec<DF> high, std::uint16_t* p) {
   const hn::RebindToUnsigned<DF> du;
+#if HWY_TARGET == HWY_SCALAR  // no 16-bit lanes inside a 32-bit one
   const auto lo = hn::ShiftRight<16>(RoundToBf16Bits(df, low));
   const auto packed = hn::OrAnd(lo, RoundToBf16Bits(df, high), hn::Set(du, 0xffff0000u));
   hn::StoreU(packed, du, reinterpret_cast<std::uint32_t*>(p));
+#else
+  const hn::Repartition<std::uint16_t, DF> d16;
+  const auto bl = hn::BitCast(du, low), bh = hn::BitCast(du, high);
+  const auto top = hn::BitCast(d16, hn::OrAnd(hn::ShiftRight<16>(bl), bh, hn::Set(du, 0xffff0000u)));
+  const auto rest = hn::BitCast(d16, hn::OrAnd(hn::ShiftLeft<16>(bh), bl, hn::Set(du, 0x0000ffffu)));
+  const auto one = hn::Set(d16, 1);
+  const auto up = hn::Gt(hn::OrAnd(rest, top, one), hn::Set(d16, 0x8000));
+  hn::StoreU(hn::IfThenElse(up, hn::Add(top, one), top), d16, p);
+#endif
 }
 
 }  // namespace ropecheck::impl::HWY_NAMESPACE
