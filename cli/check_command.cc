@@ -1,7 +1,6 @@
 #include "cli/check_command.h"
 
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -9,7 +8,8 @@
 #include "cli/common_options.h"
 #include "core/atomic_file.h"
 #include "core/config.h"
-#include "gate/gate.h"
+#include "core/file_read.h"
+#include "core/interrupt.h"
 #include "impls/simd/simd_impls.h"
 #include "properties/property.h"
 #include "reference/rotation.h"
@@ -20,127 +20,162 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   auto* check = app.add_subcommand("check", "Run the conformance gate against the reference");
   add_selection_options(check, a.selection);
   check->add_option("--suite", a.suite, "quick | standard | exhaustive")->capture_default_str();
-  check->add_option("--seed", a.seed, "Seed of the case grid (an integer, or 'random')")->capture_default_str();
-  check->add_option("--case", a.case_index, "Run only this case index (what a reproduce line does)");
-  check->add_option("--cases", a.cases, "Run the first N cases of the suite (a case's index, not N, defines it)");
-  check->add_option("--summary", a.summary_path, "Also write the summary table (markdown) to this file");
+  check->add_option("--seed", a.seed, "Seed of the case grid (an unsigned 64-bit integer, or 'random')")
+      ->capture_default_str();
+  check->add_option("--case", a.case_index, "Run only this case index (what a reproduce line does)")
+      ->check(integer_in(0, 10000000 - 1));
+  check->add_option("--cases", a.cases, "Run the first N cases of the suite (a case's index, not N, defines it)")
+      ->check(integer_in(1, 10000000));
+  check->add_option("--min-judged", a.min_judged,
+                    "Fail an implementation judged (not skipped) on fewer cases of an applicable property")
+      ->check(integer_in(1, 10000000))
+      ->capture_default_str();
+  check->add_option("--summary", a.summary_path, "Also write the summary table (markdown) to this file")
+      ->check(non_empty_path());
   check->add_option("--property", a.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
-  check->add_option("--junit", a.junit_path, "Also write JUnit XML (one testcase per implementation x property)");
-  check->add_option("--report", a.report_path, "Also write a self-contained HTML report with error-vs-position plots");
+  check->add_option("--junit", a.junit_path, "Also write JUnit XML (one testcase per implementation x property)")
+      ->check(non_empty_path());
+  check->add_option("--report", a.report_path, "Also write a self-contained HTML report with error-vs-position plots")
+      ->check(non_empty_path());
   check->add_option("--config", a.config_path,
                     "A model's rope config (HF config.json, its rope_scaling dict, or ropecheck's schema): "
-                    "every case uses its scheme and head shape");
+                    "every case uses its scheme and head shape")
+      ->check(non_empty_path());
   check->add_option("--threads", a.threads, "Worker threads for the SIMD kernels (tokens are split)")
-      ->check(CLI::Range(1, 256))
+      ->check(integer_in(1, 256))
       ->capture_default_str();
+  check->add_option("--within", a.within_ulps,
+                    "Also report, per implementation and dtype, the |position| up to which every element stays "
+                    "within this many ulps of the correctly rounded result")
+      ->check(CLI::Range(0.0, 1e30));
+  check->add_flag("--slack", a.slack, "Also print the worst error / budget where each budget term dominates");
   check->add_flag("--quiet", a.quiet, "No progress lines");
   return check;
 }
 
-int run_check(const CheckArgs& a) {
-  GateOptions o;
-  if (!parse_suite(a.suite, &o.suite)) {
-    std::cerr << "error: --suite must be quick, standard or exhaustive (got '" << a.suite << "')\n";
-    return 2;
-  }
+std::string validate_check_args(const CheckArgs& a, GateOptions* o) {
+  if (!parse_suite(a.suite, &o->suite)) return "--suite: must be quick, standard or exhaustive (got '" + a.suite + "')";
   if (a.seed == "random") {
-    o.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+    o->seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   } else {
+    // Digits only: stoull read "-1" as 2^64 - 1.
+    const std::string bound = "--seed: must be an unsigned 64-bit integer or 'random' (got '" + a.seed + "')";
+    if (a.seed.empty() || a.seed.size() > 20 || a.seed.find_first_not_of("0123456789") != std::string::npos) return bound;
     try {
-      std::size_t used = 0;
-      o.seed = std::stoull(a.seed, &used);
-      if (used != a.seed.size()) throw std::invalid_argument("trailing characters");
+      o->seed = std::stoull(a.seed);
     } catch (const std::exception&) {
-      std::cerr << "error: --seed must be an unsigned 64-bit integer or 'random' (got '" << a.seed << "')\n";
-      return 2;
+      return bound;
     }
   }
-  if (a.cases >= 0) {
-    if (a.cases < 1 || a.cases > 10000000) {
-      std::cerr << "error: --cases must be in [1, 10000000] (got " << a.cases << ")\n";
-      return 2;
-    }
-    o.cases = a.cases;
-  }
-  const int total = o.cases ? *o.cases : suite_size(o.suite);
+  if (a.cases >= 0) o->cases = a.cases;
+  const int total = o->cases ? *o->cases : suite_size(o->suite);
   if (a.case_index >= 0) {
-    if (a.case_index >= total) {
-      std::cerr << "error: --case must be in [0, " << total << ") for suite " << a.suite
-                << " (got " << a.case_index << ")\n";
-      return 2;
-    }
-    o.only_case = a.case_index;
+    if (a.case_index >= total)
+      return "--case: must be in [0, " + std::to_string(total) + ") for suite " + a.suite + " (got " +
+             std::to_string(a.case_index) + ")";
+    o->only_case = a.case_index;
   }
   for (const auto& n : a.properties) {
     if (!prop::find_property(n)) {
-      std::cerr << "error: --property: no property named '" << n << "'; known:";
-      for (const auto& p : prop::kernel_properties()) std::cerr << " " << p.name;
-      std::cerr << "\n";
-      return 2;
+      std::string known;
+      for (const auto& p : prop::kernel_properties()) known += std::string(" ") + p.name;
+      return "--property: no property named '" + n + "'; known:" + known;
     }
   }
-  o.properties = a.properties;
+  o->properties = a.properties;
+  o->min_judged = a.min_judged;
+  o->isolated = a.selection.isolation;
+  return {};
+}
+
+namespace {
+
+// `extra`: the tables --slack and --within asked for.
+void write_reports(const CheckArgs& a, const GateReport& r, const std::string& extra) {
+  if (!a.summary_path.empty()) {
+    std::ostringstream s;
+    print_summary(r, s);
+    s << (extra.empty() ? "" : "\n") << extra;
+    if (!r.passed()) {
+      s << "\n";
+      print_failures(r, s);
+    }
+    write_file_atomically(a.summary_path, s.str());
+  }
+  if (!a.junit_path.empty()) {
+    std::ostringstream s;
+    write_junit(r, s);
+    write_file_atomically(a.junit_path, s.str());
+  }
+  if (!a.report_path.empty()) {
+    ref::FreqSpec def;  // decay curve of the default scheme, d = 128, b = 1e4
+    const auto decay = ref::decay_curve(ref::compute_frequencies<ref::Real>(def, 128), 4096, 1);
+    std::ostringstream s;
+    write_html_report(r, decay, s);
+    write_file_atomically(a.report_path, s.str());
+  }
+}
+
+}  // namespace
+
+int run_check(const CheckArgs& a) {
+  install_interrupt_handlers();
+  GateOptions o;
+  if (const std::string bad = validate_check_args(a, &o); !bad.empty()) {
+    std::cerr << "error: " << bad << "\n";
+    return 2;
+  }
   try {
     ImplSelection sel = select_impls(a.selection);
     o.impls = sel.impls;
     o.reproduce_args = sel.reproduce_args;
   } catch (const std::runtime_error& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    return interrupt_signal() ? interrupted_exit_code() : 2;
   }
   if (!a.config_path.empty()) {
-    std::ifstream f(a.config_path, std::ios::binary);
-    if (!f) {
-      std::cerr << "error: --config: cannot read " << a.config_path << "\n";
-      return 2;
-    }
-    std::ostringstream text;
-    text << f.rdbuf();
     try {
-      o.config = parse_rope_config(text.str());
+      o.config = read_rope_config_file(a.config_path);
       o.config_path = a.config_path;
+    } catch (const FileReadError& e) {
+      std::cerr << "error: --config " << e.what() << "\n";
+      return 2;
     } catch (const ref::ConfigError& e) {
       std::cerr << "error: --config " << a.config_path << ": " << e.what() << "\n";
       return 2;
     }
-    std::cerr << "config " << a.config_path << ": head_dim " << o.config->shape.head_dim << ", rotary_dim "
-              << o.config->shape.rotary_dim << ", " << o.config->freq.describe() << "\n";
+    if (o.config->shape_stated)
+      std::cerr << "config " << a.config_path << ": head_dim " << o.config->shape.head_dim << ", rotary_dim "
+                << o.config->shape.rotary_dim << ", " << o.config->freq.describe() << "\n";
+    else
+      std::cerr << "config " << a.config_path << ": " << o.config->freq.describe()
+                << "; it states no head shape, so every case keeps its own\n";
   }
   impl::set_simd_threads(a.threads);
-  std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", "
-            << (o.only_case ? 1 : total) << " case(s), " << o.impls.size()
-            << " implementation(s)\n";
+  const int total = o.cases ? *o.cases : suite_size(o.suite);
+  std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", " << (o.only_case ? 1 : total)
+            << " case(s), " << o.impls.size() << " implementation(s)"
+            << (a.selection.isolation ? "" : ", NOT isolated (--no-isolation)") << "\n";
   if (!a.quiet) o.progress = progress_printer();
   const GateReport r = run_gate(o);
+  std::ostringstream extra;  // the tables asked for, also in --summary
+  if (a.slack) print_slack(r, extra);
+  if (a.within_ulps >= 0) print_within(r, a.within_ulps, extra);
   print_summary(r, std::cout);
+  std::cout << (extra.str().empty() ? "" : "\n") << extra.str();
   if (!r.passed()) {
     std::cout << "\n";
     print_failures(r, std::cout);
+    print_worst_failures(r, std::cout);
   }
   try {
-    if (!a.summary_path.empty()) {
-      std::ostringstream s;
-      print_summary(r, s);
-      write_file_atomically(a.summary_path, s.str());
-    }
-    if (!a.junit_path.empty()) {
-      std::ostringstream s;
-      write_junit(r, s);
-      write_file_atomically(a.junit_path, s.str());
-    }
-    if (!a.report_path.empty()) {
-      ref::FreqSpec def;  // decay curve of the default scheme, d = 128, b = 1e4
-      const auto decay = ref::decay_curve(ref::compute_frequencies<ref::Real>(def, 128), 4096, 1);
-      std::ostringstream s;
-      write_html_report(r, decay, s);
-      write_file_atomically(a.report_path, s.str());
-    }
+    write_reports(a, r, extra.str());
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
+  if (!r.interrupted.empty()) return interrupted_exit_code();
   return r.passed() ? 0 : 1;
 }
-
 
 }  // namespace ropecheck::cli

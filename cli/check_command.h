@@ -1,7 +1,10 @@
 // `ropecheck check`: the gate over the selected implementations, its
 // tables on stdout, a reproduce line per failure, and the optional
-// markdown / JUnit / HTML reports. Exit 0: every case judged and passed;
-// 1: a failure; 2: bad arguments.
+// markdown / JUnit / HTML reports. Exit 0: a verdict was printed, every
+// implementation was judged on at least --min-judged cases of every property
+// that applies to it, and every judged case passed; 1: a failure; 2: bad
+// arguments; 130 / 143: interrupted by SIGINT / SIGTERM (partial reports
+// are still written, marked interrupted).
 #ifndef ROPECHECK_CLI_CHECK_COMMAND_H_
 #define ROPECHECK_CLI_CHECK_COMMAND_H_
 
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "cli/impl_selection.h"
+#include "gate/gate.h"
 
 namespace ropecheck::cli {
 
@@ -18,7 +22,7 @@ struct CheckArgs {
   SelectionArgs selection;
   std::string suite = "quick";
   std::string seed = "1";
-  int case_index = -1;
+  int case_index = -1;  // -1: not given (the option refuses negative values)
   int cases = -1;
   std::string summary_path;
   std::string junit_path;
@@ -26,10 +30,16 @@ struct CheckArgs {
   std::vector<std::string> properties;
   bool quiet = false;
   int threads = 1;
+  int min_judged = 1;
   std::string config_path;
+  double within_ulps = -1;  // --within: report reach within this many ulps (< 0: not asked)
+  bool slack = false;       // --slack: the slack table per budget term
 };
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a);
+// Everything the values alone decide (suite, seed, case range, property
+// names), into `o`; an error message naming the option and its bound, or "".
+std::string validate_check_args(const CheckArgs& a, GateOptions* o);
 int run_check(const CheckArgs& a);
 
 }  // namespace ropecheck::cli

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "cli/common_options.h"
+#include "core/interrupt.h"
 #include "golden/exporter.h"
+#include "golden/suites.h"
 #include "golden/verifier.h"
 
 namespace ropecheck::cli {
@@ -14,42 +16,69 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   golden->require_subcommand(1);
   a.export_cmd = golden->add_subcommand("export", "Write a golden suite (inputs, exact outputs, per-policy budgets, manifest)");
   a.export_cmd->add_option("--suite", a.suite, "smoke | standard | long-context")->capture_default_str();
-  a.export_cmd->add_option("--out", a.out_dir, "Directory to write (replaced atomically if it holds an export)")->required();
+  a.export_cmd->add_option("--out", a.out_dir, "Directory to write (replaced atomically if it holds an export)")
+      ->required()
+      ->check(non_empty_path());
   a.export_cmd->add_option("--format", a.format, "safetensors | npy | json")->capture_default_str();
-  a.export_cmd->add_option("--threads", a.threads, "Worker threads (default: one per core)")->check(CLI::Range(0, 256));
+  a.export_cmd->add_option("--threads", a.threads, "Worker threads (default: one per core)")->check(integer_in(0, 256));
   a.export_cmd->add_flag("--quiet", a.quiet, "No progress lines");
   a.verify_cmd = golden->add_subcommand("verify", "Run implementations on every supported case of an export; exit 1 on a failure");
-  a.verify_cmd->add_option("--dir", a.dir, "The export's directory (holds manifest.json)")->required();
+  a.verify_cmd->add_option("--dir", a.dir, "The export's directory (holds manifest.json and SHA256SUMS)")
+      ->required()
+      ->check(non_empty_path());
+  a.verify_cmd->add_option("--expect-sha256", a.expect_sha256,
+                           "SHA-256 the export's SHA256SUMS must have (pins the export: checksums alone detect "
+                           "corruption, not tampering)");
+  a.verify_cmd->add_option("--min-judged", a.min_judged,
+                           "Fail an implementation judged (not skipped) on fewer cases of the export")
+      ->check(integer_in(1, 10000000))
+      ->capture_default_str();
   add_selection_options(a.verify_cmd, a.selection);
   return golden;
 }
 
+std::string validate_golden_args(const GoldenArgs& a) {
+  if (*a.export_cmd) {
+    golden::Format f;
+    if (!golden::parse_format(a.format, &f)) return "--format: must be safetensors, npy or json (got '" + a.format + "')";
+    bool known = false;
+    for (const auto& s : golden::golden_suite_names()) known |= s == a.suite;
+    if (!known) return "--suite: must be smoke, standard or long-context (got '" + a.suite + "')";
+  }
+  if (*a.verify_cmd && !a.expect_sha256.empty() &&
+      (a.expect_sha256.size() != 64 || a.expect_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+    return "--expect-sha256: must be 64 lowercase hex digits (got '" + a.expect_sha256 + "')";
+  return {};
+}
+
 int run_golden(const GoldenArgs& a) {
+  if (const std::string bad = validate_golden_args(a); !bad.empty()) {
+    std::cerr << "error: " << bad << "\n";
+    return 2;
+  }
+  install_interrupt_handlers();
   if (*a.export_cmd) {
     golden::ExportOptions o;
     o.suite = a.suite;
     o.out_dir = a.out_dir;
     o.threads = a.threads;
-    if (!golden::parse_format(a.format, &o.format)) {
-      std::cerr << "error: --format must be safetensors, npy or json (got '" << a.format << "')\n";
-      return 2;
-    }
+    golden::parse_format(a.format, &o.format);
     if (!a.quiet) o.progress = progress_printer();
     const auto t0 = std::chrono::steady_clock::now();
-    const golden::ExportSummary s = golden::export_golden(o);
+    const golden::ExportSummary s = golden::export_golden(o);  // throws when interrupted
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "golden export: suite " << a.suite << ", " << s.cases << " cases, " << s.bytes << " bytes ("
               << a.format << ") in " << secs << " s -> " << a.out_dir << "\n";
     return 0;
   }
   const ImplSelection sel = select_impls(a.selection);
-  const std::vector<const ropecheck_impl_t*>& impls = sel.impls;
-  const auto verdicts = golden::verify_golden(a.dir, impls);
-  golden::print_verify_report(verdicts, std::cout);
-  int failed = 0;
-  for (const auto& v : verdicts) failed += v.count(Outcome::kFail);
-  std::cout << (failed ? "FAIL: " : "PASS: ") << failed << " failing case(s)\n";
-  return failed ? 1 : 0;
+  golden::VerifyOptions vo;
+  vo.expect_sums_sha256 = a.expect_sha256;
+  vo.min_judged = a.min_judged;
+  const golden::VerifyReport r = golden::verify_golden(a.dir, sel.impls, vo);
+  golden::print_verify_report(r, std::cout);
+  if (!r.interrupted.empty()) return interrupted_exit_code();
+  return r.passed() ? 0 : 1;
 }
 
 }  // namespace ropecheck::cli

@@ -21,10 +21,16 @@ struct GoldenArgs {
   std::string dir;
   SelectionArgs selection;
   bool quiet = false;
+  std::string expect_sha256;
+  int min_judged = 1;
 };
 
 // Adds the `golden` subcommand and its two subcommands to the app.
 CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a);
+// The values' own checks (format, suite name, hex digest); "" when fine.
+std::string validate_golden_args(const GoldenArgs& a);
+// Verify exits 0 only when every implementation was judged on at least
+// --min-judged cases of a non-empty export pinned by SHA256SUMS, and passed.
 int run_golden(const GoldenArgs& a);
 
 }  // namespace ropecheck::cli

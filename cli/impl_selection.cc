@@ -14,18 +14,31 @@ ImplSelection select_impls(const SelectionArgs& a) {
     const ropecheck_impl_t* impl;
     std::string plugin_path;  // "" for a built-in implementation
     bool forkable;
+    bool default_set;
   };
+  IsolationOptions iso;
+  iso.timeout_seconds = a.timeout_seconds;
+  iso.memory_limit_gib = a.memory_limit_gib;
+  for (std::size_t i = 0; i < a.names.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (a.names[i] == a.names[j]) throw std::runtime_error("--impl: '" + a.names[i] + "' is given twice");
+  for (std::size_t i = 0; i < a.plugins.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::filesystem::absolute(a.plugins[i]) == std::filesystem::absolute(a.plugins[j]))
+        throw std::runtime_error("--plugin: '" + a.plugins[i] + "' is given twice");
   std::vector<Known> known;
   for (const std::string& path : a.plugins) {
-    const Plugin p = load_plugin(path);
-    for (const auto* impl : p.impls) known.push_back({impl, std::filesystem::absolute(path).string(), true});
+    const Plugin p = load_plugin(path, iso);
+    for (const auto* impl : p.impls) known.push_back({impl, std::filesystem::absolute(path).string(), true, true});
   }
   const bool plugins_only = a.names.empty() && !a.plugins.empty();
   if (!plugins_only)
-    for (const RegisteredImpl& r : registered_impls()) known.push_back({r.table, "", *r.in_process_only == '\0'});
+    for (const RegisteredImpl& r : registered_impls())
+      known.push_back({r.table, "", *r.in_process_only == '\0', r.default_set});
   std::vector<Known> chosen;
   if (a.names.empty()) {
-    chosen = known;
+    for (const Known& k : known)
+      if (k.default_set) chosen.push_back(k);
   } else {
     for (const std::string& n : a.names) {
       bool found = false;
@@ -39,8 +52,6 @@ ImplSelection select_impls(const SelectionArgs& a) {
     }
   }
   ImplSelection s;
-  IsolationOptions iso;
-  iso.timeout_seconds = a.timeout_seconds;
   for (const Known& k : chosen) {
     s.impls.push_back(a.isolation && k.forkable ? isolate(k.impl, iso) : k.impl);
     if (!k.plugin_path.empty()) s.reproduce_args[k.impl->name] = "--plugin " + k.plugin_path;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/child_process.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::cli {
@@ -23,10 +24,11 @@ struct SelectionArgs {
   std::vector<std::string> plugins;  // --plugin paths
   bool isolation = true;
   double timeout_seconds = 10;
+  double memory_limit_gib = kDefaultMemoryLimitGiB;
 };
 
-// Throws std::runtime_error with a message for the user (unknown name,
-// plugin that does not load or validate).
+// Throws std::runtime_error with a message for the user (unknown name, a
+// name given twice, a plugin that does not load or validate).
 ImplSelection select_impls(const SelectionArgs& a);
 
 }  // namespace ropecheck::cli

@@ -7,6 +7,7 @@
 
 #include "impls/registry.h"
 #include "ropecheck/dtype.h"
+#include "ropecheck/policy.h"
 
 namespace ropecheck::cli {
 namespace {
@@ -22,15 +23,29 @@ std::string_view dtype_n(int i) { return dtype_name(static_cast<ropecheck_dtype_
 std::string_view layout_n(int i) { return layout_name(static_cast<ropecheck_layout_t>(i)); }
 std::string_view scheme_n(int i) { return scheme_name(static_cast<ropecheck_scheme_t>(i)); }
 
-std::string policy_text(const ropecheck_policy_t& p) {
+std::string policy_text(const Policy& policy) {
+  const ropecheck_policy_t& p = policy.base;
+  const ropecheck_policy_ext_t& e = policy.ext;
+  auto num = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return std::string(b);
+  };
   std::string s = "freq " + std::string(dtype_n(static_cast<int>(p.freq_dtype)));
-  s += p.angle_mode == ROPECHECK_ANGLE_F64 ? ", angle f64" : ", angle f32 product";
-  char err_text[32];
-  std::snprintf(err_text, sizeof err_text, "%.3g", p.sincos_max_abs_error);
-  s += p.sincos == ROPECHECK_SINCOS_FAST ? ", fast sincos (<= " + std::string(err_text) + " abs)"
-                                         : ", libm sincos";
-  s += ", math " + std::string(dtype_n(static_cast<int>(p.math_dtype)));
-  s += ", cos/sin " + std::string(dtype_n(static_cast<int>(p.cache_dtype)));
+  if (e.freq_pow_max_ulp > 0) s += " (pow " + num(e.freq_pow_max_ulp) + " ulp)";
+  s += ", angle " + std::string(angle_mode_name(p.angle_mode));
+  if (e.positions_f32) s += " of fp32 positions";
+  if (p.sincos == ROPECHECK_SINCOS_FAST) {
+    s += ", fast sincos (<= " + num(p.sincos_max_abs_error) + " abs";
+    if (e.sincos_abs_error_range > 0) s += " for |x| <= " + num(e.sincos_abs_error_range);
+    if (e.sincos_phase_error_slope > 0) s += ", phase error <= " + num(e.sincos_phase_error_slope) + " |x|";
+    s += ")";
+  } else {
+    s += ", libm sincos (" + num(e.sincos_max_ulp > 0 ? e.sincos_max_ulp : 1.0) + " ulp)";
+  }
+  s += ", math " + std::string(policy_dtype_name(p.math_dtype)) + " " +
+       std::string(rotation_form_name(e.rotation_form));
+  s += ", cos/sin " + std::string(policy_dtype_name(p.cache_dtype));
   return s;
 }
 
@@ -47,6 +62,9 @@ std::string flags_text(std::uint32_t f) {
   add(ROPECHECK_CAP_POS_INT32, "pos-i32");
   add(ROPECHECK_CAP_POS_INT64, "pos-i64");
   add(ROPECHECK_CAP_NEGATIVE_POSITIONS, "negative-positions");
+  add(ROPECHECK_CAP_YARN_TRUNCATED_ONLY, "yarn-truncated-only");
+  add(ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR, "no-explicit-attention-factor");
+  add(ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN, "no-runtime-seq-len");
   return s;
 }
 
@@ -57,15 +75,18 @@ CLI::App* add_list_command(CLI::App& app) {
 }
 
 int run_list() {
-  for (const ropecheck_impl_t* impl : builtin_impls()) {
-    std::cout << impl->name << "\n  " << impl->description << "\n";
+  for (const RegisteredImpl& row : registered_impls()) {
+    const ropecheck_impl_t* impl = row.table;
+    const std::string note = row.default_set ? "" : "  (not in the default set: --impl " + std::string(impl->name) + ")";
+    std::cout << impl->name << note
+              << "\n  " << impl->description << "\n";
     if (impl->target) std::cout << "  target:   " << impl->target(impl->ctx) << "\n";
     std::cout << "  layouts:  " << bits_to_names(impl->caps.layouts, ROPECHECK_LAYOUT_COUNT, layout_n)
               << "\n  dtypes:   " << bits_to_names(impl->caps.dtypes, ROPECHECK_DTYPE_COUNT, dtype_n)
               << "\n  schemes:  " << bits_to_names(impl->caps.schemes, ROPECHECK_SCHEME_COUNT, scheme_n)
               << "\n  head_dim: <= " << impl->caps.max_head_dim
               << "\n  flags:    " << flags_text(impl->caps.flags)
-              << "\n  policy:   " << policy_text(impl->policy) << "\n";
+              << "\n  policy:   " << policy_text(policy_of(*impl)) << "\n";
   }
   return 0;
 }

@@ -11,7 +11,8 @@ foreach(dir reference core properties gate impls)
   install(DIRECTORY ${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ropecheck/${dir}
     FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh" PATTERN "test" EXCLUDE)
 endforeach()
-install(TARGETS ropecheck_abi ropecheck_reference ropecheck_kernel_support ropecheck_impls ropecheck_core
+install(TARGETS ropecheck_abi ropecheck_reference ropecheck_kernel_support ropecheck_policy_kernels ropecheck_impls
+  ropecheck_core
   ropecheck_properties ropecheck_gate
   EXPORT ropecheckTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,5 +1,7 @@
 // Files ropecheck writes appear whole or not at all: written to a temporary
-// in the same directory, flushed, then renamed over the target.
+// in the same directory, flushed, then renamed over the target. A symlink
+// is written through (its target is replaced, the link stays); a path that
+// names a directory, a device or a FIFO is refused, never replaced.
 #ifndef ROPECHECK_CORE_ATOMIC_FILE_H_
 #define ROPECHECK_CORE_ATOMIC_FILE_H_
 

@@ -1,6 +1,7 @@
 #include "core/buffers.h"
 
 #include <cstring>
+#include <random>
 
 #include "core/rng.h"
 #include "ropecheck/dtype.h"
@@ -24,6 +25,24 @@ Geometry geometry(const Case& c) {
 
 void fill_canary(unsigned char* p, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i) p[i] = canary_byte(i);
+}
+
+void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t) {
+  static thread_local Rng rng((static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
+  const std::size_t es = dtype_size(t);
+  const DtypeFormat f = dtype_format(t);
+  const int mantissa = f.precision - 1;  // stored significand bits
+  const int width = static_cast<int>(es * 8);
+  for (std::size_t i = 0; i + es <= bytes; i += es) {
+    const std::uint64_t r = rng.bits();
+    std::uint64_t payload = r & ((std::uint64_t{1} << mantissa) - 1);
+    if (payload == 0) payload = 1;  // a NaN, not an infinity
+    const std::uint64_t exponent = ((std::uint64_t{1} << (width - 1 - mantissa)) - 1) << mantissa;
+    const std::uint64_t sign = (r >> 63) << (width - 1);
+    const std::uint64_t v = sign | exponent | payload;
+    std::memcpy(p + i, &v, es);  // little-endian: the low bytes
+  }
+  for (std::size_t i = bytes - bytes % es; i < bytes; ++i) p[i] = static_cast<unsigned char>(rng.bits());
 }
 
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v) {

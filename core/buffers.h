@@ -39,6 +39,10 @@ QkBuffers make_inputs(const Case& c);
 // 0xa5 0x7f is a NaN in every storage dtype).
 inline unsigned char canary_byte(std::size_t i) { return (i % 2) ? 0x7f : 0xa5; }
 void fill_canary(unsigned char* p, std::size_t bytes);
+// A fresh random NaN in every element of dtype (random sign and payload;
+// the generator is seeded from the system's entropy once per thread): what
+// an out-of-place output holds before a call (core/kernel_call.h).
+void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype);
 // Stores v (exactly representable in dtype) at element i.
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
 

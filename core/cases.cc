@@ -50,7 +50,7 @@ ref::FreqSpec draw_scheme(Choices& rng, int rotary_dim, ropecheck_scheme_t schem
           f.mscale = rng.uniform(0.5, 1.5);
           f.mscale_all_dim = rng.uniform(0.5, 1.5);
         }
-        if (!ErrorModel::yarn_near_cliff(f, rotary_dim)) break;
+        if (!yarn_near_cliff(f, rotary_dim)) break;
         // A source that repeats itself (a fuzzer out of bytes, RapidCheck
         // shrinking) may redraw the same cliff forever: untruncated YaRN has
         // none.

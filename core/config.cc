@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_read.h"
 #include "core/json_reader.h"
 #include "ropecheck/dtype.h"
 
@@ -29,8 +30,18 @@ ropecheck_scheme_t hf_scheme(const std::string& type, const std::string& field) 
   throw ConfigError(field, "must be one of default, linear, dynamic, ntk, yarn, llama3, longrope (got '" + type + "')");
 }
 
+// Schemes whose formula needs a scaling factor: leaving it out is an
+// error, never a silent factor of 1. (LongRoPE derives its factor from the
+// two context lengths when the dict has none, as HF does.)
+bool needs_factor(ropecheck_scheme_t s) {
+  return s == ROPECHECK_SCHEME_LINEAR || s == ROPECHECK_SCHEME_NTK_AWARE || s == ROPECHECK_SCHEME_DYNAMIC_NTK ||
+         s == ROPECHECK_SCHEME_YARN || s == ROPECHECK_SCHEME_LLAMA3;
+}
+
 // The scheme fields shared by the HF dict and our schema.
 void read_scheme_fields(const Reader& r, ref::FreqSpec& f) {
+  if (needs_factor(f.scheme) && !r.has("factor"))
+    throw ConfigError(r.name("factor"), "missing (the " + std::string(scheme_name(f.scheme)) + " scheme needs its scaling factor)");
   if (r.has("factor")) f.factor = r.number("factor");
   if (r.has("original_max_position_embeddings"))
     f.original_max_position = r.integer("original_max_position_embeddings", 1, kMaxPos);
@@ -67,6 +78,7 @@ RopeConfig parse_own(const json& j) {
     c.freq.scheme = s;
   }
   if (r.has("base")) c.freq.base = r.number("base");
+  if (!r.has("scheme") && r.has("factor")) throw ConfigError("scheme", "missing (a factor needs its scheme)");
   read_scheme_fields(r, c.freq);
   if (r.has("inv_freq")) c.freq.inv_freq = r.numbers("inv_freq", 2048);
   return c;
@@ -84,10 +96,17 @@ RopeConfig parse_hf(const json& j) {
       if (!j.at(key).is_object()) throw ConfigError(key, "must be an object or null");
       scheme_obj = &j.at(key);
       scheme_path = std::string(key) + ".";
+      // An object that names no scheme ({} included) is a mistake, not the
+      // default scheme: null is how a config says "no scaling".
+      const Reader r(*scheme_obj, scheme_path);
+      if (!r.has("rope_type") && !r.has("type"))
+        throw ConfigError(r.name("rope_type"), "missing (the object must name its scheme; use null for none)");
       break;
     }
   }
-  if (!scheme_obj && (top.has("rope_type") || top.has("type"))) scheme_obj = &j;
+  // The bare rope_scaling / rope_parameters dict (what --help advertises).
+  const bool bare = !scheme_obj && (top.has("rope_type") || top.has("type"));
+  if (bare) scheme_obj = &j;
   // Head geometry. GPT-J / GPT-2 configs name the widths n_embd and n_head.
   const char* hidden_key = top.has("hidden_size") ? "hidden_size" : "n_embd";
   const char* heads_key = top.has("num_attention_heads") ? "num_attention_heads" : "n_head";
@@ -103,6 +122,13 @@ RopeConfig parse_hf(const json& j) {
     if (hidden % heads != 0)
       throw ConfigError(hidden_key, std::string("must be a multiple of ") + heads_key);
     c.shape.head_dim = static_cast<int>(std::min<std::int64_t>(hidden / heads, ref::kMaxHeadDim + 1));
+  } else if (bare) {
+    // No head geometry: the cases keep their own shapes (RopeConfig).
+    c.shape_stated = false;
+    c.shape.head_dim = kNominalHeadDim;
+    if (scheme_obj->contains("short_factor") && (*scheme_obj)["short_factor"].is_array())
+      c.shape.head_dim = static_cast<int>(std::min<std::size_t>(2 * (*scheme_obj)["short_factor"].size(),
+                                                                ref::kMaxHeadDim + 1));
   } else {
     throw ConfigError("head_dim", "is required (or hidden_size and num_attention_heads)");
   }
@@ -148,24 +174,18 @@ RopeConfig parse_hf(const json& j) {
 
 }  // namespace
 
+RopeConfig read_rope_config_file(const std::string& path) {
+  ReadLimits lim;
+  lim.max_bytes = kMaxConfigBytes;
+  return parse_rope_config(read_file_bounded(path, lim));
+}
+
 RopeConfig parse_rope_config(std::string_view text) {
   if (text.size() > kMaxConfigBytes)
     throw ConfigError("json", "must be at most " + std::to_string(kMaxConfigBytes) + " bytes (got " +
                                   std::to_string(text.size()) + ")");
-  json j;
-  try {
-    // Nesting is bounded by the input size; nlohmann's parser is recursive,
-    // so refuse inputs nested deeper than any config would be.
-    int depth = 0, max_depth = 0;
-    for (char ch : text) {
-      if (ch == '{' || ch == '[') max_depth = std::max(max_depth, ++depth);
-      if (ch == '}' || ch == ']') --depth;
-    }
-    if (max_depth > 32) throw ConfigError("json", "must nest at most 32 levels");
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    throw ConfigError("json", std::string("is not valid JSON: ") + e.what());
-  }
+  // Duplicate keys, NUL bytes, trailing bytes and deep nesting are refused.
+  const json j = parse_json_strictly(text);
   if (!j.is_object()) throw ConfigError("json", "must be an object");
   RopeConfig c;
   try {
@@ -175,6 +195,19 @@ RopeConfig parse_rope_config(std::string_view text) {
   }
   ref::validate(c.freq, c.shape);
   return c;
+}
+
+void apply_config(const RopeConfig& config, ref::FreqSpec* freq, ref::HeadShape* shape) {
+  *freq = config.freq;
+  if (config.shape_stated) {
+    *shape = config.shape;
+    return;
+  }
+  try {
+    ref::validate(config.freq, *shape);
+  } catch (const ConfigError&) {
+    *shape = config.shape;
+  }
 }
 
 std::string config_to_json(const RopeConfig& c) {

@@ -26,12 +26,27 @@ struct RopeConfig {
   ref::FreqSpec freq;
   ref::HeadShape shape;
   std::optional<ropecheck_layout_t> layout;  // stated by our schema or GPT-J/NeoX hints
+  // False for a bare rope_scaling dict, which states no head geometry: the
+  // shape above is then nominal (kNominalHeadDim, or twice the length of
+  // LongRoPE's factor lists), used where a case's own shape cannot take
+  // the scheme (apply_config).
+  bool shape_stated = true;
 };
+
+inline constexpr int kNominalHeadDim = 128;
 
 // Inputs larger than this are refused before parsing (a config is a few KiB).
 inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
+// Throws ConfigError for the content (field and bound named), and
+// FileReadError (core/file_read.h) when the path is a directory, a file or
+// device larger than kMaxConfigBytes, a silent FIFO, or unreadable.
+RopeConfig read_rope_config_file(const std::string& path);
 RopeConfig parse_rope_config(std::string_view json);
+// A case's scheme and shape under a config: the config's shape when it
+// states one; else the case's own, unless the scheme cannot apply to it
+// (NTK with rotary_dim < 4, LongRoPE's per-pair lists), then the nominal one.
+void apply_config(const RopeConfig& config, ref::FreqSpec* freq, ref::HeadShape* shape);
 // ropecheck's own schema, which parse_rope_config reads back to the same config.
 std::string config_to_json(const RopeConfig& c);
 

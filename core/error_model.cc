@@ -5,238 +5,173 @@
 #include <cstdio>
 #include <limits>
 
-#include "ropecheck/dtype.h"
-#include "ropecheck/numbers.h"
 #include "reference/rounding.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
 
 namespace ropecheck {
 namespace {
 
-// YaRN's correction dimension d ln(L / (2 pi r)) / (2 ln b), in double: the
-// pair index whose wavelength makes r rotations over L positions.
-double yarn_corr(const ref::FreqSpec& s, int d, double rotations) {
-  return d * std::log(static_cast<double>(s.original_max_position) / (rotations * kTwoPi)) / (2.0 * std::log(s.base));
-}
-
-// Unit roundoff 2^-p of a dtype (half an ulp at 1).
-double unit_roundoff(std::uint32_t dtype) {
-  return std::ldexp(1.0, -dtype_format(static_cast<ropecheck_dtype_t>(dtype)).precision);
-}
-
-// E1 for the default formula 1 / b^(2i/d), in units of u: the exponent 2i/d
-// rounds (relative u, amplified by ln b), b itself may carry rel_b units
-// (a scaled base), pow is within 1 ulp (2u), the reciprocal rounds once, and
-// one spare unit for the rounding of b to the freq dtype.
-double default_units(int i, int d, double base, double rel_b_units) {
-  const double e = 2.0 * i / d;
-  return e * (std::log(base) + 1.0 + rel_b_units) + 4.0;
-}
-
 // Half an ulp of dtype t at |x|, rounded up to a representable double (at
-// the bottom of fp64's subnormal range half an ulp is below 2^-1074).
+// the bottom of fp64's subnormal range half an ulp is below 2^-1074). By the
+// one-rounding lemma (docs/ERROR_MODEL.md) it bounds the error of rounding
+// any real of magnitude <= |x| to t, gradual underflow included.
 double half_ulp_up(double x, ropecheck_dtype_t t) {
   return std::max(0.5 * ref::ulp_of(x, t), std::numeric_limits<double>::denorm_min());
 }
 
+// True when every value of dtype a is a value of dtype b.
+bool holds_every_value(ropecheck_dtype_t a, ropecheck_dtype_t b) {
+  if (a == b) return true;
+  if (b == ROPECHECK_DTYPE_F64) return true;
+  return b == ROPECHECK_DTYPE_F32 && (a == ROPECHECK_DTYPE_F16 || a == ROPECHECK_DTYPE_BF16);
+}
+
+ropecheck_dtype_t resolve(std::uint32_t policy_dtype, ropecheck_dtype_t storage) {
+  return policy_dtype == ROPECHECK_DTYPE_OF_STORAGE ? storage : static_cast<ropecheck_dtype_t>(policy_dtype);
+}
+
+constexpr const char* kTermNames[kBudgetTermCount] = {"angle", "angle(capped)", "trig", "prods",
+                                                      "final", "store",         "judge"};
+
 }  // namespace
 
-std::string ErrorModel::check_policy(const ropecheck_policy_t& p) {
-  if (p.struct_size < sizeof(ropecheck_policy_t))
-    return "policy.struct_size: must be >= " + std::to_string(sizeof(ropecheck_policy_t)) + " (got " +
-           std::to_string(p.struct_size) + ")";
-  if (p.freq_dtype != ROPECHECK_DTYPE_F32 && p.freq_dtype != ROPECHECK_DTYPE_F64)
-    return "policy.freq_dtype: must be f32 or f64 (frequencies in bf16/fp16 are a known bug class)";
-  if (p.angle_mode > ROPECHECK_ANGLE_F64) return "policy.angle_mode: unknown value";
-  if (p.sincos > ROPECHECK_SINCOS_FAST) return "policy.sincos: unknown value";
-  if (p.sincos == ROPECHECK_SINCOS_FAST &&
-      !(std::isfinite(p.sincos_max_abs_error) && p.sincos_max_abs_error > 0 &&
-        p.sincos_max_abs_error < 0.01))
-    return "policy.sincos_max_abs_error: must be in (0, 0.01) for a fast sincos";
-  if (p.math_dtype != ROPECHECK_DTYPE_F32 && p.math_dtype != ROPECHECK_DTYPE_F64)
-    return "policy.math_dtype: must be f32 or f64";
-  if (p.cache_dtype >= ROPECHECK_DTYPE_COUNT) return "policy.cache_dtype: unknown value";
-  return {};
+int dominant_term(const BudgetTerms& t) {
+  const double v[] = {t.angle_capped ? 0 : t.angle, t.angle_capped ? t.angle : 0, t.trig, t.prods, t.fin,
+                      t.store, t.judge};
+  return static_cast<int>(std::max_element(std::begin(v), std::end(v)) - std::begin(v));
 }
 
-bool ErrorModel::yarn_near_cliff(const ref::FreqSpec& s, int d) {
-  if (s.scheme != ROPECHECK_SCHEME_YARN || !s.truncate) return false;
-  // Relative distance 1e-4 is ~800 fp32 ulps: far beyond any evaluation
-  // error of corr() in fp32, and rare enough not to thin the grid.
-  for (double r : {s.beta_fast, s.beta_slow}) {
-    const double c = yarn_corr(s, d, r);
-    if (std::fabs(c - std::nearbyint(c)) <= 1e-4 * std::max(1.0, std::fabs(c))) return true;
-  }
-  return false;
-}
+const char* budget_term_name(int term) { return term >= 0 && term < kBudgetTermCount ? kTermNames[term] : "?"; }
 
-ErrorModel::ErrorModel(const ropecheck_policy_t& policy, const ref::FreqSpec& s,
-                       ref::HeadShape shape, ropecheck_dtype_t storage, double m)
-    : policy_(policy), storage_(storage), m_(m) {
-  u_freq_ = unit_roundoff(policy.freq_dtype);
-  u_math_ = unit_roundoff(policy.math_dtype);
-  const bool angle64 = policy.angle_mode == ROPECHECK_ANGLE_F64;
-  const double u_trig = angle64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
-  // E3: sin/cos of the kernel's own angle. libm is within 1 ulp; values lie
-  // in [-1, 1] where one ulp is at most 2 u of the evaluation precision.
-  sincos_abs_ = policy.sincos == ROPECHECK_SINCOS_FAST ? policy.sincos_max_abs_error : 2.0 * u_trig;
-  // E4: rounding of m*cos, m*sin to the cache dtype when it is coarser than
-  // the precision sin/cos were evaluated in.
-  const double u_cache = unit_roundoff(policy.cache_dtype);
-  cache_abs_ = u_cache > u_trig ? u_cache : 0.0;
-  // E5: the attention factor, computed by the kernel from the scheme
-  // (log, multiply, add, divide, sqrt: 8 roundings), or rounded once.
+ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadShape shape,
+                       ropecheck_dtype_t storage, double m)
+    : policy_(policy),
+      storage_(storage),
+      math_(resolve(policy.base.math_dtype, storage)),
+      cos_sin_(resolve(policy.base.cache_dtype, storage)),
+      // sin/cos are evaluated in double only for an fp64 angle with libm; a
+      // fast approximation and the fp32 angle modes work in fp32.
+      trig_(policy.base.sincos == ROPECHECK_SINCOS_LIBM && policy.base.angle_mode == ROPECHECK_ANGLE_F64
+                ? ROPECHECK_DTYPE_F64
+                : ROPECHECK_DTYPE_F32),
+      m_(std::fabs(m)),
+      angle_(policy, s, shape.rotary_dim) {
+  // E5: the attention factor, computed by the kernel from the scheme (log,
+  // multiply, add, divide, sqrt: 8 roundings in the freq dtype), or an
+  // explicit one rounded once; m = 1 with neither is exact.
+  // A factor formed in a finer dtype than sin/cos are multiplied in (fp64
+  // frequencies, a fast fp32 sin/cos) is rounded to that precision first.
+  const double u_f = unit_roundoff(policy.base.freq_dtype), u_t = unit_roundoff(trig_);
   const bool derived_m = !s.attention_factor && (s.scheme == ROPECHECK_SCHEME_YARN ||
                                                  s.scheme == ROPECHECK_SCHEME_LONGROPE);
-  m_rel_ = derived_m ? 8.0 * u_freq_ : (s.attention_factor ? u_freq_ : 0.0);
-  // Half the subnormal quantum, rounded up to a double: for fp64 math it is
-  // 2^-1075, which a double cannot hold (it would round to 0).
-  underflow_abs_ = half_ulp_up(0.0, static_cast<ropecheck_dtype_t>(policy.math_dtype));
+  m_rel_ = derived_m ? 8.0 * u_f : (s.attention_factor ? u_f : 0.0);
+  if (m_rel_ > 0 && u_t > u_f) m_rel_ += u_t * (1 + m_rel_);
+}
 
-  // E1 per pair, in units of u_freq.
-  const int d = shape.rotary_dim;
-  const int pairs = d / 2;
-  freq_rel_.assign(pairs, 0.0);
-  for (int i = 0; i < pairs; ++i) {
-    double c = 0;
-    switch (s.scheme) {
-      case ROPECHECK_SCHEME_DEFAULT:
-        c = default_units(i, d, s.base, 0);
-        break;
-      case ROPECHECK_SCHEME_LINEAR:
-        c = default_units(i, d, s.base, 0) + 1;
-        break;
-      case ROPECHECK_SCHEME_NTK_AWARE: {
-        // b' = b s^(d/(d-2)): exponent, pow, product.
-        const double ex = static_cast<double>(d) / (d - 2);
-        const double rel_b = std::fabs(std::log(s.factor)) * ex + 4;
-        c = default_units(i, d, s.base * std::pow(s.factor, ex), rel_b);
-        break;
-      }
-      case ROPECHECK_SCHEME_DYNAMIC_NTK: {
-        const double n = static_cast<double>(std::max(s.seq_len, s.original_max_position));
-        const double L = static_cast<double>(s.original_max_position);
-        const double q = s.factor * n / L - (s.factor - 1);
-        const double ex = static_cast<double>(d) / (d - 2);
-        // s n / L carries 2 roundings, the subtraction one more, relative to
-        // s n / L; the cancellation amplifies them by (s n / L) / q.
-        const double rel_q = 3.0 * (s.factor * n / L) / q + 1;
-        const double rel_b = ex * (rel_q + std::fabs(std::log(q))) + 4;
-        c = default_units(i, d, s.base * std::pow(q, ex), rel_b);
-        break;
-      }
-      case ROPECHECK_SCHEME_YARN: {
-        const double cdef = default_units(i, d, s.base, 0) + 1;
-        double ramp_units = 3;  // (i - low) / (high - low), evaluated in the freq dtype
-        if (!s.truncate) {
-          // corr() = d ln(L / (2 pi r)) / (2 ln b): ~8 roundings relative to
-          // its value plus the absolute error of ln() near 1.
-          const double lo = yarn_corr(s, d, s.beta_fast), hi = yarn_corr(s, d, s.beta_slow);
-          const double scale = d / (2.0 * std::log(s.base));
-          const double dlo = 8 * std::fabs(lo) + 3 * scale;
-          const double dhi = 8 * std::fabs(hi) + 3 * scale;
-          const double span = std::max(std::min(hi, d - 1.0) - std::max(lo, 0.0), 1e-3);
-          ramp_units += (2 * dlo + dhi) / span;
-        }
-        // w = w/s * r + w * (1 - r): a ramp error dr moves w by (1 - 1/s) w dr,
-        // which is (s - 1) dr relative to the smallest result w/s.
-        c = std::fabs(s.factor - 1) * ramp_units + cdef + 4;
-        break;
-      }
-      case ROPECHECK_SCHEME_LLAMA3: {
-        const double cdef = default_units(i, d, s.base, 0);
-        const double w = std::pow(s.base, -2.0 * i / d);
-        const double wavelen = kTwoPi / w;
-        const double L = static_cast<double>(s.original_max_position);
-        const bool medium = wavelen >= (L / s.high_freq_factor) * (1 - 1e-6) &&
-                            wavelen <= (L / s.low_freq_factor) * (1 + 1e-6);
-        if (medium) {
-          // t = (L / wavelen - lf) / (hf - lf): L / wavelen <= hf here, so
-          // dt <= hf (cdef + 3) u / (hf - lf); w' moves by (s - 1) dt rel.
-          const double dt = s.high_freq_factor * (cdef + 3) /
-                            (s.high_freq_factor - s.low_freq_factor);
-          c = std::fabs(s.factor - 1) * dt + cdef + 5;
-        } else {
-          c = cdef + 1;
-        }
-        break;
-      }
-      case ROPECHECK_SCHEME_LONGROPE:
-        c = default_units(i, d, s.base, 0) + 3;  // factor rounding, product, reciprocal
-        break;
-      case ROPECHECK_SCHEME_EXPLICIT:
-        c = 1;  // the given double rounded to the freq dtype
-        break;
-      default:
-        break;
-    }
-    freq_rel_[i] = c * u_freq_;
+double ErrorModel::math_rounding(double z) const {
+  // A bf16/fp16 operation is usually an fp32 operation rounded to the narrow
+  // type (PyTorch, CUDA). Rounding twice is innocuous for +, -, * when
+  // 24 >= 2p + 2 and nothing underflows (Figueroa, "When is double rounding
+  // innocuous?", 1995), but fp32 underflows on products of bf16 subnormals:
+  // |fl_M(fl_32(z)) - z| <= h_M(z + h_32(z)) + h_32(z) covers both.
+  if (math_ == ROPECHECK_DTYPE_BF16 || math_ == ROPECHECK_DTYPE_F16) {
+    const double h32 = half_ulp_up(z, ROPECHECK_DTYPE_F32);
+    return half_ulp_up(z + h32, math_) + h32;
   }
+  return half_ulp_up(z, math_);
+}
+
+double ErrorModel::phase_error(double abs_angle, double a0) const {
+  // E1/E2 + a fast sin/cos beyond its declared range: sin/cos of an
+  // argument off by at most slope |argument|, |argument| <= |a| + A0.
+  const ropecheck_policy_ext_t& e = policy_.ext;
+  if (policy_.base.sincos != ROPECHECK_SINCOS_FAST || !(e.sincos_phase_error_slope > 0)) return 0;
+  const double arg = abs_angle + a0;
+  const bool beyond = !(e.sincos_abs_error_range > 0) || arg > e.sincos_abs_error_range;
+  return beyond ? e.sincos_phase_error_slope * arg : 0.0;
 }
 
 double ErrorModel::angle_error(const ElementTerms& t) const {
-  const double a = t.abs_angle;
-  const double ew = freq_rel_[t.pair];
-  if (policy_.angle_mode == ROPECHECK_ANGLE_F64) {
-    // Product in double, and the double p itself is exact below 2^53.
-    const double u = std::ldexp(1.0, -53);
-    const double pos_round = std::fabs(static_cast<double>(t.position)) > 0x1p53 ? u : 0.0;
-    return a * (ew + u + pos_round);
-  }
-  // fl32(fl32(p) * w32): p rounds to fp32 above 2^24, the product once.
-  const double u = std::ldexp(1.0, -24);
-  const double pos_round = std::fabs(static_cast<double>(t.position)) > 0x1p24 ? u : 0.0;
-  return a * (ew + u + pos_round) * (1 + 4 * u);
+  const double a0 = angle_.bound(t.abs_angle, t.position, t.pair);
+  return a0 + phase_error(t.abs_angle, a0);
 }
 
-ErrorModel::Terms ErrorModel::terms(const ElementTerms& t) const {
-  Terms r{};
-  const double da = angle_error(t);
-  const double xy = std::fabs(t.x) + std::fabs(t.y);
+ErrorModel::TrigBound ErrorModel::trig_bound(double cm) const {
+  // E3: the evaluation, k ulps of the exact value in the trig precision for
+  // libm (an ulp at Cm >= |cos a~| bounds it), the declared abs error for a
+  // fast approximation.
+  const double k = policy_.ext.sincos_max_ulp > 0 ? policy_.ext.sincos_max_ulp : 1.0;
+  const double e3 = policy_.base.sincos == ROPECHECK_SINCOS_FAST ? policy_.base.sincos_max_abs_error
+                                                                 : k * ref::ulp_of(cm, trig_);
+  // E5: times the kernel's m~ = m (1 + e), |e| <= m_rel, rounded in the trig
+  // precision: |C2 - m cos a~| <= m~ e3 + e m Cm + h_T(m~ (Cm + e3)).
+  double delta = e3, c2 = cm + e3;
+  if (m_rel_ > 0 || !exactly_equal(m_, 1.0)) {
+    const double mk = m_ * (1 + m_rel_);
+    const double r = half_ulp_up(mk * (cm + e3), trig_);
+    delta = mk * e3 + m_rel_ * m_ * cm + r;
+    c2 = mk * (cm + e3) + r;
+  }
+  // E4: rounded to the cos/sin dtype when it cannot hold the trig precision.
+  if (!holds_every_value(trig_, cos_sin_)) delta += half_ulp_up(c2, cos_sin_);
+  return {delta, m_ * cm + delta};
+}
+
+BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
+  BudgetTerms r;
+  const double A = angle_error(t);
   // E2: a computed angle a + da rotates the exact output by da:
-  // |v(a+da) - v(a)| <= |partner| |da| + |v| da^2 / 2 for every da,
-  // and never more than the distance between two points on the circle.
-  r.angle = std::min(std::fabs(t.partner) * da + std::fabs(t.value) * da * da / 2,
-                     2 * m_ * std::hypot(t.x, t.y) * (1 + 4 * u_math_));
-  r.sincos = m_ * xy * sincos_abs_;       // E3
-  r.cache = m_ * xy * cache_abs_;         // E4
-  r.attention = std::fabs(t.value) * m_rel_;  // E5
-  // E6: x c - y s in the math dtype with c, s already scaled by m: two
-  // products, a sum, and the scaling, each one rounding (gamma_4 covers FMA).
-  const double g4 = 4 * u_math_ / (1 - 4 * u_math_);
-  r.arithmetic = g4 * m_ * (t.abs_products + xy * (sincos_abs_ + cache_abs_));
-  // E6b: below the smallest normal a rounding error is absolute (gradual
-  // underflow): fl(a*b) = ab(1+d) + e with |e| <= half the subnormal quantum.
-  r.underflow = 4 * underflow_abs_;
-  // E7: rounding the result to the storage dtype (a correct kernel is off by
-  // half an ulp even with exact arithmetic).
-  // The judge knows the exact value only rounded to a double (t.value), one
-  // more half ulp of fp64 between it and the truth.
-  const double pre = r.angle + r.sincos + r.cache + r.attention + r.arithmetic + r.underflow;
-  r.storage = half_ulp_up(std::fabs(t.value) + pre, storage_) + half_ulp_up(t.value, ROPECHECK_DTYPE_F64);
+  // |v(a+da) - v(a)| <= |partner| |da| + |v| da^2 / 2 for every da, and
+  // never more than the distance between two points on the circle.
+  const double av = std::fabs(t.value), ax = std::fabs(t.x), ay = std::fabs(t.y);
+  const double rotated = std::fabs(t.partner) * A + av * A * A / 2, cap = 2 * m_ * std::hypot(t.x, t.y);
+  r.angle_capped = cap < rotated;
+  r.angle = std::min(rotated, cap);
+  // E3-E5, per value: the kernel multiplies by cos/sin of its own angle a~,
+  // so |cos a~| <= min(1, |cos a| + A).
+  const TrigBound bc = trig_bound(std::min(1.0, std::fabs(t.cos_a) + A));
+  const TrigBound bs = trig_bound(std::min(1.0, std::fabs(t.sin_a) + A));
+  const TrigBound& b1 = t.side == 0 ? bc : bs;  // multiplies x
+  const TrigBound& b2 = t.side == 0 ? bs : bc;  // multiplies y
+  r.trig = ax * b1.delta + ay * b2.delta;
+  // E6: the products' roundings in the math dtype (an FMA rounds only one).
+  const double p1 = math_rounding(ax * b1.kmax), p2 = math_rounding(ay * b2.kmax);
+  r.prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
+  // E6': the sum (or the fused operation) rounded in the math dtype; E7: the
+  // store, no rounding when every math value is a storage value (for math in
+  // the storage dtype the last rounding is the store).
+  const double pre = r.angle + r.trig + r.prods;
+  r.fin = math_rounding(av + pre);
+  r.store = holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(av + pre + r.fin, storage_);
+  // E8: the judge knows the exact value only rounded to a double.
+  r.judge = half_ulp_up(t.value, ROPECHECK_DTYPE_F64);
   return r;
 }
 
-double ErrorModel::budget(const ElementTerms& t) const { return terms(t).total(); }
-
 double ErrorModel::trig_error(const ElementTerms& t) const {
-  return std::min(angle_error(t), 2.0) + sincos_abs_ + cache_abs_ + 4 * u_math_;
+  return std::min(angle_error(t), 2.0) + trig_bound(1.0).delta / std::max(m_, 1e-300) +
+         4 * unit_roundoff(math_);
 }
 
 double ErrorModel::overflow_free_limit() const {
-  const double max_math = max_finite(static_cast<ropecheck_dtype_t>(policy_.math_dtype));
-  return max_math / (std::sqrt(2.0) * std::max(m_, 1.0) * (1 + 8 * u_math_));
+  const double max_math = max_finite(math_);
+  return max_math / (std::sqrt(2.0) * std::max(m_, 1.0) * (1 + 8 * unit_roundoff(math_)));
 }
 
 double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
-  const double xy = std::fabs(t.x) + std::fabs(t.y);
-  const double r = m_ * std::hypot(t.x, t.y);  // norm of the exact pair
-  const double g4 = 4 * u_math_ / (1 - 4 * u_math_);
-  const double per_element = m_ * xy * (sincos_abs_ + cache_abs_)       // E3, E4
-                             + r * m_rel_                               // E5
-                             + g4 * m_ * xy * (1 + sincos_abs_ + cache_abs_)  // E6
-                             + 4 * underflow_abs_;                      // E6b
-  const double storage = half_ulp_up(r + per_element, storage_) + half_ulp_up(r, ROPECHECK_DTYPE_F64);  // E7
-  return std::sqrt(2.0) * (per_element + storage);
+  // The terms of E3..E8 for an element of magnitude m r whatever the angle
+  // (|cos a~|, |sin a~| <= 1), times sqrt(2) for the two elements.
+  const double ax = std::fabs(t.x), ay = std::fabs(t.y);
+  const double r = m_ * std::hypot(t.x, t.y);
+  const TrigBound b = trig_bound(1.0);
+  const double trig = (ax + ay) * b.delta;
+  const double p1 = math_rounding(ax * b.kmax), p2 = math_rounding(ay * b.kmax);
+  const double prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
+  const double fin = math_rounding(r + trig + prods);
+  const double store =
+      holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(r + trig + prods + fin, storage_);
+  return std::sqrt(2.0) * (trig + prods + fin + store + half_ulp_up(r, ROPECHECK_DTYPE_F64));
 }
 
 double ErrorModel::pair_budget(const ElementTerms& t) const {
@@ -245,13 +180,13 @@ double ErrorModel::pair_budget(const ElementTerms& t) const {
 }
 
 std::string ErrorModel::explain(const ElementTerms& t) const {
-  const Terms r = terms(t);
+  const BudgetTerms r = terms(t);
   char buf[400];
   std::snprintf(buf, sizeof buf,
-                "budget %.3g = angle %.3g (|da| %.3g at |p w| %.6g) + sincos %.3g + cache %.3g + "
-                "attention %.3g + arithmetic %.3g + underflow %.3g + storage %.3g; x=%a y=%a",
-                r.total(), r.angle, angle_error(t), t.abs_angle, r.sincos, r.cache, r.attention,
-                r.arithmetic, r.underflow, r.storage, t.x, t.y);
+                "budget %.3g = angle %.3g%s (|da| %.3g at |p w| %.6g) + trig %.3g + products %.3g + final %.3g + "
+                "store %.3g + judge %.3g; x=%a y=%a",
+                r.total(), r.angle, r.angle_capped ? " (capped)" : "", angle_error(t), t.abs_angle, r.trig,
+                r.prods, r.fin, r.store, r.judge, t.x, t.y);
   return buf;
 }
 

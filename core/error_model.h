@@ -8,10 +8,11 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include "ropecheck/kernel_abi.h"
+#include "core/angle_error.h"
 #include "reference/freq_spec.h"
+#include "ropecheck/kernel_abi.h"
+#include "ropecheck/policy.h"
 
 namespace ropecheck {
 
@@ -22,18 +23,16 @@ struct ElementTerms {
   double value = 0;        // exact output m*(rotation) of this element
   double partner = 0;      // exact output of the other element of the pair
   double cos_a = 0, sin_a = 0;
-  // Sum of the magnitudes of the two products forming this element:
-  // |x cos a| + |y sin a| for the first of the pair, |x sin a| + |y cos a|
-  // for the second (what the arithmetic rounding error scales with).
-  double abs_products = 0;
   double abs_angle = 0;    // |p * w_i|
   std::int64_t position = 0;
   int pair = 0;
+  // 0: the first element of the pair, m (x cos a - y sin a): cos multiplies
+  // x; 1: the second, m (x sin a + y cos a): sin multiplies x.
+  int side = 0;
 };
 
 // The terms of both elements of pair `pair` (first, second), from the pair's
-// inputs (x, y), exact outputs (va, vb), exact cos/sin and |angle|: the one
-// place the per-element products the budget scales with are formed.
+// inputs (x, y), exact outputs (va, vb), exact cos/sin and |angle|.
 inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, double vb, double cos_a, double sin_a,
                                               double abs_angle, std::int64_t position, int pair) {
   std::array<ElementTerms, 2> t;
@@ -45,25 +44,43 @@ inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, dou
     e.partner = side == 0 ? vb : va;
     e.cos_a = cos_a;
     e.sin_a = sin_a;
-    e.abs_products = side == 0 ? std::fabs(x * cos_a) + std::fabs(y * sin_a) : std::fabs(x * sin_a) + std::fabs(y * cos_a);
     e.abs_angle = abs_angle;
     e.position = position;
     e.pair = pair;
+    e.side = side;
   }
   return t;
 }
 
+// The budget of one element, term by term (docs/ERROR_MODEL.md labels).
+struct BudgetTerms {
+  double angle = 0;  // E2: the kernel's angle (E1 frequency, product, fast sin/cos phase)
+  double trig = 0;   // E3-E5: sin/cos evaluation, attention factor, cos/sin dtype
+  double prods = 0;  // E6: the rotation's roundings before the last one
+  double fin = 0;    // E6': the last rotation rounding, in the math dtype
+  double store = 0;  // E7: the store to the storage dtype (0 when the math dtype's values are storage values)
+  double judge = 0;  // E8: the exact value as the judge holds it, rounded to a double
+  bool angle_capped = false;  // E2 at its cap 2 m r (the kernel's angle may be anywhere)
+  double total() const { return angle + trig + prods + fin + store + judge; }
+};
+inline constexpr int kBudgetTermCount = 7;  // the six terms, E2 split into capped and not
+// The largest term of a budget, as an index into budget_term_name().
+int dominant_term(const BudgetTerms& t);
+const char* budget_term_name(int term);
+
 class ErrorModel {
  public:
-  ErrorModel(const ropecheck_policy_t& policy, const ref::FreqSpec& spec, ref::HeadShape shape,
-             ropecheck_dtype_t storage, double attention_factor);
+  ErrorModel(const Policy& policy, const ref::FreqSpec& spec, ref::HeadShape shape, ropecheck_dtype_t storage,
+             double attention_factor);
 
   // Bound on the relative error of the kernel's w_i (E1 in the doc).
-  double freq_rel_error(int pair) const { return freq_rel_[pair]; }
-  // Bound on |angle error| at this element (E2).
+  double freq_rel_error(int pair) const { return angle_.freq_rel_error(pair); }
+  // Bound on |angle error| at this element (E1, and a fast sin/cos's phase
+  // error beyond its declared range).
   double angle_error(const ElementTerms& t) const;
-  // Allowed |kernel output - exact value| (E2..E8), per element.
-  double budget(const ElementTerms& t) const;
+  // Allowed |kernel output - exact value|, per element, and its terms.
+  double budget(const ElementTerms& t) const { return terms(t).total(); }
+  BudgetTerms terms(const ElementTerms& t) const;
   // Bounds on the distance between the kernel's pair and the exact pair that
   // hold whatever angle the kernel used: every magnitude-dependent term is
   // taken at the pair's norm m r, not at the exact elements (a kernel with a
@@ -80,34 +97,34 @@ class ErrorModel {
   // Largest |x|, |y| for which no intermediate of the rotation can overflow
   // the math dtype (m sqrt(2) max(|x|, |y|) stays finite): the model's domain.
   double overflow_free_limit() const;
-  // The budget's terms, for a failure message: "E2 angle=... E3 sincos=...".
+  // The budget's terms, for a failure message: "budget ... = angle ... + ...".
   std::string explain(const ElementTerms& t) const;
 
-  // True when a YaRN correction bound with truncate lies so close to an
-  // integer that floor/ceil of any finite-precision evaluation may land on
-  // the other side: the frequencies are discontinuous in the parameters
-  // there, so no kernel can be held to them (docs, "Ill-conditioned configs").
-  static bool yarn_near_cliff(const ref::FreqSpec& spec, int rotary_dim);
-
-  // Validates a declared policy; an empty string when acceptable, else why not.
-  static std::string check_policy(const ropecheck_policy_t& policy);
+  // Validates a declared policy; an empty string when acceptable, else why
+  // not, naming the field. With `caps`, also its coherence with what the
+  // kernel declares to support (core/policy_check.cc).
+  static std::string check_policy(const Policy& policy, const ropecheck_caps_t* caps = nullptr);
 
  private:
-  ropecheck_policy_t policy_;
-  ropecheck_dtype_t storage_;
-  double m_;
-  double u_freq_, u_math_;
-  double sincos_abs_;   // E3
-  double cache_abs_;    // E4 (per unit of m)
-  double m_rel_;        // E5
-  double underflow_abs_;  // E6b: absolute error floor of one rounding in the math dtype
-
-  struct Terms {
-    double angle, sincos, cache, attention, arithmetic, underflow, storage;
-    double total() const { return angle + sincos + cache + attention + arithmetic + underflow + storage; }
+  // Bound on |kernel cos - m cos a~| (delta) and on |kernel cos| (kmax), the
+  // same for sin, given Cm >= |cos a~| (E3-E5).
+  struct TrigBound {
+    double delta, kmax;
   };
-  Terms terms(const ElementTerms& t) const;
-  std::vector<double> freq_rel_;
+  TrigBound trig_bound(double cm) const;
+  // One rounding to the math dtype of a value of magnitude <= z.
+  double math_rounding(double z) const;
+  // A without and with the phase error of a fast sin/cos beyond its range.
+  double phase_error(double abs_angle, double a0) const;
+
+  Policy policy_;
+  ropecheck_dtype_t storage_;
+  ropecheck_dtype_t math_;    // math_dtype with OF_STORAGE resolved
+  ropecheck_dtype_t cos_sin_;  // cache_dtype with OF_STORAGE resolved
+  ropecheck_dtype_t trig_;    // precision sin/cos are evaluated in
+  double m_;
+  double m_rel_;  // E5: relative error of the kernel's attention factor
+  AngleError angle_;
 };
 
 }  // namespace ropecheck

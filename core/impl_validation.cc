@@ -1,8 +1,10 @@
 #include "core/impl_validation.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error_model.h"
+#include "ropecheck/policy.h"
 
 namespace ropecheck {
 namespace {
@@ -10,7 +12,9 @@ namespace {
 constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE |
                                       ROPECHECK_CAP_COS_SIN_CACHE | ROPECHECK_CAP_INVERSE |
                                       ROPECHECK_CAP_PARTIAL_ROTARY | ROPECHECK_CAP_POS_INT32 |
-                                      ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_NEGATIVE_POSITIONS;
+                                      ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_NEGATIVE_POSITIONS |
+                                      ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |
+                                      ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -21,13 +25,53 @@ std::string bits(std::uint32_t v) { return "0x" + [&] {
   return std::string(b);
 }(); }
 
+// The struct_size rules of the minor versions (kernel_abi.h, "Versions").
+std::string check_struct_size(const ropecheck_impl_t& t) {
+  const std::size_t n = t.struct_size, v10 = ROPECHECK_IMPL_SIZE_1_0, v11 = ROPECHECK_IMPL_SIZE_1_1;
+  const std::string sizes = std::to_string(v10) + " (ABI 1.0) or >= " + std::to_string(v11) + " (1.1)";
+  if (n < v10 || (n > v10 && n < v11) || n > kMaxImplStructSize)
+    return "struct_size: must be " + sizes + " and <= " + std::to_string(kMaxImplStructSize) + " (got " +
+           std::to_string(n) + ")";
+  if (n > sizeof(ropecheck_impl_t)) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&t);
+    if (std::any_of(bytes + sizeof(ropecheck_impl_t), bytes + n, [](unsigned char b) { return b != 0; }))
+      return "struct_size: " + std::to_string(n) + " bytes with members past this host's ABI 1." +
+             std::to_string(ROPECHECK_ABI_VERSION_MINOR) + " table (" + std::to_string(sizeof(ropecheck_impl_t)) +
+             " bytes) set: the kernel uses a newer ABI minor version than this ropecheck";
+  }
+  return {};
+}
+
+// The 1.1 members of a table that has them.
+std::string check_1_1_members(const ropecheck_impl_t& t) {
+  if (t.reserved0 != 0) return "reserved0: must be 0";
+  const ropecheck_policy_ext_t& e = t.policy_ext;
+  if (e.struct_size == 0) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&e);
+    if (std::any_of(b, b + sizeof e, [](unsigned char x) { return x != 0; }))
+      return "policy_ext.struct_size: is 0 (no extension) but fields are set; set it to "
+             "sizeof(ropecheck_policy_ext_t) = " + std::to_string(sizeof e);
+  }
+  return {};
+}
+
 }  // namespace
 
-std::string validate_impl_table(const ropecheck_impl_t* t) {
-  if (t == nullptr) return "table: is null";
-  if (t->struct_size < sizeof(ropecheck_impl_t))
-    return "struct_size: must be >= " + std::to_string(sizeof(ropecheck_impl_t)) + " (got " +
-           std::to_string(t->struct_size) + ")";
+ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
+  ropecheck_impl_t h{};
+  std::memcpy(&h, &t, std::min<std::size_t>(t.struct_size, sizeof h));
+  h.struct_size = sizeof h;
+  if (h.policy_ext.struct_size == 0) h.policy_ext = policy_ext_defaults();
+  return h;
+}
+
+std::string validate_impl_table(const ropecheck_impl_t* raw) {
+  if (raw == nullptr) return "table: is null";
+  if (std::string bad = check_struct_size(*raw); !bad.empty()) return bad;
+  if (raw->struct_size >= ROPECHECK_IMPL_SIZE_1_1)
+    if (std::string bad = check_1_1_members(*raw); !bad.empty()) return bad;
+  const ropecheck_impl_t host = host_table(*raw);
+  const ropecheck_impl_t* t = &host;
   if (t->abi_version != ROPECHECK_ABI_VERSION)
     return "abi_version: this host speaks version " + std::to_string(ROPECHECK_ABI_VERSION) + " (got " +
            std::to_string(t->abi_version) + ")";
@@ -65,7 +109,7 @@ std::string validate_impl_table(const ropecheck_impl_t* t) {
     return "build_cache: required by caps.flags COS_SIN_CACHE";
   if ((c.flags & ROPECHECK_CAP_COS_SIN_CACHE) && (c.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS))
     return "caps.flags: NEGATIVE_POSITIONS cannot go with COS_SIN_CACHE (a cache row has no negative index)";
-  if (std::string why = ErrorModel::check_policy(t->policy); !why.empty()) return why;
+  if (std::string why = ErrorModel::check_policy(policy_of(*t), &t->caps); !why.empty()) return why;
   return {};
 }
 

@@ -14,10 +14,19 @@ namespace ropecheck {
 
 inline constexpr std::size_t kMaxImplNameLength = 64;
 inline constexpr std::size_t kMaxImplDescriptionLength = 4096;
+// Largest struct_size read from a table (a newer ABI's, with a zero tail).
+inline constexpr std::size_t kMaxImplStructSize = 4096;
 
 // Empty when the table is usable, else the first problem, naming the field
-// and the bound ("caps.max_head_dim: must be in [2, 4096] (got 0)").
+// and the bound ("caps.max_head_dim: must be in [2, 4096] (got 0)"). Reads
+// no byte past the table's struct_size: a 1.0 table ends before abi_minor.
 std::string validate_impl_table(const ropecheck_impl_t* impl);
+
+// The table as this host's struct (call once validate_impl_table accepted
+// it): the members an older table lacks read as 0, which is their 1.0
+// meaning (a policy extension of struct_size 0 becomes the defaults), and
+// struct_size is this host's. Everything after loading reads these copies.
+ropecheck_impl_t host_table(const ropecheck_impl_t& table);
 
 }  // namespace ropecheck
 

@@ -1,17 +1,12 @@
 #include "core/isolation.h"
 
-#include <poll.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -29,7 +24,9 @@ std::size_t page_size() {
 
 // Mappings are reused: a fresh 64 MiB shared mapping costs a page fault per
 // page on every call (the cos/sin caches made the gate 5x slower). Bodies
-// come in power-of-two page counts; a few of each size are kept.
+// come in power-of-two page counts; a few of each size are kept. A mapping
+// returns here only after run_in_child has killed and reaped every process
+// of its call, so no later call shares memory with a live one.
 struct Mapping {
   unsigned char* base = nullptr;
   std::size_t body = 0;  // bytes between the two guard pages
@@ -68,11 +65,12 @@ void release(const Mapping& m) {
 }
 
 // One buffer in shared memory between two PROT_NONE guard pages, its last
-// byte against the rear guard; the slack before it holds canaries.
+// byte against the rear guard; the slack before it holds canaries. An input
+// remembers where its bytes came from, to prove them unchanged.
 class GuardedBuffer {
  public:
-  GuardedBuffer() = default;
-  GuardedBuffer(const void* src, std::size_t bytes) : bytes_(bytes), m_(acquire(bytes)) {
+  GuardedBuffer(std::string name, const void* src, std::size_t bytes, bool input)
+      : name_(std::move(name)), src_(input ? src : nullptr), bytes_(bytes), m_(acquire(bytes)) {
     data_ = m_.base + page_size() + m_.body - bytes;
     fill_canary(m_.base + page_size(), m_.body - bytes);
     if (src && bytes) std::memcpy(data_, src, bytes);
@@ -81,24 +79,45 @@ class GuardedBuffer {
   GuardedBuffer& operator=(const GuardedBuffer&) = delete;
   ~GuardedBuffer() { release(m_); }
   unsigned char* data() const { return data_; }
-  std::size_t bytes() const { return bytes_; }
-  bool slack_intact() const {
+  void add_guards(std::vector<GuardRange>* out) const {
+    const auto b = reinterpret_cast<std::uintptr_t>(m_.base);
+    const std::size_t ps = page_size();
+    out->push_back({b, b + ps, "before the start of " + name_});
+    out->push_back({b + ps + m_.body, b + 2 * ps + m_.body, "past the end of " + name_});
+  }
+  // Empty when nothing the kernel may not touch changed, else what did.
+  std::string damage() const {
     const unsigned char* s = m_.base + page_size();
     for (std::size_t i = 0; i < m_.body - bytes_; ++i)
-      if (s[i] != canary_byte(i)) return false;
-    return true;
+      if (s[i] != canary_byte(i)) return "wrote before the start of " + name_ + " (canary overwritten)";
+    if (src_ && bytes_ && std::memcmp(data_, src_, bytes_) != 0) return "wrote into its input " + name_;
+    return {};
   }
 
  private:
+  std::string name_;
+  const void* src_;
   std::size_t bytes_ = 0;
   Mapping m_;
   unsigned char* data_ = nullptr;
 };
 
-// Shared between parent and child: the kernel's status and message.
-struct CallResult {
-  int status;
-  char message[512];
+// Every buffer of one call; the table of guard pages for naming a fault.
+struct CallBuffers {
+  std::deque<GuardedBuffer> all;
+  unsigned char* add(const std::string& name, const void* src, std::size_t bytes, bool input) {
+    return all.emplace_back(name, src, bytes, input).data();
+  }
+  std::vector<GuardRange> guards() const {
+    std::vector<GuardRange> g;
+    for (const auto& b : all) b.add_guards(&g);
+    return g;
+  }
+  std::string damage() const {
+    for (const auto& b : all)
+      if (std::string d = b.damage(); !d.empty()) return d;
+    return {};
+  }
 };
 
 struct Isolated {
@@ -118,82 +137,42 @@ std::int64_t extent(std::int64_t tokens, std::int64_t token_stride, std::int64_t
   return (tokens - 1) * token_stride + (heads - 1) * head_stride + head_dim;
 }
 
-const char* signal_meaning(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV: an access outside its buffers (guard page)";
-    case SIGBUS: return "SIGBUS: a bad memory access";
-    case SIGFPE: return "SIGFPE: an arithmetic trap";
-    case SIGILL: return "SIGILL: an illegal instruction";
-    case SIGABRT: return "SIGABRT: the kernel aborted";
-    default: return "";
-  }
-}
-
-// Runs body() in a child; returns its status, or INTERNAL_ERROR with the
-// reason when the child crashed, hung or left garbage before a buffer.
-template <class Body>
-ropecheck_status_t run_child(const Isolated& w, Body body, const std::vector<const GuardedBuffer*>& guarded,
-                             char* err, std::size_t err_len) {
-  auto* result = static_cast<CallResult*>(
-      ::mmap(nullptr, sizeof(CallResult), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  if (result == MAP_FAILED) throw std::bad_alloc();
-  result->status = ROPECHECK_INTERNAL_ERROR;
-  std::strcpy(result->message, "the child process ended without reporting");
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) throw std::runtime_error("isolation: pipe() failed");
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("isolation: fork() failed");
-  if (pid == 0) {
-    ::close(pipefd[0]);
-    // Default actions for the fatal signals: a crash must kill the child by
-    // its signal, not run a handler the host installed (a sanitizer's
-    // report-and-exit, for one).
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
-    result->message[0] = '\0';
-    result->status = body(result->message, sizeof result->message);
-    result->message[sizeof result->message - 1] = '\0';
-    ::_exit(0);  // no atexit handlers or sanitizer leak checks in the child
-  }
-  ::close(pipefd[1]);
-  pollfd pfd{pipefd[0], POLLIN, 0};
-  const int ms = static_cast<int>(w.options.timeout_seconds * 1000);
-  int ready;
-  do ready = ::poll(&pfd, 1, ms);
-  while (ready < 0 && errno == EINTR);
-  ::close(pipefd[0]);
-  int wstatus = 0;
-  std::string reason;
-  if (ready == 0) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &wstatus, 0);
-    char b[128];
-    std::snprintf(b, sizeof b, "timed out after %.3g s (hang?); the child was killed", w.options.timeout_seconds);
-    reason = b;
-  } else {
-    ::waitpid(pid, &wstatus, 0);
-    if (WIFSIGNALED(wstatus)) {
-      reason = "crashed with signal " + std::to_string(WTERMSIG(wstatus)) + " (" + signal_meaning(WTERMSIG(wstatus)) + ")";
-    } else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-      reason = "the child exited with status " + std::to_string(WEXITSTATUS(wstatus)) + " (exit() inside the kernel?)";
-    } else {
-      for (const GuardedBuffer* g : guarded)
-        if (g && !g->slack_intact()) reason = "wrote before the start of a buffer (canary overwritten)";
-    }
-  }
-  ropecheck_status_t st = static_cast<ropecheck_status_t>(result->status);
-  std::string msg = result->message;
-  ::munmap(result, sizeof(CallResult));
-  if (!reason.empty()) {
-    st = ROPECHECK_INTERNAL_ERROR;
-    msg = "isolated call: " + reason;
-  }
-  if (err && err_len) std::snprintf(err, err_len, "%s", msg.c_str());
-  return st;
-}
-
 std::size_t cache_esize(std::uint32_t dtype) {
   return dtype < ROPECHECK_DTYPE_COUNT ? dtype_size(static_cast<ropecheck_dtype_t>(dtype)) : 4;
+}
+
+// The frequency spec and the arrays it points to (rotary_dim/2 entries),
+// copied; returns the copy of the spec, its pointers moved to the copies.
+const ropecheck_freq_spec_t* copy_freq(CallBuffers& b, const ropecheck_freq_spec_t* f, int rotary_dim,
+                                       ropecheck_freq_spec_t* patched) {
+  if (!f) return nullptr;
+  *patched = *f;
+  const std::size_t n = static_cast<std::size_t>(rotary_dim / 2) * sizeof(double);
+  if (f->short_factor) patched->short_factor = reinterpret_cast<const double*>(b.add("freq.short_factor", f->short_factor, n, true));
+  if (f->long_factor) patched->long_factor = reinterpret_cast<const double*>(b.add("freq.long_factor", f->long_factor, n, true));
+  if (f->inv_freq) patched->inv_freq = reinterpret_cast<const double*>(b.add("freq.inv_freq", f->inv_freq, n, true));
+  return reinterpret_cast<const ropecheck_freq_spec_t*>(b.add("freq", patched, sizeof *patched, true));
+}
+
+ChildOptions child_options(const Isolated& w, const CallBuffers& b) {
+  ChildOptions o;
+  o.timeout_seconds = w.options.timeout_seconds;
+  o.memory_limit_gib = w.options.memory_limit_gib;
+  o.guards = b.guards();
+  return o;
+}
+
+// The status of the call: the kernel's own, or INTERNAL_ERROR naming what
+// isolation saw go wrong.
+ropecheck_status_t verdict(const ChildRun& run, const CallBuffers& b, char* err, std::size_t n) {
+  std::string failure = run.failure;
+  if (failure.empty()) failure = b.damage();
+  if (!failure.empty()) {
+    if (err && n) std::snprintf(err, n, "%s%s", kIsolatedCallPrefix, failure.c_str());
+    return ROPECHECK_INTERNAL_ERROR;
+  }
+  if (err && n) std::snprintf(err, n, "%s", run.message.c_str());
+  return static_cast<ropecheck_status_t>(run.status);
 }
 
 ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
@@ -206,36 +185,36 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                     p->head_dim <= 65536 && p->num_q_heads > 0 && p->num_kv_heads >= 0 && p->q_in && p->q_out &&
                     (p->num_kv_heads == 0 || (p->k_in && p->k_out)) && p->positions && p->position_type <= ROPECHECK_INDEX_INT64 &&
                     p->cache_max_position >= 0 && p->rotary_dim >= 0 && p->rotary_dim <= p->head_dim;
-  if (!sane)
-    return run_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, {}, err, n);
+  CallBuffers b;
+  if (!sane) {
+    const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); });
+    return verdict(run, b, err, n);
+  }
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
   const std::size_t qb = static_cast<std::size_t>(
       extent(p->num_tokens, p->q_token_stride, p->num_q_heads, p->q_head_stride, p->head_dim)) * es;
   const std::size_t kb = static_cast<std::size_t>(
       extent(p->num_tokens, p->k_token_stride, p->num_kv_heads, p->k_head_stride, p->head_dim)) * es;
   const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
-  GuardedBuffer q_out(p->q_out, qb), k_out(p->k_out, kb);
-  GuardedBuffer q_in(q_inplace ? nullptr : p->q_in, q_inplace ? 0 : qb);
-  GuardedBuffer k_in(k_inplace ? nullptr : p->k_in, k_inplace ? 0 : kb);
-  GuardedBuffer pos(p->positions,
-                    static_cast<std::size_t>(p->num_tokens) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8));
-  GuardedBuffer cache(p->cos_sin_cache,
-                      p->cos_sin_cache ? static_cast<std::size_t>(p->cache_max_position) *
-                                             static_cast<std::size_t>(p->rotary_dim) * cache_esize(p->cache_dtype)
-                                       : 0);
   ropecheck_apply_params_t c = *p;
-  c.q_out = q_out.data();
-  c.k_out = p->k_out ? k_out.data() : nullptr;
-  c.q_in = q_inplace ? q_out.data() : q_in.data();
-  c.k_in = p->k_in ? (k_inplace ? k_out.data() : k_in.data()) : nullptr;
-  c.positions = pos.data();
-  if (p->cos_sin_cache) c.cos_sin_cache = cache.data();
-  const ropecheck_status_t st = run_child(
-      w, [&](char* e, std::size_t en) { return in.apply(in.ctx, &c, e, en); },
-      {&q_out, &k_out, &q_in, &k_in, &pos, p->cos_sin_cache ? &cache : nullptr}, err, n);
+  c.q_out = b.add("q_out", p->q_out, qb, false);
+  c.k_out = p->k_out ? b.add("k_out", p->k_out, kb, false) : nullptr;
+  c.q_in = q_inplace ? c.q_out : b.add("q_in", p->q_in, qb, true);
+  c.k_in = !p->k_in ? nullptr : k_inplace ? c.k_out : b.add("k_in", p->k_in, kb, true);
+  c.positions = b.add("positions", p->positions,
+                      static_cast<std::size_t>(p->num_tokens) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8), true);
+  if (p->cos_sin_cache)
+    c.cos_sin_cache = b.add("cos_sin_cache", p->cos_sin_cache,
+                            static_cast<std::size_t>(p->cache_max_position) * static_cast<std::size_t>(p->rotary_dim) *
+                                cache_esize(p->cache_dtype),
+                            true);
+  ropecheck_freq_spec_t patched;
+  c.freq = copy_freq(b, p->freq, p->rotary_dim, &patched);
+  const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) { return in.apply(in.ctx, &c, e, en); });
+  const ropecheck_status_t st = verdict(run, b, err, n);
   if (st == ROPECHECK_OK) {
-    std::memcpy(p->q_out, q_out.data(), qb);
-    if (kb) std::memcpy(p->k_out, k_out.data(), kb);
+    std::memcpy(p->q_out, c.q_out, qb);
+    if (kb && p->k_out) std::memcpy(p->k_out, c.k_out, kb);
   }
   return st;
 }
@@ -245,15 +224,22 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
                                         std::size_t n) {
   const Isolated& w = *static_cast<const Isolated*>(ctx);
   const ropecheck_impl_t& in = *w.inner;
-  if (!out || rotary_dim <= 0 || rows <= 0 || rows > (std::int64_t{1} << 32) || dtype >= ROPECHECK_DTYPE_COUNT)
-    return run_child(w, [&](char* e, std::size_t en) { return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, out, e, en); },
-                     {}, err, n);
+  CallBuffers b;
+  if (!out || rotary_dim <= 0 || rows <= 0 || rows > (std::int64_t{1} << 32) || dtype >= ROPECHECK_DTYPE_COUNT) {
+    const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) {
+      return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, out, e, en);
+    });
+    return verdict(run, b, err, n);
+  }
   const std::size_t bytes = static_cast<std::size_t>(rows) * static_cast<std::size_t>(rotary_dim) * cache_esize(dtype);
-  GuardedBuffer buf(out, bytes);
-  const ropecheck_status_t st = run_child(
-      w, [&](char* e, std::size_t en) { return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, buf.data(), e, en); },
-      {&buf}, err, n);
-  if (st == ROPECHECK_OK) std::memcpy(out, buf.data(), bytes);
+  unsigned char* cache = b.add("cos_sin_cache", out, bytes, false);
+  ropecheck_freq_spec_t patched;
+  const ropecheck_freq_spec_t* fc = copy_freq(b, f, rotary_dim, &patched);
+  const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) {
+    return in.build_cache(in.ctx, fc, rotary_dim, rows, dtype, cache, e, en);
+  });
+  const ropecheck_status_t st = verdict(run, b, err, n);
+  if (st == ROPECHECK_OK) std::memcpy(out, cache, bytes);
   return st;
 }
 

@@ -1,6 +1,7 @@
 #include "core/json_reader.h"
 
 #include <cmath>
+#include <set>
 
 #include "reference/freq_spec.h"
 #include "ropecheck/float_compare.h"
@@ -9,6 +10,67 @@ namespace ropecheck {
 
 using nlohmann::json;
 using ref::ConfigError;
+
+namespace {
+
+// Where the parser is: one frame per open object or array, so a repeated
+// key is named by its whole path.
+struct Frame {
+  bool object = false;
+  std::string path;
+  std::set<std::string> keys;
+  std::string key;        // the current key of an object
+  std::size_t index = 0;  // the current element of an array
+  std::string child() const {
+    if (object) return path.empty() ? key : path + "." + key;
+    return path + "[" + std::to_string(index) + "]";
+  }
+};
+
+}  // namespace
+
+json parse_json_strictly(std::string_view text, int max_depth) {
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw ConfigError("json", "holds a NUL byte at offset " + std::to_string(nul) + " (not a JSON text)");
+  std::vector<Frame> stack;
+  auto next_element = [&] {
+    if (!stack.empty() && !stack.back().object) ++stack.back().index;
+  };
+  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start: {
+        if (depth >= max_depth) throw ConfigError("json", "must nest at most " + std::to_string(max_depth) + " levels");
+        Frame f;
+        f.object = event == json::parse_event_t::object_start;
+        f.path = stack.empty() ? "" : stack.back().child();
+        stack.push_back(std::move(f));
+        break;
+      }
+      case json::parse_event_t::key: {
+        Frame& f = stack.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second)
+          throw ConfigError(f.child(), "appears twice in one object (a reader may take either value)");
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        stack.pop_back();
+        next_element();
+        break;
+      case json::parse_event_t::value:
+        next_element();
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text.begin(), text.end(), check);
+  } catch (const json::exception& e) {
+    throw ConfigError("json", std::string("is not valid JSON: ") + e.what());
+  }
+}
 
 bool JsonReader::has(const char* key) const { return obj_.is_object() && obj_.contains(key) && !obj_.at(key).is_null(); }
 

@@ -7,11 +7,22 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "reference/freq_spec.h"  // ref::ConfigError
+
 namespace ropecheck {
+
+// One JSON value from text, refusing what nlohmann's parser lets through
+// but a config, manifest or tensor header must not hold: a key repeated in
+// an object (nlohmann keeps the last one, so two readers could see two
+// different documents), a NUL byte anywhere, anything after the value, and
+// nesting deeper than max_depth. Throws ref::ConfigError whose field is the
+// JSON path of the offending key ("rope_scaling.factor") or "json".
+nlohmann::json parse_json_strictly(std::string_view text, int max_depth = 32);
 
 class JsonReader {
  public:

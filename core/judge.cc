@@ -37,19 +37,18 @@ std::string Violation::format() const {
 CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                   const ReferenceResult& ref, const KernelRun& run) {
   CaseOutcome out;
-  if (std::string bad = ErrorModel::check_policy(impl.policy); !bad.empty()) {
+  if (std::string bad = ErrorModel::check_policy(policy_of(impl)); !bad.empty()) {
     out.outcome = Outcome::kFail;
     out.message = "declared policy rejected: " + bad;
     return out;
   }
-  if (run.status != ROPECHECK_OK) {
+  if (!run.ok()) {
     out.outcome = Outcome::kFail;
-    out.message = "apply returned status " + std::to_string(run.status) +
-                  " on a case inside its declared capabilities: " + run.message;
+    out.message = run.failure();
     return out;
   }
   const Geometry g = geometry(c);
-  const ErrorModel model(impl.policy, c.freq, c.shape, c.dtype, ref.attention_factor);
+  const ErrorModel model(policy_of(impl), c.freq, c.shape, c.dtype, ref.attention_factor);
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);
@@ -81,7 +80,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
         ++out.outside_domain;
         continue;
       }
-      const double budget = model.budget(e);
+      const BudgetTerms terms = model.terms(e);
+      const double budget = terms.total();
       double units = std::fabs(v - e.value) / budget;
       // Rounding to the storage dtype may overflow: an infinity is what a
       // correct kernel stores when the budget interval around the exact value
@@ -101,18 +101,24 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
               "outside budget", model.explain(e)});
       const double u = std::isnan(units) ? HUGE_VAL : units;
       const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
+      const int term = dominant_term(terms);
+      ++out.elements_by_term[term];
+      out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
       b.worst_units = std::max(b.worst_units, u);
       b.worst_ulps = std::max(b.worst_ulps, l);
       PositionPoint& pt = points[e.position];
       pt.position = e.position;
       pt.worst_units = std::max(pt.worst_units, u);
       pt.worst_ulps = std::max(pt.worst_ulps, l);
+      const double pair_ulp = ref::ulp_of(ref.attention_factor * std::hypot(e.x, e.y), c.dtype);
+      const double pl = std::fabs(v - e.value) / pair_ulp;
+      pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
       out.worst_units = std::max(out.worst_units, u);
       out.worst_ulps = std::max(out.worst_ulps, l);
     }
     // Everything else: pass-through channels must be bit-identical to the
-    // input; padding must keep its canary (in place: the input's bytes,
-    // which are canaries too).
+    // input; padding must keep what the output held before the call (in
+    // place the input's canaries, out of place the call's poison).
     for (std::int64_t off = 0; off < g.elements[w]; ++off) {
       if (is_rotated[off]) continue;
       const std::int64_t tok = off / g.token_stride[w];
@@ -122,7 +128,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
       const bool payload = head < g.heads[w] && ch < g.head_dim;
       unsigned char expect[8];
       for (std::size_t bi = 0; bi < g.esize; ++bi)
-        expect[bi] = payload ? in.bytes[w][off * g.esize + bi] : canary_byte(off * g.esize + bi);
+        expect[bi] = payload ? in.bytes[w][off * g.esize + bi] : run.initial.bytes[w][off * g.esize + bi];
       if (std::memcmp(got + off * g.esize, expect, g.esize) != 0) {
         note({names[w], tok, head, ch, c.positions[tok], load_as_double(got, off, c.dtype),
               load_as_double(expect, 0, c.dtype), 0.0,

@@ -50,6 +50,10 @@ struct PositionPoint {
   std::int64_t position = 0;
   double worst_units = 0;
   double worst_ulps = 0;
+  // |err| in ulps of the storage dtype at the pair's magnitude m r: a
+  // rotation's error scales with the pair, not with one (maybe cancelling)
+  // element, so "within N ulps up to position P" is read from this.
+  double worst_pair_ulps = 0;
 };
 
 struct CaseOutcome {
@@ -63,6 +67,10 @@ struct CaseOutcome {
   std::int64_t outside_domain = 0;
   std::optional<Violation> first;
   std::array<BinStats, kPositionBins> bins{};
+  // Per budget term (error_model.h, dominant_term): the worst |err| / budget
+  // over the elements whose budget that term dominates, and their count.
+  std::array<double, kBudgetTermCount> worst_by_term{};
+  std::array<std::int64_t, kBudgetTermCount> elements_by_term{};
   std::vector<PositionPoint> points;  // one per distinct position of the case
 };
 

@@ -1,12 +1,24 @@
 #include "core/kernel_call.h"
 
 #include <algorithm>
+#include <cstring>
+#include <sstream>
 #include <vector>
 
+#include "core/host_guard.h"
+#include "core/isolation.h"
+#include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck {
 namespace {
+
+// Isolation's findings arrive as INTERNAL_ERROR with a message naming them.
+void take_misbehaviour(KernelRun& r) {
+  const std::string prefix = kIsolatedCallPrefix;
+  if (r.status == ROPECHECK_INTERNAL_ERROR && r.message.compare(0, prefix.size(), prefix) == 0)
+    r.misbehaviour = r.message;
+}
 
 // Elements a cache may hold before a case is declined for a cache kernel:
 // 64 MiB of fp32 keeps a case under a second on CI machines.
@@ -22,6 +34,9 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   if (!(k.layouts & (1u << c.layout))) return "layout " + std::string(layout_name(c.layout));
   if (!(k.dtypes & (1u << c.dtype))) return "dtype " + std::string(dtype_name(c.dtype));
   if (!(k.schemes & (1u << c.freq.scheme))) return "scheme " + std::string(scheme_name(c.freq.scheme));
+  if (const char* why = outside_spec_flags(k.flags, c.freq.scheme, c.freq.truncate, c.freq.attention_factor ? 1 : 0,
+                                           c.freq.seq_len, c.freq.original_max_position))
+    return why;
   if (static_cast<std::uint32_t>(c.shape.head_dim) > k.max_head_dim) return "head_dim";
   if (c.shape.rotary_dim < c.shape.head_dim && !(k.flags & ROPECHECK_CAP_PARTIAL_ROTARY))
     return "partial rotary";
@@ -43,6 +58,11 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   return {};
 }
 
+std::string KernelRun::failure() const {
+  if (!misbehaviour.empty()) return misbehaviour;
+  return "apply returned status " + std::to_string(status) + " on a case inside its declared capabilities: " + message;
+}
+
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short) {
   const Geometry g = geometry(c);
   KernelRun r;
@@ -52,14 +72,19 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   } else {
     for (int w = 0; w < 2; ++w) {
       r.out.bytes[w].resize(in.bytes[w].size());
-      fill_canary(r.out.bytes[w].data(), r.out.bytes[w].size());
+      fill_poison(r.out.bytes[w].data(), r.out.bytes[w].size(), c.dtype);
     }
   }
+  r.initial = r.out;
+  // Private copies of every input: a kernel writing into one cannot change
+  // the case (or the reference computed from it) for anyone else.
   std::vector<std::int32_t> pos32(c.positions.begin(), c.positions.end());
-  const std::vector<std::int64_t>& pos64 = c.positions;
-  std::vector<float> cache;
-  char err[512] = {0};
-  const ropecheck_freq_spec_t abi_freq = c.freq.to_abi();
+  std::vector<std::int64_t> pos64(c.positions);
+  ref::FreqSpec freq = c.freq;
+  const ropecheck_freq_spec_t abi_freq = freq.to_abi();
+  const ropecheck_freq_spec_t abi_freq_before = abi_freq;
+  std::vector<float> cache, cache_before;
+  char err[1024] = {0};
   ropecheck_apply_params_t p{};
   p.struct_size = sizeof(p);
   p.dtype = c.dtype;
@@ -84,6 +109,20 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
                                                          : static_cast<const void*>(pos64.data());
   p.position_type = c.position_type;
   p.freq = &abi_freq;
+  // What an in-process kernel may not change (an isolated one works on
+  // copies isolation checks itself; these then stay unchanged trivially).
+  auto changed_input = [&]() -> std::string {
+    if (!c.in_place && inputs.bytes != in.bytes) return "wrote into its input " + std::string(inputs.bytes[0] != in.bytes[0] ? "q_in" : "k_in");
+    if (pos32 != std::vector<std::int32_t>(c.positions.begin(), c.positions.end()) || pos64 != c.positions)
+      return "wrote into its input positions";
+    if (std::memcmp(&abi_freq, &abi_freq_before, sizeof abi_freq) != 0) return "wrote into its input freq";
+    if (freq.short_factor != c.freq.short_factor) return "wrote into its input freq.short_factor";
+    if (freq.long_factor != c.freq.long_factor) return "wrote into its input freq.long_factor";
+    if (freq.inv_freq != c.freq.inv_freq) return "wrote into its input freq.inv_freq";
+    if (cache != cache_before) return "wrote into its input cos_sin_cache";
+    return {};
+  };
+  const HostGuard guard("the kernel " + std::string(impl.name) + " (called in ropecheck's own process)", 1);
   if (impl.caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if (impl.build_cache == nullptr) {
       r.status = ROPECHECK_INTERNAL_ERROR;
@@ -96,15 +135,45 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
                                    ROPECHECK_DTYPE_F32, cache.data(), err, sizeof err)) {
       r.status = st;
       r.message = std::string("build_cache: ") + err;
+      take_misbehaviour(r);
       return r;
     }
+    cache_before = cache;
     p.cos_sin_cache = cache.data();
     p.cache_dtype = ROPECHECK_DTYPE_F32;
     p.cache_max_position = rows;
   }
   r.status = impl.apply(impl.ctx, &p, err, sizeof err);
   if (r.status != ROPECHECK_OK) r.message = err;
+  take_misbehaviour(r);
+  if (r.misbehaviour.empty()) r.misbehaviour = changed_input();
   return r;
+}
+
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in) {
+  KernelRun first = call_kernel(impl, c, in);
+  if (!first.ok()) return first;
+  KernelRun second = call_kernel(impl, c, in);  // first's buffers are alive: other addresses, other poison
+  if (!second.ok()) return second;
+  const Geometry g = geometry(c);
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int j = 0; j < g.head_dim; ++j) {
+          const auto at = static_cast<std::size_t>(g.offset(w, t, h, j)) * g.esize;
+          if (std::memcmp(first.out.bytes[w].data() + at, second.out.bytes[w].data() + at, g.esize) == 0) continue;
+          std::ostringstream os;
+          os.precision(9);
+          os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
+             << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
+             << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
+             << (c.in_place ? "it is not deterministic"
+                            : "it reads its output before writing it (the poison differs per call), or is not "
+                              "deterministic");
+          first.misbehaviour = os.str();
+          return first;
+        }
+  return first;
 }
 
 }  // namespace ropecheck

@@ -12,17 +12,35 @@
 
 namespace ropecheck {
 
-// The outcome of one call. The output buffers are the input copy (in place)
-// or canary-filled buffers (out of place).
+// The outcome of one call. Out of place, the outputs arrive holding a fresh
+// random poison (a NaN with a random payload in every element, drawn per
+// call): an element the kernel never writes is judged wrong, and a kernel
+// that reads its output before writing it sees different bytes each call.
 struct KernelRun {
   ropecheck_status_t status = ROPECHECK_OK;
   std::string message;
+  // What ropecheck saw the call do wrong beyond its status: isolation's
+  // finding (a crash, an exit, a timeout, a thread or process left running,
+  // a write into an input), a write into an input of an in-process call, or
+  // a difference between two calls on the same case. Empty when none.
+  std::string misbehaviour;
   QkBuffers out;
+  QkBuffers initial;  // what the output buffers held before the call
+  bool ok() const { return status == ROPECHECK_OK && misbehaviour.empty(); }
+  // Why !ok(), for a failure message.
+  std::string failure() const;
 };
 
-// cache_rows_short > 0 hands a cache kernel a cos/sin cache that many rows
-// shorter than the largest position needs (the bounds-check property).
+// Every input the kernel receives is a private copy, compared with the
+// case after the call ("wrote into its input positions"). cache_rows_short
+// > 0 hands a cache kernel a cos/sin cache that many rows shorter than the
+// largest position needs (the bounds-check property).
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0);
+// The call judged for conformance: made twice, with different poisons and
+// different buffers; any bitwise difference between the two results is a
+// misbehaviour (it reads its output before writing it, or is not
+// deterministic). Returns the first run.
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in);
 
 // Largest cos/sin cache (elements) built for a cache kernel; cases that need
 // more are outside its capabilities here. Default 2^24 (64 MiB of fp32); the

@@ -2,19 +2,33 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <deque>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
+#include "core/child_process.h"
+#include "core/host_guard.h"
 #include "core/impl_validation.h"
 
 namespace ropecheck {
+namespace {
 
-Plugin load_plugin(const std::string& path) {
-  const std::string where = "plugin " + path + ": ";
-  if (!std::filesystem::exists(path)) throw PluginError(where + "no such file");
-  // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a
-  // different library of the same name.
-  const std::string abs = std::filesystem::absolute(path).string();
+// Host-normalised copies of every loaded table (core/impl_validation.h),
+// alive for the process like the libraries they point into.
+const ropecheck_impl_t* keep(const ropecheck_impl_t& t) {
+  static std::mutex mu;
+  static std::deque<ropecheck_impl_t> tables;
+  std::lock_guard<std::mutex> lock(mu);
+  return &tables.emplace_back(host_table(t));
+}
+
+}  // namespace
+
+namespace {
+
+Plugin load_here(const std::string& path, const std::string& abs, const std::string& where) {
   void* h = ::dlopen(abs.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) throw PluginError(where + "cannot load: " + ::dlerror());
   void* sym = ::dlsym(h, ROPECHECK_PLUGIN_ENTRY);
@@ -38,9 +52,38 @@ Plugin load_plugin(const std::string& path) {
       throw PluginError(where + "table[" + std::to_string(i) + "]." + bad);
     if (!names.insert(impl->name).second)
       throw PluginError(where + "table[" + std::to_string(i) + "].name: '" + impl->name + "' appears twice");
-    p.impls.push_back(impl);
+    p.impls.push_back(keep(*impl));
   }
   return p;
+}
+
+}  // namespace
+
+Plugin load_plugin(const std::string& path, const IsolationOptions& probe) {
+  const std::string where = "plugin " + path + ": ";
+  if (!std::filesystem::exists(path)) throw PluginError(where + "no such file");
+  // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a
+  // different library of the same name.
+  const std::string abs = std::filesystem::absolute(path).string();
+  ChildOptions o;
+  o.timeout_seconds = probe.timeout_seconds;
+  o.memory_limit_gib = probe.memory_limit_gib;
+  o.check_leftovers = false;  // a library may start threads at load; the child is killed anyway
+  const ChildRun run = run_in_child(o, [&](char* message, std::size_t n) {
+    try {
+      load_here(path, abs, where);
+      return 0;
+    } catch (const PluginError& e) {
+      std::snprintf(message, n, "%s", e.what());
+      return 1;
+    }
+  });
+  if (!run.failure.empty())
+    throw PluginError(where + "loading it (its constructors and ropecheck_get_impls, tried in a child process) " +
+                      run.failure);
+  if (run.status != 0) throw PluginError(run.message);
+  const HostGuard guard("plugin " + path + " (while loading: its constructors or ropecheck_get_impls)", 2);
+  return load_here(path, abs, where);
 }
 
 }  // namespace ropecheck

@@ -3,6 +3,11 @@
 // checks everything before any kernel runs: the library opens, exports the
 // entry point, serves this host's ABI version, and every table it returns
 // passes validate_impl_table (sizes, version, names, coherent capabilities).
+// All of that runs first in a child process (core/child_process.h): a
+// library whose constructors or ropecheck_get_impls crash, call exit() or
+// hang is refused naming the cause. Only then is it loaded here, inside a
+// HostGuard: should it behave differently the second time, ropecheck still
+// stops with a message and status 2, never 0.
 #ifndef ROPECHECK_CORE_PLUGIN_H_
 #define ROPECHECK_CORE_PLUGIN_H_
 
@@ -10,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/isolation.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -26,7 +32,8 @@ struct Plugin {
 
 // Throws PluginError naming the path and what is wrong. The library stays
 // loaded for the life of the process (kernels hold pointers into it).
-Plugin load_plugin(const std::string& path);
+// `probe` bounds the child that tries the library first.
+Plugin load_plugin(const std::string& path, const IsolationOptions& probe = {});
 
 }  // namespace ropecheck
 

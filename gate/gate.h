@@ -39,7 +39,17 @@ struct GateOptions {
   std::map<std::string, std::string> reproduce_args;
   // Stop after the first case on which any implementation fails (every
   // property still runs on that case): how `ropecheck mutants` times a kill.
+  // The floor below is not applied to a run stopped early.
   bool stop_at_first_failing_case = false;
+  // The verdict floor (--min-judged): every implementation must be judged
+  // (pass or fail, not skipped) on at least this many cases of every
+  // property that applies to it, or it fails with the reason. A property the
+  // run's cases give nothing to check (no pass-through channels in any case,
+  // say) and that the implementation never declined is exempt: no case could
+  // have judged it. A kernel cannot decline its way to a pass.
+  int min_judged = 1;
+  // False under --no-isolation: the report says what that gives up.
+  bool isolated = true;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -51,6 +61,7 @@ struct FamilyStats {
 
 struct PropertyStats {
   int cases = 0, passed = 0, failed = 0, skipped = 0;
+  int declined = 0;  // of the skipped: outside the declared capabilities
   double worst_units = 0;
   bool applicable = true;
   std::string not_applicable;
@@ -63,27 +74,55 @@ struct FailureRecord {
   std::string message;
   std::string case_description;
   std::string reproduce;
+  double worst_units = 0;  // the case's worst error / budget (inf: no budget judged it)
+};
+
+// The worst error at one position, in ulps of a storage dtype at the pair's
+// magnitude (PositionPoint::worst_pair_ulps), and the case it was seen in.
+struct UlpsAt {
+  double worst_ulps = 0;
+  int case_index = 0;
 };
 
 struct ImplReport {
   std::string name;
+  // Applicable properties judged on fewer than GateOptions::min_judged
+  // cases: (property, why).
+  std::vector<std::pair<std::string, std::string>> under_floor;
+  const std::string* floor_failure(const std::string& property) const;
+  std::string reproduce_args;  // " --plugin PATH" for a plugin's kernel, else empty
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   // Worst conformance error per position bucket (1/16 octave), for plots.
   std::map<int, PositionPoint> curve;
   std::vector<FailureRecord> failures;
-  bool passed() const { return failures.empty(); }
+  // Conformance cases skipped, by reason (outside the declared capabilities).
+  std::map<std::string, int> skipped;
+  // Per budget term: worst error / budget where it dominates, element count.
+  std::array<double, kBudgetTermCount> worst_by_term{};
+  std::array<std::int64_t, kBudgetTermCount> elements_by_term{};
+  // Per storage dtype and |position|: the worst pair ulps (report_precision.cc).
+  std::map<int, std::map<std::int64_t, UlpsAt>> ulps_by_position;
+  bool passed() const { return failures.empty() && under_floor.empty(); }
 };
 
 struct GateReport {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 0;
   int cases = 0;
+  int planned_cases = 0;  // what the run set out to do
   double seconds = 0;
+  int min_judged = 1;
+  bool isolated = true;
+  // "SIGINT" when the run was interrupted: a partial report, never a pass.
+  std::string interrupted;
   std::vector<ImplReport> impls;
   bool passed() const;
 };
+
+// What --no-isolation gives up, printed in that run's report.
+extern const char* const kNoIsolationNote;
 
 GateReport run_gate(const GateOptions& opts);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
@@ -92,6 +131,17 @@ std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_
 // implementation, then error against position.
 void print_summary(const GateReport& r, std::ostream& os);
 void print_failures(const GateReport& r, std::ostream& os, int max_per_impl = 5);
+// Per implementation and case family, the failing case with the largest
+// error (in budgets), with its reproduce line.
+void print_worst_failures(const GateReport& r, std::ostream& os);
+// Per implementation and term of the budget (docs/ERROR_MODEL.md), the worst
+// error / budget over the elements that term dominates: how tight each term
+// is (a slack below 0.25 says the budget is loose there).
+void print_slack(const GateReport& r, std::ostream& os);
+// Per implementation and storage dtype, the |position| up to which every
+// element stays within `ulps` (of the dtype, at its pair's magnitude m r) of
+// the exact result, and the first position beyond it with its reproduce line.
+void print_within(const GateReport& r, double ulps, std::ostream& os);
 // JUnit XML (one testsuite per implementation, one testcase per property).
 void write_junit(const GateReport& r, std::ostream& os);
 // Self-contained HTML: the tables, per implementation an SVG plot of the

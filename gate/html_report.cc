@@ -24,7 +24,8 @@ void write_html_report(const GateReport& r, const std::vector<double>& decay, st
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<title>ropecheck report</title><style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
         "pre{background:#f6f6f6;padding:1em;overflow-x:auto}.fail{color:#c00}.pass{color:#080}</style></head><body>\n";
-  os << "<h1>ropecheck check: <span class=\"" << (r.passed() ? "pass\">PASS" : "fail\">FAIL")
+  os << "<h1>ropecheck check: <span class=\""
+     << (!r.interrupted.empty() ? "fail\">INTERRUPTED" : r.passed() ? "pass\">PASS" : "fail\">FAIL")
      << "</span></h1>\n<p>Suite " << suite_name(r.suite) << ", seed " << r.seed << ", " << r.cases
      << " cases, " << format_number(r.seconds, "%.1f") << " s.</p>\n";
   os << "<h2>Error against position</h2>\n<p>Worst conformance error per 1/16 octave of position: in units of "

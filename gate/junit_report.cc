@@ -14,22 +14,27 @@ void write_junit(const GateReport& r, std::ostream& os) {
   for (const auto& i : r.impls)
     for (const auto& [name, s] : i.properties) {
       ++tests;
-      failures += s.failed > 0;
-      skipped += !s.applicable || (s.passed == 0 && s.failed == 0);
+      const bool failed = s.failed > 0 || i.floor_failure(name);
+      failures += failed;
+      skipped += !failed && (!s.applicable || (s.passed == 0 && s.failed == 0));
     }
+  if (!r.interrupted.empty() || !r.isolated) ++tests;
+  if (!r.interrupted.empty()) ++failures;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   os << "<testsuites name=\"ropecheck check\" tests=\"" << tests << "\" failures=\"" << failures
      << "\" skipped=\"" << skipped << "\" time=\"" << format_number(r.seconds, "%.3f") << "\">\n";
   for (const auto& i : r.impls) {
     int f = 0, sk = 0;
     for (const auto& [name, s] : i.properties) {
-      f += s.failed > 0;
-      sk += !s.applicable || (s.passed == 0 && s.failed == 0);
+      const bool failed = s.failed > 0 || i.floor_failure(name);
+      f += failed;
+      sk += !failed && (!s.applicable || (s.passed == 0 && s.failed == 0));
     }
     os << "  <testsuite name=\"" << xml_escape(i.name) << "\" tests=\"" << i.properties.size()
        << "\" failures=\"" << f << "\" skipped=\"" << sk << "\">\n";
     os << "    <properties><property name=\"suite\" value=\"" << suite_name(r.suite)
-       << "\"/><property name=\"seed\" value=\"" << r.seed << "\"/></properties>\n";
+       << "\"/><property name=\"seed\" value=\"" << r.seed << "\"/><property name=\"isolation\" value=\""
+       << (r.isolated ? "on" : "off") << "\"/></properties>\n";
     for (const auto& [name, s] : i.properties) {
       os << "    <testcase classname=\"Rope." << xml_escape(name) << "\" name=\"" << xml_escape(i.name)
          << "\">\n";
@@ -43,6 +48,8 @@ void write_junit(const GateReport& r, std::ostream& os) {
                  << "\n  reproduce: " << fr.reproduce << "\n";
         os << "      <failure message=\"" << s.failed << " of " << s.cases << " cases failed (seed " << r.seed
            << ")\">" << xml_escape(body.str()) << "</failure>\n";
+      } else if (const std::string* floor = i.floor_failure(name)) {
+        os << "      <failure message=\"" << xml_escape(*floor) << "\"/>\n";
       } else if (s.passed == 0) {
         os << "      <skipped message=\"every case outside the declared capabilities\"/>\n";
       }
@@ -51,6 +58,18 @@ void write_junit(const GateReport& r, std::ostream& os) {
       os << "    </testcase>\n";
     }
     os << "  </testsuite>\n";
+  }
+  if (!r.interrupted.empty() || !r.isolated) {
+    // The run itself: interrupted (a partial report), or not isolated.
+    os << "  <testsuite name=\"ropecheck\" tests=\"1\" failures=\"" << !r.interrupted.empty()
+       << "\" skipped=\"0\">\n    <testcase classname=\"ropecheck\" name=\"run\">\n";
+    if (!r.interrupted.empty())
+      os << "      <failure message=\"" << xml_escape("interrupted by " + r.interrupted + " after " +
+                                                 std::to_string(r.cases) + " of " + std::to_string(r.planned_cases) +
+                                                 " cases: a partial report, no verdict")
+         << "\"/>\n";
+    if (!r.isolated) os << "      <system-out>" << xml_escape(kNoIsolationNote) << "</system-out>\n";
+    os << "    </testcase>\n  </testsuite>\n";
   }
   os << "</testsuites>\n";
 }

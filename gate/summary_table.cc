@@ -21,6 +21,10 @@ std::string fmt(double v) {
 void print_summary(const GateReport& r, std::ostream& os) {
   os << "## ropecheck check: suite " << suite_name(r.suite) << ", seed " << r.seed << ", "
      << r.cases << " cases, " << fmt(r.seconds) << " s\n\n";
+  if (!r.interrupted.empty())
+    os << "**Interrupted by " << r.interrupted << " after " << r.cases << " of " << r.planned_cases
+       << " cases: a partial report, no verdict.**\n\n";
+  if (!r.isolated) os << kNoIsolationNote << "\n\n";
   os << "### Conformance with the reference\n\n"
         "Worst error in units of the implementation's budget (pass <= 1), and in ulps of the\n"
         "storage dtype against the correctly rounded exact result.\n\n";
@@ -43,10 +47,18 @@ void print_summary(const GateReport& r, std::ostream& os) {
         os << "| " << i.name << " | " << name << " | - | - | - | - | - | n/a (" << s.not_applicable << ") |\n";
         continue;
       }
-      const char* verdict = s.failed ? "FAIL" : (s.passed ? "pass" : "skipped");
+      const std::string* floor = i.floor_failure(name);
+      const char* verdict = s.failed ? "FAIL" : floor ? "FAIL (too few judged)" : (s.passed ? "pass" : "skipped");
       os << "| " << i.name << " | " << name << " | " << s.cases << " | " << s.passed << " | " << s.failed
          << " | " << s.skipped << " | " << fmt(s.worst_units) << " | " << verdict << " |\n";
     }
+  }
+  bool any_skip = false;
+  for (const auto& i : r.impls) any_skip |= !i.skipped.empty();
+  if (any_skip) {
+    os << "\n### Skipped: outside the declared capabilities\n\n| implementation | reason | cases |\n|---|---|---:|\n";
+    for (const auto& i : r.impls)
+      for (const auto& [why, n] : i.skipped) os << "| " << i.name << " | " << why << " | " << n << " |\n";
   }
   os << "\n### Worst conformance error by position range\n\n"
         "Where a kernel loses accuracy with context length:\n\n";
@@ -66,11 +78,15 @@ void print_summary(const GateReport& r, std::ostream& os) {
     }
     os << "\n";
   }
-  os << "\nOverall: " << (r.passed() ? "PASS" : "FAIL") << "\n";
+  os << "\nOverall: " << (!r.interrupted.empty() ? "INTERRUPTED (" + r.interrupted + "): no verdict"
+                                                  : r.passed() ? "PASS" : "FAIL")
+     << "\n";
 }
 
 void print_failures(const GateReport& r, std::ostream& os, int max_per_impl) {
   for (const auto& i : r.impls) {
+    for (const auto& [property, why] : i.under_floor)
+      os << "FAIL " << i.name << " " << property << ": " << why << "\n";
     int shown = 0;
     for (const auto& f : i.failures) {
       if (shown++ == max_per_impl) {

@@ -52,7 +52,8 @@ constexpr FlagInfo kFlags[] = {
      "any: the configs users actually run"},
 };
 
-// Tightest to loosest; every one passes check_policy().
+// Tightest to loosest within each group; every one passes check_policy().
+// Which one describes which framework code: golden/README.md.
 const BudgetPolicy kPolicies[] = {
     {"exact_f64",
      "float64 throughout (numpy, JAX with x64, PyTorch float64), result rounded once to the dtype",
@@ -61,11 +62,34 @@ const BudgetPolicy kPolicies[] = {
      "fp32 frequencies and rotation, angle p*w as a double product, sin/cos in double, cos/sin rounded to fp32",
      libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)},
     {"f32_angle_product",
-     "HF transformers in fp32: inv_freq fp32, angle fl32(fl32(p) * w) in fp32, cos/sin and rotation in fp32",
+     "HF transformers in fp32, and the Meta/Mistral complex form in any dtype: inv_freq fp32, positions cast to "
+     "fp32, angle fl32(p * w), cos/sin and rotation in fp32, the result cast to the dtype",
      libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)},
     {"f32_angle_bf16_cache",
      "as f32_angle_product with the cos/sin table cast to bf16 (HF with a bf16 model), rotation in fp32",
      libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16)},
+    {"f32_math_storage_cos_sin",
+     "cos/sin cast to the activation dtype, rotation in fp32, the result cast to it: the closest an ABI 1.0 policy "
+     "came to HF eager, which rounds every op in the activation dtype (under this policy HF eager fails)",
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_OF_STORAGE)},
+    {"hf_eager",
+     "HF transformers eager apply_rotary_pos_emb in the activation dtype: fp32 angles and cos/sin cast to q.dtype, "
+     "q*cos, rotate_half(q)*sin and their sum each rounded to q.dtype (fp32: as f32_angle_product)",
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_OF_STORAGE,
+                 ROPECHECK_DTYPE_OF_STORAGE)},
+    {"fma_storage",
+     "as hf_eager with one product fused into the sum: fma(x, c, -(y*s)) in the activation dtype (bf16/fp16 HFMA, "
+     "vLLM-style kernels)",
+     with_rotation(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_OF_STORAGE,
+                               ROPECHECK_DTYPE_OF_STORAGE),
+                   ROPECHECK_ROTATION_FMA)},
+    {"cuda_f32",
+     "a CUDA kernel in fp32: powf frequencies (4 ulps documented, 4.5 from exact), fp32 angle, sinf/cosf (2 "
+     "ulps documented, 2.5 from exact), x*c - y*s with an FMA, result cast to the dtype",
+     with_libm_ulps(with_rotation(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32,
+                                              ROPECHECK_DTYPE_F32),
+                                  ROPECHECK_ROTATION_FMA),
+                    2.5, 4.5)},
 };
 
 bool is_subnormal(double v, ropecheck_dtype_t t) {

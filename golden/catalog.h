@@ -12,6 +12,7 @@
 #include "core/kernel_call.h"
 #include "core/reference_result.h"
 #include "ropecheck/kernel_abi.h"
+#include "ropecheck/policy.h"
 
 namespace ropecheck::golden {
 
@@ -31,7 +32,7 @@ std::vector<std::string> derive_flags(const Case& c, const QkBuffers& inputs);
 struct BudgetPolicy {
   const char* name;  // tensor suffix: q_budget_<name>
   const char* description;
-  ropecheck_policy_t policy;
+  Policy policy;
 };
 std::span<const BudgetPolicy> budget_policies();
 

@@ -1,9 +1,11 @@
 #include "golden/exporter.h"
 
 #include <mpfr.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 #include "ropecheck/dtype.h"
 #include "core/error_model.h"
 #include "golden/catalog.h"
@@ -44,6 +47,25 @@ void require_finite(double v, const GoldenCase& g, const char* what) {
   if (!std::isfinite(v))
     throw std::logic_error("golden case " + std::to_string(g.id) + " (" + g.name + "): non-finite " + what +
                            "; the suite must not contain such a case");
+}
+
+// Staging and swap directories (<name>.partial-<pid>, <name>.old-<pid>)
+// whose process is gone: an export killed with SIGKILL leaves them, and
+// nothing else would ever remove them. A live pid keeps its directory (it
+// may be another export running now).
+void remove_stale_staging(const fs::path& parent, const std::string& name) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string n = e.path().filename().string();
+    for (const std::string tag : {".partial-", ".old-"}) {
+      const std::string prefix = name + tag;
+      if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string pid = n.substr(prefix.size());
+      if (pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) continue;
+      const pid_t p = static_cast<pid_t>(std::stol(pid));
+      if (p != ::getpid() && ::kill(p, 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+    }
+  }
 }
 
 std::string case_stem(int id) {
@@ -116,6 +138,7 @@ ExportSummary export_golden(const ExportOptions& o) {
     throw std::runtime_error(out.string() + ": exists and is not a golden export (no manifest.json); refusing to replace it");
   const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
   fs::create_directories(parent);
+  remove_stale_staging(parent, out.filename().string());
   const fs::path staging = parent / (out.filename().string() + ".partial-" + std::to_string(::getpid()));
   fs::remove_all(staging);
   fs::create_directories(staging / "cases");
@@ -128,7 +151,7 @@ ExportSummary export_golden(const ExportOptions& o) {
   std::mutex error_mu;
   const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   auto work = [&] {
-    for (std::size_t i; (i = next++) < suite.size();) {
+    for (std::size_t i; !interrupt_signal() && (i = next++) < suite.size();) {
       try {
         built[i] = build_case_tensors(suite[i]);
       } catch (...) {
@@ -152,6 +175,11 @@ ExportSummary export_golden(const ExportOptions& o) {
     });
   work();
   for (auto& t : pool) t.join();
+  if (interrupt_signal()) {
+    fs::remove_all(staging);
+    throw std::runtime_error(std::string("golden export: interrupted by ") + interrupt_name() + "; " + out.string() +
+                             " is as it was");
+  }
   if (error) std::rethrow_exception(error);
 
   Manifest m;

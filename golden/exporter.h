@@ -39,7 +39,10 @@ struct ExportSummary {
   std::uint64_t bytes = 0;
 };
 // Throws std::runtime_error (naming the path) when the directory cannot be
-// written or already holds something that is not a golden export.
+// written or already holds something that is not a golden export, or when
+// SIGINT/SIGTERM arrived (core/interrupt.h; the staging directory is removed
+// and a previous export stays as it was). Staging directories that exports
+// killed with SIGKILL left beside out_dir are removed first.
 ExportSummary export_golden(const ExportOptions& o);
 
 }  // namespace ropecheck::golden

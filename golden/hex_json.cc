@@ -7,6 +7,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/json_reader.h"
+
 #include "golden/tensor_codec.h"
 #include "golden/tensor_file.h"
 #include "ropecheck/dtype.h"
@@ -111,9 +113,9 @@ std::vector<Tensor> read_hex_json(std::string_view data, const std::string& file
   if (data.size() > kMaxTensorFileBytes) throw FormatError(file, "size", "larger than 1 GiB");
   json doc;
   try {
-    doc = json::parse(data);
-  } catch (const json::exception& e) {
-    throw FormatError(file, "document", std::string("not valid JSON (truncated file?): ") + e.what());
+    doc = parse_json_strictly(data);
+  } catch (const ref::ConfigError& e) {  // invalid or truncated JSON, a repeated key
+    throw FormatError(file, e.field() == "json" ? "document" : e.field(), e.message());
   }
   if (!doc.is_object() || doc.value("format", "") != "ropecheck-hex-json")
     throw FormatError(file, "format", "must be \"ropecheck-hex-json\"");

@@ -1,12 +1,12 @@
 #include "golden/manifest.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "ropecheck/dtype.h"
+#include "core/file_read.h"
 #include "core/json_reader.h"
 #include "golden/catalog.h"
 #include "golden/sha256.h"
@@ -88,12 +88,17 @@ std::string manifest_to_json(const Manifest& m) {
   for (const auto& f : flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
   ordered_json policies = ordered_json::object();
   for (const auto& p : budget_policies()) {
+    const ropecheck_policy_t& b = p.policy.base;
+    const ropecheck_policy_ext_t& e = p.policy.ext;
     policies[p.name] = {{"description", p.description},
-                        {"freqDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.freq_dtype))},
-                        {"angle", p.policy.angle_mode == ROPECHECK_ANGLE_F64 ? "f64 product" : "f32 product"},
+                        {"freqDtype", dtype_name(static_cast<ropecheck_dtype_t>(b.freq_dtype))},
+                        {"angle", angle_mode_name(b.angle_mode)},
                         {"sincos", "libm"},
-                        {"mathDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.math_dtype))},
-                        {"cosSinDtype", dtype_name(static_cast<ropecheck_dtype_t>(p.policy.cache_dtype))}};
+                        {"mathDtype", policy_dtype_name(b.math_dtype)},
+                        {"cosSinDtype", policy_dtype_name(b.cache_dtype)},
+                        {"rotation", rotation_form_name(e.rotation_form)},
+                        {"sincosMaxUlp", e.sincos_max_ulp > 0 ? e.sincos_max_ulp : 1.0},
+                        {"freqPowMaxUlp", e.freq_pow_max_ulp > 0 ? e.freq_pow_max_ulp : 1.0}};
   }
   ordered_json cases = ordered_json::array();
   for (const CaseEntry& e : m.cases) {
@@ -144,9 +149,9 @@ Manifest parse_manifest(std::string_view text, const std::string& file) {
 Manifest parse_manifest_checked(std::string_view text, const std::string& file) {
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    bad(file, "document", std::string("not valid JSON (truncated file?): ") + e.what());
+    doc = parse_json_strictly(text);
+  } catch (const ref::ConfigError& e) {  // invalid or truncated JSON, a repeated key
+    bad(file, e.field() == "json" ? "document" : "$." + e.field(), e.message());
   }
   if (!doc.is_object()) bad(file, "document", "must be a JSON object");
   const JsonReader top(doc, "$.");
@@ -215,31 +220,43 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
 
 std::string read_export_file(const std::string& dir, const std::string& relative) {
   const std::string path = (std::filesystem::path(dir) / relative).string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FormatError(path, "file", "cannot be opened (missing from the export?)");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  ReadLimits lim;
+  lim.max_bytes = kMaxTensorFileBytes;
+  lim.regular_only = true;  // a symlink to /dev/zero or a FIFO in an export is refused, not read
+  try {
+    return read_file_bounded(path, lim);
+  } catch (const FileReadError& e) {
+    throw FormatError(path, "file", e.cause());
+  }
 }
 
-Manifest load_manifest(const std::string& dir) {
+Manifest load_manifest(const std::string& dir, const std::string& expect_sums_sha256) {
   const std::string text = read_export_file(dir, kManifest);
   const std::string mpath = (std::filesystem::path(dir) / kManifest).string();
-  if (std::filesystem::exists(std::filesystem::path(dir) / "SHA256SUMS")) {
-    const std::string sums = read_export_file(dir, "SHA256SUMS");
-    std::istringstream ls(sums);
-    std::string line;
-    bool listed = false;
-    while (std::getline(ls, line)) {
-      if (line.size() > 66 && line.substr(66) == kManifest) {
-        listed = true;
-        if (line.substr(0, 64) != sha256_hex(text))
-          throw FormatError(mpath, "sha256", "does not match SHA256SUMS (altered or truncated file)");
-      }
+  const std::string spath = (std::filesystem::path(dir) / "SHA256SUMS").string();
+  // SHA256SUMS is what an export is pinned by: without it nothing would
+  // notice a manifest replaced together with the files it lists.
+  if (!std::filesystem::exists(std::filesystem::symlink_status(spath)))
+    throw FormatError(spath, "file", "missing: every export carries SHA256SUMS, which checks manifest.json");
+  const std::string sums = read_export_file(dir, "SHA256SUMS");
+  if (!expect_sums_sha256.empty() && sha256_hex(sums) != expect_sums_sha256)
+    throw FormatError(spath, "sha256", "is " + sha256_hex(sums) + ", not the pinned " + expect_sums_sha256 +
+                                           " (--expect-sha256): a different or altered export");
+  std::istringstream ls(sums);
+  std::string line;
+  int listed = 0;
+  while (std::getline(ls, line)) {
+    if (line.size() > 66 && line.substr(66) == kManifest) {
+      ++listed;
+      if (line.substr(0, 64) != sha256_hex(text))
+        throw FormatError(mpath, "sha256", "does not match SHA256SUMS (altered or truncated file)");
     }
-    if (!listed) throw FormatError(mpath, "SHA256SUMS", "does not list manifest.json");
   }
-  return parse_manifest(text, mpath);
+  if (listed != 1)
+    throw FormatError(mpath, "SHA256SUMS", listed ? "is listed more than once" : "does not list manifest.json");
+  Manifest m = parse_manifest(text, mpath);
+  if (m.cases.empty()) throw FormatError(mpath, "$.cases", "lists no case: an empty export verifies nothing");
+  return m;
 }
 
 std::vector<Tensor> load_case_tensors(const std::string& dir, const Manifest& m, const CaseEntry& e) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/json_reader.h"
+
 #include "golden/tensor_codec.h"
 #include "golden/tensor_file.h"
 
@@ -41,9 +43,9 @@ std::vector<Tensor> read_safetensors(std::string_view data, const std::string& f
     throw FormatError(file, "header size", std::to_string(n) + " exceeds the " + std::to_string(data.size() - 8) + " bytes after it (truncated file?)");
   json header;
   try {
-    header = json::parse(data.substr(8, n));
-  } catch (const json::exception& e) {
-    throw FormatError(file, "header", std::string("not valid JSON: ") + e.what());
+    header = parse_json_strictly(data.substr(8, n));
+  } catch (const ref::ConfigError& e) {  // invalid JSON, or a tensor named twice
+    throw FormatError(file, e.field() == "json" ? "header" : "header: " + e.field(), e.message());
   }
   if (!header.is_object()) throw FormatError(file, "header", "must be a JSON object");
   const std::string_view buffer = data.substr(8 + n);

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <map>
 
+#include "core/interrupt.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck::golden {
@@ -85,10 +86,28 @@ int ImplVerdicts::count(Outcome o) const {
   return n;
 }
 
-std::vector<ImplVerdicts> verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls) {
-  const Manifest m = load_manifest(dir);
-  std::vector<ImplVerdicts> out(impls.size());
-  for (std::size_t k = 0; k < impls.size(); ++k) out[k].impl = impls[k]->name;
+std::string VerifyReport::under_floor(const ImplVerdicts& v) const {
+  const int judged = v.count(Outcome::kPass) + v.count(Outcome::kFail);
+  if (judged >= min_judged) return {};
+  return "judged on " + std::to_string(judged) + " of " + std::to_string(cases) + " case(s), fewer than --min-judged " +
+         std::to_string(min_judged) + " (the rest lie outside its declared capabilities): no verdict to pass";
+}
+
+bool VerifyReport::passed() const {
+  if (!interrupted.empty() || impls.empty()) return false;
+  for (const ImplVerdicts& v : impls)
+    if (v.count(Outcome::kFail) || !under_floor(v).empty()) return false;
+  return true;
+}
+
+VerifyReport verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls,
+                           const VerifyOptions& o) {
+  const Manifest m = load_manifest(dir, o.expect_sums_sha256);
+  VerifyReport r;
+  r.min_judged = o.min_judged;
+  r.cases = static_cast<int>(m.cases.size());
+  r.impls.resize(impls.size());
+  for (std::size_t k = 0; k < impls.size(); ++k) r.impls[k].impl = impls[k]->name;
   for (const CaseEntry& e : m.cases) {
     const LoadedCase L = load_case(dir, m, e);
     for (std::size_t k = 0; k < impls.size(); ++k) {
@@ -101,16 +120,20 @@ std::vector<ImplVerdicts> verify_golden(const std::string& dir, const std::vecto
         v.outcome.outcome = Outcome::kSkipped;
         v.outcome.message = skip;
       } else {
-        v.outcome = judge(*impls[k], L.c, L.in, L.ref, call_kernel(*impls[k], L.c, L.in));
+        v.outcome = judge(*impls[k], L.c, L.in, L.ref, call_kernel_twice(*impls[k], L.c, L.in));
       }
-      out[k].cases.push_back(std::move(v));
+      if (interrupt_signal()) {  // the call was cut short: no verdict on it
+        r.interrupted = interrupt_name();
+        return r;
+      }
+      r.impls[k].cases.push_back(std::move(v));
     }
   }
-  return out;
+  return r;
 }
 
-void print_verify_report(const std::vector<ImplVerdicts>& v, std::ostream& os) {
-  for (const ImplVerdicts& iv : v) {
+void print_verify_report(const VerifyReport& r, std::ostream& os) {
+  for (const ImplVerdicts& iv : r.impls) {
     os << "## " << iv.impl << ": " << iv.count(Outcome::kPass) << " passed, " << iv.count(Outcome::kFail)
        << " failed, " << iv.count(Outcome::kSkipped) << " skipped (out of its declared capabilities)\n";
     for (const CaseVerdict& c : iv.cases) {
@@ -119,6 +142,8 @@ void print_verify_report(const std::vector<ImplVerdicts>& v, std::ostream& os) {
       if (c.outcome.first) os << "\n     first: " << c.outcome.first->format();
       os << "\n";
     }
+    if (const std::string floor = r.under_floor(iv); !floor.empty() && r.interrupted.empty())
+      os << "FAIL " << iv.impl << ": " << floor << "\n";
     std::map<std::string, std::array<int, 3>> per_flag;
     for (const CaseVerdict& c : iv.cases)
       for (const auto& f : c.flags) ++per_flag[f][static_cast<int>(c.outcome.outcome)];
@@ -127,6 +152,12 @@ void print_verify_report(const std::vector<ImplVerdicts>& v, std::ostream& os) {
       os << "| " << f << " | " << n[0] << " | " << n[1] << " | " << n[2] << " |\n";
     os << "\n";
   }
+  int failed = 0;
+  for (const auto& v : r.impls) failed += v.count(Outcome::kFail);
+  if (!r.interrupted.empty())
+    os << "INTERRUPTED by " << r.interrupted << ": a partial report, no verdict\n";
+  else
+    os << (r.passed() ? "PASS: " : "FAIL: ") << failed << " failing case(s)\n";
 }
 
 }  // namespace ropecheck::golden

@@ -39,10 +39,27 @@ struct ImplVerdicts {
   int count(Outcome o) const;
 };
 
-std::vector<ImplVerdicts> verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls);
+struct VerifyOptions {
+  std::string expect_sums_sha256;  // pins SHA256SUMS (load_manifest)
+  int min_judged = 1;              // an implementation judged on fewer cases fails
+};
+
+struct VerifyReport {
+  std::vector<ImplVerdicts> impls;
+  int min_judged = 1;
+  int cases = 0;                // in the export
+  std::string interrupted;      // "SIGINT": stopped early, no verdict
+  // Why an implementation has no verdict to pass: judged on too few cases.
+  std::string under_floor(const ImplVerdicts& v) const;
+  bool passed() const;
+};
+
+// Stops between cases when SIGINT or SIGTERM arrives (core/interrupt.h).
+VerifyReport verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls,
+                           const VerifyOptions& o = {});
 // Per implementation: the failing cases (with the first violation), then a
-// table of passed / failed / skipped per flag.
-void print_verify_report(const std::vector<ImplVerdicts>& v, std::ostream& os);
+// table of passed / failed / skipped per flag; the verdict last.
+void print_verify_report(const VerifyReport& r, std::ostream& os);
 
 }  // namespace ropecheck::golden
 

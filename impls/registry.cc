@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "impls/policy/policy_kernel.h"
 #include "impls/scalar/scalar_impls.h"
 #include "impls/simd/simd_impls.h"
 
@@ -28,6 +29,7 @@ const std::vector<RegisteredImpl>& rows() {
       v.push_back({impl::cuda_otf_impl(), kWhy});
     }
 #endif
+    for (const ropecheck_impl_t* t : impl::policy_kernel_impls()) v.push_back({t, "", false});
     return v;
   }();
   return kRows;
@@ -40,7 +42,8 @@ std::span<const RegisteredImpl> registered_impls() { return rows(); }
 std::span<const ropecheck_impl_t* const> builtin_impls() {
   static const std::vector<const ropecheck_impl_t*> kTables = [] {
     std::vector<const ropecheck_impl_t*> v;
-    for (const RegisteredImpl& r : rows()) v.push_back(r.table);
+    for (const RegisteredImpl& r : rows())
+      if (r.default_set) v.push_back(r.table);
     return v;
   }();
   return kTables;

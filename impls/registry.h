@@ -18,10 +18,15 @@ struct RegisteredImpl {
   // run in the process that registered it (a CUDA context created before
   // fork() is unusable in the child).
   const char* in_process_only = "";
+  // In the default set (what `ropecheck check` runs without --impl). The
+  // policy kernels (impls/policy/) are not: they are selected by name and
+  // gated by their own test, to keep the default gate's time.
+  bool default_set = true;
 };
 
+// Every built-in row: the default set, then the policy kernels.
 std::span<const RegisteredImpl> registered_impls();
-// The tables of registered_impls(), in the same order.
+// The tables of the default set, in registry order.
 std::span<const ropecheck_impl_t* const> builtin_impls();
 // nullptr when no built-in implementation has that name.
 const RegisteredImpl* find_registered(std::string_view name);

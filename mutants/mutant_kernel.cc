@@ -1,6 +1,7 @@
 // One realistic buggy RoPE kernel per row of mutant_list.h: the same clean
 // scalar kernel (double-precision frequencies and angles, fp32 rotation)
-// with exactly one bug switched on by the table's context. Bug::none is the
+// with exactly one bug switched on by the table's context, or, for the rows
+// of policy_mutants.cc, a policy kernel with one more rounding than it declares. Bug::none is the
 // correct control, which must pass the gate: every mutant differs from it in
 // one place only. Frequency bugs are written as changes of the config or of
 // the correct frequencies (impls/kernel_support/engine_freqs.h), so the
@@ -17,6 +18,8 @@
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/policy/storage_arith.h"
+#include "mutants/policy_mutants.h"
 
 namespace ropecheck::mutant {
 namespace {
@@ -26,20 +29,26 @@ using impl::EngineFreqs;
 // What a table's ctx points at.
 struct Kernel {
   Bug bug = Bug::none;
-  Misbehaviour misbehaviour{};  // 0: behaves
 };
 
 constexpr ropecheck_caps_t caps_of(Bug bug) {
-  return impl::standard_caps(impl::kBothLayouts, bug == Bug::cache_no_bounds_check ? ROPECHECK_CAP_COS_SIN_CACHE
-                                                                                   : ROPECHECK_CAP_NEGATIVE_POSITIONS);
+  // The capability restrictions of ABI 1.1, declared by the rows that break
+  // the behaviour left inside them.
+  const std::uint32_t restriction = bug == Bug::yarn_truncation_dropped ? ROPECHECK_CAP_YARN_TRUNCATED_ONLY
+                                    : bug == Bug::attention_factor_dropped_no_explicit
+                                        ? ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR
+                                        : 0u;
+  return impl::standard_caps(impl::kBothLayouts, bug == Bug::cache_no_bounds_check
+                                                     ? ROPECHECK_CAP_COS_SIN_CACHE
+                                                     : ROPECHECK_CAP_NEGATIVE_POSITIONS | restriction);
 }
 // What the control achieves and declares: frequencies and angles in double,
 // libm sin/cos in double, rotation and cos/sin in fp32.
 constexpr ropecheck_policy_t kPolicy =
     libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 
-float round_bf16(float v) { return bf16_to_f32(f32_to_bf16(v)); }
-float round_f16(float v) { return f16_to_f32(f32_to_f16(v)); }
+float round_bf16(float v) { return impl::round_to_storage(v, ROPECHECK_DTYPE_BF16); }
+float round_f16(float v) { return impl::round_to_storage(v, ROPECHECK_DTYPE_F16); }
 
 // The frequencies the kernel uses: correct, or with the mutant's bug.
 EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int d, int head_dim) {
@@ -48,6 +57,9 @@ EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int 
   switch (bug) {
     case Bug::yarn_truncate_ignored:
       if (yarn) s.truncate = 1;
+      break;
+    case Bug::yarn_truncation_dropped:
+      if (yarn) s.truncate = 0;
       break;
     case Bug::yarn_explicit_factor_ignored:
       if (yarn) s.has_attention_factor = 0;
@@ -81,7 +93,8 @@ EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int 
     const auto w = impl::engine_frequencies<double>(plain, d).inv_freq;
     for (int i = 0; i < d / 2; ++i) f.inv_freq[i] = w[i] + w[i] / s.factor - f.inv_freq[i];
   }
-  if (yarn && bug == Bug::yarn_attention_factor_missing) f.attention_factor = 1;
+  if (yarn && (bug == Bug::yarn_attention_factor_missing || bug == Bug::attention_factor_dropped_no_explicit))
+    f.attention_factor = 1;
   if (yarn && bug == Bug::yarn_attention_factor_twice) f.attention_factor *= f.attention_factor;
   return f;
 }
@@ -140,13 +153,6 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   if (bug == Bug::cache_no_bounds_check) checked.cache_max_position = INT64_MAX;
   if (auto st = impl::check_apply(caps_of(bug), &checked, err, n)) return st;
   const int d = p->rotary_dim, pairs = d / 2;
-  if ((k.misbehaviour == Misbehaviour::crash || k.misbehaviour == Misbehaviour::hang) && p->num_tokens > 3) {
-    // An address the compiler cannot see through: a wild write, not UB it may remove.
-    volatile std::uintptr_t wild = 64;
-    if (k.misbehaviour == Misbehaviour::crash) *reinterpret_cast<volatile int*>(wild) = 1;
-    for (volatile bool forever = true; forever;) {
-    }
-  }
   const EngineFreqs<double> f = frequencies(bug, *p->freq, d, p->head_dim);
   const double m = f.attention_factor;
   const double sign = (p->direction == ROPECHECK_DIRECTION_INVERSE) != (bug == Bug::direction_flipped) ? -1 : 1;
@@ -174,17 +180,6 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
         if (bug == Bug::layout_swapped || (bug == Bug::layout_swapped_above_4096 && h.position > 4096) ||
             (bug == Bug::layout_swapped_head_dim_192 && p->head_dim >= 192))
           layout = 1u - layout;
-        if (k.misbehaviour == Misbehaviour::unwritten && h.out == p->q_out) {
-          // Rotate into a scratch head, then store all but the last rotated channel.
-          std::vector<float> head(p->head_dim);
-          for (int j = 0; j < p->head_dim; ++j) head[j] = impl::load_f32(h.in, h.offset + j, p->dtype);
-          ropecheck_apply_params_t scratch = *p;
-          scratch.dtype = ROPECHECK_DTYPE_F32;
-          impl::rotate_head_pairs(scratch, impl::HeadRef{head.data(), head.data(), 0, h.token, h.position}, layout,
-                                  c.data(), s.data());
-          for (int j = 0; j < d - 1; ++j) impl::store_f32(h.out, h.offset + j, p->dtype, head[j]);
-          return;
-        }
         impl::rotate_head_pairs(*p, h, layout, c.data(), s.data());
         if (bug == Bug::pass_through_scaled)  // the attention factor applied to the whole head
           for (int j = d; j < p->head_dim; ++j)
@@ -210,7 +205,8 @@ const ropecheck_impl_t* mutant_impl(Bug bug) {
     static ropecheck_impl_t t[kBugCount];
     for (int i = 0; i < kBugCount; ++i) {
       kernels[i].bug = kBugs[i].bug;
-      t[i] = table_of(&kernels[i], kBugs[i]);
+      const impl::PolicyKernel* policy_row = policy_mutant(kBugs[i].bug);
+      t[i] = policy_row ? impl::policy_kernel_table(policy_row) : table_of(&kernels[i], kBugs[i]);
     }
     return t;
   }();
@@ -221,22 +217,6 @@ const ropecheck_impl_t* find_mutant(std::string_view name) {
   for (const BugInfo& b : kBugs)
     if (name == b.name) return mutant_impl(b.bug);
   return nullptr;
-}
-
-const ropecheck_impl_t* misbehaving_impl(Misbehaviour m) {
-  static const auto* tables = [] {
-    static Kernel kernels[7];
-    static ropecheck_impl_t t[7];
-    for (int i = 1; i < 7; ++i) {
-      kernels[i].misbehaviour = static_cast<Misbehaviour>(i);
-      t[i] = table_of(&kernels[i], bug_info(Bug::none));
-      if (kernels[i].misbehaviour == Misbehaviour::wrong_abi) t[i].abi_version = 99;
-      if (kernels[i].misbehaviour == Misbehaviour::bad_caps)
-        t[i].caps = impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
-    }
-    return t;
-  }();
-  return &tables[static_cast<int>(m)];
 }
 
 }  // namespace ropecheck::mutant

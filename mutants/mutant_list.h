@@ -10,40 +10,75 @@
 namespace ropecheck::mutant {
 
 // X(name, what the kernel does wrong, properties the default gate must fail
-//   it on, '|'-separated; "" when only a kill is asserted)
-#define ROPECHECK_MUTANTS(X)                                                                                   \
-  X(none, "control: the clean kernel every mutant is one change away from (must pass)", "")                 \
-  X(layout_swapped, "pairs (x[2i], x[2i+1]) for half_split and (x[i], x[i+d/2]) for interleaved",           \
-    "ConformsToReference|IsLayoutEquivariant")                                                              \
-  X(direction_flipped, "rotates by -angle forward and +angle inverse", "ConformsToReference")               \
-  X(exponent_over_head_dim, "w_i = b^(-2i/head_dim) instead of b^(-2i/rotary_dim) (partial rotary)", "")    \
-  X(exponent_off_by_one, "w_i = b^(-2i/(d+2)): the exponent's denominator one pair off", "")                \
-  X(last_pair_unrotated, "the last pair is passed through (a loop bound one short)", "")                    \
-  X(pass_through_scaled, "the attention factor also multiplies the pass-through channels",                  \
-    "ConformsToReference|KeepsPassThroughBitExact")                                                         \
-  X(angle_in_bf16, "the angle p*w_i rounded to bf16 before sin/cos",                                        \
-    "ConformsToReference|DependsOnlyOnRelativePosition|ComposesAdditively")                                 \
-  X(angle_in_fp16, "the angle p*w_i rounded to fp16 before sin/cos",                                        \
-    "ConformsToReference|DependsOnlyOnRelativePosition")                                                    \
-  X(cos_sin_in_bf16, "cos/sin rounded to bf16 while the policy declares fp32", "")                         \
-  X(running_product_angles, "angles by an fp32 running product theta *= b^(-2/d) (ggml CPU)", "")          \
-  X(fast_sincos_no_range_reduction, "sin/cos by a series valid on [-pi, pi] applied to the raw angle", "") \
-  X(yarn_attention_factor_missing, "YaRN attention factor (mscale) not applied", "")                       \
-  X(yarn_attention_factor_twice, "YaRN attention factor applied twice (to q and k and again to cos/sin)",   \
-    "")                                                                                                     \
-  X(yarn_explicit_factor_ignored, "YaRN's explicit attention_factor ignored for the derived one", "")      \
-  X(yarn_truncate_ignored, "YaRN truncate=false ignored: the correction bounds floored/ceiled anyway", "") \
-  X(yarn_ramp_reversed, "YaRN ramp reversed: interpolation where extrapolation belongs", "")               \
-  X(llama31_factors_swapped, "Llama 3.1 low_freq_factor and high_freq_factor swapped", "")                 \
-  X(dynamic_ntk_constant, "dynamic NTK computed as the static NTK base b s^(d/(d-2)), ignoring seq_len", "") \
-  X(longrope_never_switching, "LongRoPE always uses the short factors", "")                                \
-  X(position_offset_ignored, "token index used as position (KV-cache offset ignored)", "")                 \
-  X(k_rotated_with_q_heads, "k rotated with q's head count: past the end of k under GQA", "")              \
-  X(cache_no_bounds_check, "cos/sin cache read at positions past its last row (no bounds check)", "")      \
-  X(layout_swapped_above_4096, "the other pairing layout for positions above 4096 (a second code path)", "") \
-  X(layout_swapped_head_dim_192, "the other pairing layout when head_dim >= 192 (a size-dependent path)", "")
+//   it on, '|'-separated ("" when only a kill is asserted), the suite that
+//   kills it ("" for the default gate's quick suite))
+#define ROPECHECK_MUTANTS(X)                                                                                 \
+  X(none, "control: the clean kernel every mutant is one change away from (must pass)", "", "")              \
+  X(layout_swapped, "pairs (x[2i], x[2i+1]) for half_split and (x[i], x[i+d/2]) for interleaved",            \
+    "ConformsToReference|IsLayoutEquivariant", "")                                                           \
+  X(direction_flipped, "rotates by -angle forward and +angle inverse", "ConformsToReference", "")            \
+  X(exponent_over_head_dim, "w_i = b^(-2i/head_dim) instead of b^(-2i/rotary_dim) (partial rotary)", "", "") \
+  X(exponent_off_by_one, "w_i = b^(-2i/(d+2)): the exponent's denominator one pair off", "", "")             \
+  X(last_pair_unrotated, "the last pair is passed through (a loop bound one short)", "", "")                 \
+  X(pass_through_scaled, "the attention factor also multiplies the pass-through channels",                   \
+    "ConformsToReference|KeepsPassThroughBitExact", "")                                                      \
+  X(angle_in_bf16, "the angle p*w_i rounded to bf16 before sin/cos",                                         \
+    "ConformsToReference|DependsOnlyOnRelativePosition|ComposesAdditively", "")                              \
+  X(angle_in_fp16, "the angle p*w_i rounded to fp16 before sin/cos",                                         \
+    "ConformsToReference|DependsOnlyOnRelativePosition", "")                                                 \
+  X(cos_sin_in_bf16, "cos/sin rounded to bf16 while the policy declares fp32", "", "")                       \
+  X(running_product_angles, "angles by an fp32 running product theta *= b^(-2/d) (ggml CPU)", "", "")        \
+  X(fast_sincos_no_range_reduction, "sin/cos by a series valid on [-pi, pi] applied to the raw angle",       \
+    "", "")                                                                                                  \
+  X(yarn_attention_factor_missing, "YaRN attention factor (mscale) not applied", "", "")                     \
+  X(yarn_attention_factor_twice, "YaRN attention factor applied twice (to q and k and again to cos/sin)",    \
+    "", "")                                                                                                  \
+  X(yarn_explicit_factor_ignored, "YaRN's explicit attention_factor ignored for the derived one", "", "")    \
+  X(yarn_truncate_ignored, "YaRN truncate=false ignored: the correction bounds floored/ceiled anyway",       \
+    "", "")                                                                                                  \
+  X(yarn_ramp_reversed, "YaRN ramp reversed: interpolation where extrapolation belongs", "", "")             \
+  X(llama31_factors_swapped, "Llama 3.1 low_freq_factor and high_freq_factor swapped", "", "")               \
+  X(dynamic_ntk_constant, "dynamic NTK computed as the static NTK base b s^(d/(d-2)), ignoring seq_len",     \
+    "", "")                                                                                                  \
+  X(longrope_never_switching, "LongRoPE always uses the short factors", "", "")                              \
+  X(position_offset_ignored, "token index used as position (KV-cache offset ignored)", "", "")               \
+  X(k_rotated_with_q_heads, "k rotated with q's head count: past the end of k under GQA", "", "")            \
+  X(cache_no_bounds_check, "cos/sin cache read at positions past its last row (no bounds check)", "", "")    \
+  X(layout_swapped_above_4096, "the other pairing layout for positions above 4096 (a second code path)",     \
+    "", "")                                                                                                  \
+  X(layout_swapped_head_dim_192, "the other pairing layout when head_dim >= 192 (a size-dependent path)",    \
+    "", "")                                                                                                  \
+  X(hf_eager_math_declared_f32,                                                                              \
+    "HF eager (every op rounded to bf16/fp16, policy_hf_eager) declaring fp32 rotation math",                \
+    "ConformsToReference", "")                                                                               \
+  X(hf_eager_cos_sin_cast_undeclared,                                                                        \
+    "HF eager declaring cos/sin in fp32 while it casts them to the activation dtype",                        \
+    "", "")                                                                                                  \
+  X(fma_storage_product_rounded,                                                                             \
+    "policy_fma_storage rounding the fused product first: three roundings, two declared",                    \
+    "", "")                                                                                                  \
+  X(cuda_powf_cos_sin_cast_undeclared,                                                                       \
+    "policy_cuda_powf with cos/sin rounded to the storage dtype, undeclared",                                \
+    "", "")                                                                                                  \
+  X(ggml_declared_per_pair_product,                                                                          \
+    "ggml's running fp32 product (policy_ggml_cpu) declaring per-pair fp32 products",                        \
+    "", "")                                                                                                  \
+  X(ggml_long_factors_fixed,                                                                                 \
+    "policy_ggml_cpu with LongRoPE's long factors fixed, where seq_len selects the short",                   \
+    "", "")                                                                                                  \
+  X(fast_sincos_past_range,                                                                                  \
+    "__sincosf on unreduced angles (policy_fast_sincos) declaring its [-pi, pi] error everywhere",           \
+    "ConformsToReference", "")                                                                               \
+  X(fp32_positions_undeclared,                                                                               \
+    "policy_f64_fp32_positions (fp32 positions, double angle) declaring exact positions",                    \
+    "", "exhaustive")                                                                                        \
+  X(yarn_truncation_dropped, "declares YARN_TRUNCATED_ONLY, but never floors/ceils YaRN's correction range", \
+    "", "")                                                                                                  \
+  X(attention_factor_dropped_no_explicit,                                                                    \
+    "declares NO_EXPLICIT_ATTENTION_FACTOR and drops the derived YaRN mscale too",                           \
+    "", "")
 
-#define ROPECHECK_MUTANT_ENUM(name, text, props) name,
+#define ROPECHECK_MUTANT_ENUM(name, text, props, suite) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };
 #undef ROPECHECK_MUTANT_ENUM
 
@@ -52,9 +87,10 @@ struct BugInfo {
   const char* name;  // plugin and implementation name: mutant_<bug>
   const char* description;
   const char* must_fail;  // properties, '|'-separated
+  const char* suite;      // "" (quick) or the suite whose cases can show the bug
 };
 
-#define ROPECHECK_MUTANT_INFO(n, text, props) {Bug::n, "mutant_" #n, text, props},
+#define ROPECHECK_MUTANT_INFO(n, text, props, suite) {Bug::n, "mutant_" #n, text, props, suite},
 inline constexpr BugInfo kBugs[] = {ROPECHECK_MUTANTS(ROPECHECK_MUTANT_INFO)};
 #undef ROPECHECK_MUTANT_INFO
 

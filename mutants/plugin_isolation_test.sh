@@ -1,34 +1,114 @@
 #!/usr/bin/env bash
-# Plugins that crash, hang or leave outputs unwritten are failing cases with
-# a reproduce line, never the end of the run; plugins with a wrong ABI
-# version, no entry point or incoherent capabilities are refused with a clear
-# error (exit 2). Usage: plugin_isolation_test.sh ROPECHECK BAD_DIR MUTANT_DIR
+# Every misbehaving plugin of mutants/misbehaviour_list.h, through the CLI:
+# the exact exit code and the message that names the cause. Kernels that
+# crash, exit, hang, overflow their stack, run out of memory, write where
+# they must not, leave work running or read their outputs are failing cases
+# with a reproduce line, never the end of the run and never a pass; plugins
+# that cannot load are refused (exit 2); SIGINT/SIGTERM stop at once (130 /
+# 143) with a partial report and nothing left running.
+# Usage: plugin_isolation_test.sh ROPECHECK BAD_DIR MUTANT_DIR [SMOKE_DIR]
 set -uo pipefail
 bin=$1 bad=$2 mutants=$3
-fails=0
-expect() {  # expect NAME EXIT_CODE PATTERN -- command...
-  local name=$1 code=$2 pattern=$3; shift 4
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [[ $rc -ne $code ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: exit $rc (want $code), pattern '$pattern' not found in:"; tail -20 <<<"$out"; fails=$((fails + 1))
+smoke=${4:-$(dirname "$0")/../golden/vectors/smoke/safetensors}
+source "$(dirname "$0")/../scripts/expect.sh"
+none_left() {  # none_left NAME PROCESS_NAME: nothing of that name may outlive the run
+  if pgrep -x "$2" >/dev/null; then
+    echo "FAIL $1: a process '$2' outlived the run"; pkill -KILL -x "$2"; fails=$((fails + 1))
   else
-    echo "ok   $name: exit $rc, $(grep -oE -m1 -- "$pattern" <<<"$out")"
+    echo "ok   $1: no '$2' left running"
   fi
 }
+p() { echo "$bad/misbehaving_$1.so"; }
 gate=(check --cases 8 --quiet)
-expect crash 1 "crashed with signal 11.*" -- "$bin" "${gate[@]}" --plugin "$bad/misbehaving_crash.so"
-expect crash-reproduce 1 "reproduce: ropecheck check --impl mutant_none .* --plugin /.*misbehaving_crash.so" -- \
-  "$bin" "${gate[@]}" --plugin "$bad/misbehaving_crash.so"
-expect crash-goes-on 1 "\| mutant_none \| ConformsToReference \| 8 \|" -- "$bin" "${gate[@]}" --plugin "$bad/misbehaving_crash.so"
-expect hang 1 "timed out after 1 s" -- "$bin" "${gate[@]}" --property ConformsToReference --timeout 1 \
-  --plugin "$bad/misbehaving_hang.so"
-expect unwritten 1 "FAIL mutant_none ConformsToReference" -- "$bin" "${gate[@]}" --plugin "$bad/misbehaving_unwritten.so"
-expect wrong-abi 2 "abi_version: this host speaks version 1 \(got 99\)" -- "$bin" check --plugin "$bad/misbehaving_wrong_abi.so"
-expect bad-caps 2 "table\[0\]\..*build_cache" -- "$bin" check --plugin "$bad/misbehaving_bad_caps.so"
-expect no-entry 2 "missing symbol ropecheck_get_impls" -- "$bin" check --plugin "$bad/misbehaving_no_entry.so"
+
+# Crashes, hangs and deaths are named, and the run goes on.
+expect crash 1 "crashed with signal 11 \(a NULL pointer dereference at 0x40\)" -- "$bin" "${gate[@]}" --plugin "$(p crash)"
+expect crash-reproduce 1 "reproduce: ropecheck check --impl misbehaving_crash .* --plugin /.*misbehaving_crash.so" -- \
+  "$bin" "${gate[@]}" --plugin "$(p crash)"
+expect crash-goes-on 1 "\| misbehaving_crash \| ConformsToReference \| 8 \|" -- "$bin" "${gate[@]}" --plugin "$(p crash)"
+expect hang 1 "timed out after 1 s" -- "$bin" "${gate[@]}" --property ConformsToReference --timeout 1 --plugin "$(p hang)"
+expect exit-in-apply 1 "isolated call: called exit\(0\)" -- "$bin" "${gate[@]}" --plugin "$(p exit_in_apply)"
+expect exit-in-apply-no-isolation 1 \
+  "error: the kernel misbehaving_exit_in_apply \(called in ropecheck's own process\) called exit\(0\); ropecheck stops here without a verdict" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p exit_in_apply)"
+expect stack-overflow 1 "crashed with signal 11 \(a stack overflow at 0x" -- "$bin" "${gate[@]}" --plugin "$(p stack_overflow)"
+expect null-after-alloc 1 "exceeded the memory limit \(16 GiB, --memory-limit\): an allocation failed and the NULL it returned was dereferenced" -- \
+  "$bin" "${gate[@]}" --plugin "$(p null_after_alloc)"
+expect memory-limit-option 1 "exceeded the memory limit \(2 GiB, --memory-limit\)" -- \
+  "$bin" "${gate[@]}" --memory-limit 2 --plugin "$(p null_after_alloc)"
+expect overrun 1 "an access outside its buffers \(past the end of q_out at 0x" -- "$bin" "${gate[@]}" --plugin "$(p overrun)"
+expect unwritten 1 "FAIL misbehaving_unwritten ConformsToReference" -- "$bin" "${gate[@]}" --plugin "$(p unwritten)"
+
+# Writes into inputs, isolated or not.
+for iso in "" --no-isolation; do
+  expect "writes-positions$iso" 1 "wrote into its input positions" -- "$bin" "${gate[@]}" $iso --plugin "$(p writes_positions)"
+  expect "writes-q-in$iso" 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" $iso --plugin "$(p writes_q_in)"
+  expect "writes-freq$iso" 1 "wrote into its input freq" -- "$bin" "${gate[@]}" $iso --plugin "$(p writes_freq)"
+done
+# Outputs read before they are written: two calls, two poisons, two results.
+expect reads-output 1 "two calls on the same case differ at .*it reads its output before writing it" -- \
+  "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p reads_output)"
+
+# Work left running after apply returned fails the call, is killed before
+# the outputs are read, and cannot touch a later call.
+expect background-thread 1 "left 1 thread\(s\) running after it returned" -- "$bin" "${gate[@]}" --plugin "$(p background_thread)"
+expect forked-writer 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
+  "$bin" "${gate[@]}" --plugin "$(p forked_writer)"
+expect daemon 1 "started a process \(pid [0-9]+\) that left its process group and was still running" -- \
+  "$bin" "${gate[@]}" --plugin "$(p daemon)"
+expect daemon-then-correct-kernel 1 "\| mutant_none \| ConformsToReference \| 8 \| 8 \| 0 \| 0 \|" -- \
+  "$bin" "${gate[@]}" --plugin "$(p daemon)" --plugin "$mutants/mutant_none.so"
+expect sleeping-child 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
+  timeout 120 "$bin" "${gate[@]}" --plugin "$(p sleeping_child)"
+none_left sleeping-child-killed rc_sleeping_kid
+
+# Loading: refused with a message naming the plugin and the cause.
+expect wrong-abi 2 "abi_version: this host speaks version 1 \(got 99\)" -- "$bin" check --plugin "$(p wrong_abi)"
+expect bad-caps 2 "table\[0\]\..*build_cache" -- "$bin" check --plugin "$(p bad_caps)"
+expect no-entry 2 "missing symbol ropecheck_get_impls" -- "$bin" check --plugin "$(p no_entry)"
 expect not-a-library 2 "cannot load" -- "$bin" check --plugin "$0"
+for iso in "" --no-isolation; do
+  expect "exit-at-load$iso" 2 "plugin .*misbehaving_exit_at_load.so: loading it .* called exit\(0\)" -- \
+    "$bin" check $iso --plugin "$(p exit_at_load)"
+  expect "crash-at-load$iso" 2 "plugin .*misbehaving_crash_at_load.so: loading it .* crashed with signal 11" -- \
+    "$bin" check $iso --plugin "$(p crash_at_load)"
+done
+
+# A verdict needs judged cases.
+expect declines-everything 1 "FAIL misbehaving_declines_everything ConformsToReference: judged on 0 case\(s\), fewer than --min-judged 1" -- \
+  "$bin" "${gate[@]}" --plugin "$(p declines_everything)"
+expect declines-everything-golden 1 "FAIL misbehaving_declines_everything: judged on 0 of [0-9]+ case\(s\)" -- \
+  "$bin" golden verify --dir "$smoke" --plugin "$(p declines_everything)"
+expect min-judged 1 "judged on [0-9]+ case\(s\), fewer than --min-judged 1000" -- \
+  "$bin" "${gate[@]}" --min-judged 1000 --plugin "$mutants/mutant_none.so"
+
+# Correct kernels pass; --no-isolation says what it gives up.
 expect control-passes 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$mutants/mutant_none.so"
-expect golden-verify-plugin 1 "FAIL case" -- "$bin" golden verify --dir "$(dirname "$0")/../golden/vectors/smoke/safetensors" \
-  --plugin "$mutants/mutant_layout_swapped.so"
+expect no-isolation-note 0 "Isolation: off \(--no-isolation\)" -- "$bin" "${gate[@]}" --no-isolation --plugin "$mutants/mutant_none.so"
+expect golden-verify-plugin 1 "FAIL case" -- "$bin" golden verify --dir "$smoke" --plugin "$mutants/mutant_layout_swapped.so"
+
+# Signals: SIGTERM to ropecheck, SIGINT to its process group (Ctrl-C), in
+# the middle of a hanging call: out at once, partial report, nothing left.
+scratch=$(mktemp -d)
+interrupt() {  # interrupt NAME SIGNAL WANT_RC TARGET(pid|group)
+  local start=$SECONDS pid rc
+  setsid "$bin" check --cases 8 --quiet --timeout 600 --plugin "$(p hang)" --summary "$scratch/$1.md" \
+    >"$scratch/$1.out" 2>&1 &
+  pid=$!
+  sleep 3
+  if [[ $4 == group ]]; then kill -"$2" -- -"$pid"; else kill -"$2" "$pid"; fi
+  wait "$pid"; rc=$?
+  if [[ $rc -ne $3 ]] || ((SECONDS - start > 20)) || ! grep -q "Overall: INTERRUPTED ($2)" "$scratch/$1.out" ||
+    ! grep -q "Interrupted by $2" "$scratch/$1.md"; then
+    echo "FAIL $1: exit $rc (want $3) after $((SECONDS - start)) s:"; tail -5 "$scratch/$1.out"; fails=$((fails + 1))
+  else
+    echo "ok   $1: exit $rc after $((SECONDS - start)) s, partial report marked interrupted"
+  fi
+  if pgrep -s "$pid" >/dev/null; then
+    echo "FAIL $1: processes of session $pid outlived ropecheck"; pkill -KILL -s "$pid"; fails=$((fails + 1))
+  fi
+}
+interrupt sigterm SIGTERM 143 pid
+interrupt sigint-group SIGINT 130 group
+rm -rf "$scratch"
 exit $((fails > 0))

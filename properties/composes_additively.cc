@@ -7,7 +7,13 @@ namespace ropecheck::prop {
 
 PropertyResult composes_additively(const ropecheck_impl_t& impl, CaseContext& ctx) {
   Case ca = ctx.spec();
-  ca.freq.attention_factor = 1.0;  // composition holds for the unscaled rotation
+  // Composition holds for the unscaled rotation. Only YaRN and LongRoPE
+  // derive a factor other than 1, so only they (or a case that states one)
+  // get an explicit 1: a kernel declaring NO_EXPLICIT_ATTENTION_FACTOR
+  // declined every case of this property before (found by the gate's floor
+  // of judged cases, on policy_fma_storage).
+  if (ca.freq.attention_factor || ca.freq.scheme == ROPECHECK_SCHEME_YARN || ca.freq.scheme == ROPECHECK_SCHEME_LONGROPE)
+    ca.freq.attention_factor = 1.0;
   ca.direction = ROPECHECK_DIRECTION_FORWARD;
   Case cb = ca, cab = ca;
   for (std::size_t t = 0; t < ca.positions.size(); ++t) {

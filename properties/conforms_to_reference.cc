@@ -1,5 +1,7 @@
 // Rope/ConformsToReference: every rotated element within the budget of the
-// implementation's declared policy; pass-through and padding untouched. The
+// implementation's declared policy; pass-through and padding untouched; and
+// the same bits from a second call with another poison and other buffers
+// (core/kernel_call.h call_kernel_twice). The
 // judge's whole outcome goes back to the gate for its per-family and
 // per-position tables.
 #include "core/judge.h"
@@ -15,9 +17,10 @@ PropertyResult conforms_to_reference(const ropecheck_impl_t& impl, CaseContext& 
     out.outcome = Outcome::kSkipped;
     out.message = "outside capabilities: " + why;
   } else {
-    out = judge(impl, c, ctx.inputs(), ctx.reference(), call_kernel(impl, c, ctx.inputs()));
+    out = judge(impl, c, ctx.inputs(), ctx.reference(), call_kernel_twice(impl, c, ctx.inputs()));
   }
   PropertyResult r{out.outcome, out.message, out.worst_units, {}};
+  r.declined = out.outcome == Outcome::kSkipped;
   r.judged = std::move(out);
   return r;
 }

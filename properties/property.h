@@ -28,7 +28,16 @@ struct PropertyResult {
   // the reference on the case itself: the gate's per-family and
   // per-position tables are built from it.
   std::optional<CaseOutcome> judged;
+  // Skipped because the case lies outside the implementation's declared
+  // capabilities (not because the case gives the property nothing to check):
+  // what the gate's floor of judged cases counts against.
+  bool declined = false;
   static PropertyResult skip(std::string why) { return {Outcome::kSkipped, std::move(why), 0, {}}; }
+  static PropertyResult decline(std::string why) {
+    PropertyResult r = skip(std::move(why));
+    r.declined = true;
+    return r;
+  }
   static PropertyResult fail(std::string why, double units = HUGE_VAL) {
     return {Outcome::kFail, std::move(why), units, {}};
   }

@@ -10,7 +10,7 @@ namespace ropecheck::prop {
 
 ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref) {
   const Geometry g = geometry(c);
-  const ErrorModel model(impl.policy, c.freq, c.shape, c.dtype, ref.attention_factor);
+  const ErrorModel model(policy_of(impl), c.freq, c.shape, c.dtype, ref.attention_factor);
   ElementBudgets j;
   j.attention_factor = ref.attention_factor;
   for (int w = 0; w < 2; ++w) {
@@ -33,16 +33,15 @@ ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, cons
 std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                                            KernelRun* out) {
   *out = call_kernel(impl, c, in);
-  if (out->status == ROPECHECK_OK) return std::nullopt;
-  return PropertyResult::fail("apply returned status " + std::to_string(out->status) +
-                              " on a case inside its declared capabilities: " + out->message);
+  if (out->ok()) return std::nullopt;
+  return PropertyResult::fail(out->failure());
 }
 
 std::optional<PropertyResult> skip_outside_capabilities(const ropecheck_impl_t& impl,
                                                         std::initializer_list<const Case*> cs) {
   for (const Case* c : cs)
     if (std::string why = outside_capabilities(impl, *c); !why.empty())
-      return PropertyResult::skip("outside capabilities: " + why);
+      return PropertyResult::decline("outside capabilities: " + why);
   return std::nullopt;
 }
 

@@ -35,7 +35,7 @@ constexpr Property kProperties[] = {
      ROPECHECK_CAP_PARTIAL_ROTARY},
     {"InPlaceMatchesOutOfPlace", "in-place and out-of-place results are bit-identical", in_place_matches_out_of_place,
      ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE},
-    {"RotatesQAndKAlike", "q and k with equal data at one position come out bit-identical", rotates_q_and_k_alike},
+    {"RotatesQAndKAlike", "q and k with equal data at one position agree within their budgets", rotates_q_and_k_alike},
     {"RefusesPositionsBeyondTheCache", "a position id past the cos/sin cache gives POSITION_OUT_OF_RANGE",
      refuses_positions_beyond_the_cache, ROPECHECK_CAP_COS_SIN_CACHE},
 };

@@ -13,7 +13,8 @@ PropertyResult refuses_positions_beyond_the_cache(const ropecheck_impl_t& impl, 
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   if (c.max_abs_position() < 1) return PropertyResult::skip("largest position is 0: no shorter cache exists");
   const KernelRun r = call_kernel(impl, c, ctx.inputs(), /*cache_rows_short=*/1);
-  if (r.status == ROPECHECK_POSITION_OUT_OF_RANGE) return {};
+  if (r.status == ROPECHECK_POSITION_OUT_OF_RANGE && r.misbehaviour.empty()) return {};
+  if (!r.misbehaviour.empty()) return PropertyResult::fail(r.misbehaviour);
   return PropertyResult::fail("position " + std::to_string(c.max_abs_position()) + " with a cache of " +
                               std::to_string(c.max_abs_position()) + " rows: status " + std::to_string(r.status) +
                               " instead of POSITION_OUT_OF_RANGE (" + std::to_string(ROPECHECK_POSITION_OUT_OF_RANGE) +

@@ -19,21 +19,24 @@ void require(bool ok, const char* field, const std::string& bound, double got) {
   if (!ok) throw ConfigError(field, "must be " + bound + " (got " + num(got) + ")");
 }
 
-void require_positive_finite(double v, const char* field) {
-  require(std::isfinite(v) && v > 0.0, field, "finite and > 0", v);
+// v in [lo, hi] (NaN fails every comparison, so it is refused too).
+void require_in(double v, const std::string& field, double lo, double hi) {
+  if (!(v >= lo && v <= hi)) throw ConfigError(field, "must be in [" + num(lo) + ", " + num(hi) + "] (got " + num(v) + ")");
 }
 
-void require_list(const std::vector<double>& v, const char* field, int pairs, bool allow_zero) {
+void require_factor(double v, const char* field) { require_in(v, field, kMinFactor, kMaxFactor); }
+
+void require_count_in(std::int64_t v, const char* field, std::int64_t lo, std::int64_t hi) {
+  if (v < lo || v > hi)
+    throw ConfigError(field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " +
+                                 std::to_string(v) + ")");
+}
+
+void require_list(const std::vector<double>& v, const char* field, int pairs, double lo, double hi) {
   if (static_cast<int>(v.size()) != pairs)
     throw ConfigError(field, "must have rotary_dim/2 = " + std::to_string(pairs) +
                                  " entries (got " + std::to_string(v.size()) + ")");
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const bool ok = std::isfinite(v[i]) && (allow_zero ? v[i] >= 0.0 : v[i] > 0.0);
-    if (!ok)
-      throw ConfigError(std::string(field) + "[" + std::to_string(i) + "]",
-                        std::string("must be finite and ") + (allow_zero ? ">= 0" : "> 0") +
-                            " (got " + num(v[i]) + ")");
-  }
+  for (std::size_t i = 0; i < v.size(); ++i) require_in(v[i], std::string(field) + "[" + std::to_string(i) + "]", lo, hi);
 }
 
 }  // namespace
@@ -59,62 +62,65 @@ void validate(const FreqSpec& f, const HeadShape& shape) {
                                     " known schemes (got " +
                                     std::to_string(static_cast<int>(f.scheme)) + ")");
   if (f.scheme != ROPECHECK_SCHEME_EXPLICIT)
-    require(std::isfinite(f.base) && f.base > 1.0, "base", "finite and > 1", f.base);
-  if (f.attention_factor) require_positive_finite(*f.attention_factor, "attention_factor");
+    require(std::isfinite(f.base) && f.base > 1.0 && f.base <= kMaxBase, "base", "finite, > 1 and <= " + num(kMaxBase),
+            f.base);
+  if (f.attention_factor) require_in(*f.attention_factor, "attention_factor", kMinAttentionFactor, kMaxAttentionFactor);
 
-  const auto need_L = [&] {
-    if (f.original_max_position < 1)
-      throw ConfigError("original_max_position",
-                        "must be >= 1 (got " + std::to_string(f.original_max_position) + ")");
+  const auto need_L = [&](std::int64_t lo = 1) {
+    require_count_in(f.original_max_position, "original_max_position", lo, kMaxConfigPosition);
+  };
+  const auto need_seq_len = [&] { require_count_in(f.seq_len, "seq_len", 0, kMaxConfigPosition); };
+  // Context-extension schemes scale by s >= 1 (HF's _validate_*_parameters
+  // warn below 1; dynamic NTK's formula assumes it).
+  const auto extension_factor = [&] {
+    require_factor(f.factor, "factor");
+    require(f.factor >= 1.0, "factor", ">= 1 for " + std::string(scheme_name(f.scheme)), f.factor);
   };
   switch (f.scheme) {
     case ROPECHECK_SCHEME_DEFAULT:
       break;
     case ROPECHECK_SCHEME_LINEAR:
-      require_positive_finite(f.factor, "factor");
+      require_factor(f.factor, "factor");
       break;
     case ROPECHECK_SCHEME_NTK_AWARE:
     case ROPECHECK_SCHEME_DYNAMIC_NTK:
-      require_positive_finite(f.factor, "factor");
       // The exponent d/(d-2) needs d > 2.
       if (d < 4)
         throw ConfigError("rotary_dim", "must be >= 4 for NTK scaling, whose exponent is "
                                         "d/(d-2) (got " + std::to_string(d) + ")");
       if (f.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK) {
-        require(f.factor >= 1.0, "factor", ">= 1 for dynamic NTK", f.factor);
+        extension_factor();
         need_L();
-        if (f.seq_len < 0)
-          throw ConfigError("seq_len", "must be >= 0 (got " + std::to_string(f.seq_len) + ")");
+        need_seq_len();
+      } else {
+        require_factor(f.factor, "factor");
       }
       break;
     case ROPECHECK_SCHEME_YARN:
-      require_positive_finite(f.factor, "factor");
+      extension_factor();
       need_L();
-      require_positive_finite(f.beta_slow, "beta_slow");
-      require(std::isfinite(f.beta_fast) && f.beta_fast > f.beta_slow, "beta_fast",
-              "finite and > beta_slow = " + num(f.beta_slow), f.beta_fast);
-      require(std::isfinite(f.mscale) && f.mscale >= 0.0, "mscale", "finite and >= 0", f.mscale);
-      require(std::isfinite(f.mscale_all_dim) && f.mscale_all_dim >= 0.0, "mscale_all_dim",
-              "finite and >= 0", f.mscale_all_dim);
+      require_in(f.beta_slow, "beta_slow", 0x1p-20, kMaxBeta);
+      require(std::isfinite(f.beta_fast) && f.beta_fast > f.beta_slow && f.beta_fast <= kMaxBeta, "beta_fast",
+              "> beta_slow = " + num(f.beta_slow) + " and <= " + num(kMaxBeta), f.beta_fast);
+      require_in(f.mscale, "mscale", 0, kMaxMscale);
+      require_in(f.mscale_all_dim, "mscale_all_dim", 0, kMaxMscale);
       break;
     case ROPECHECK_SCHEME_LLAMA3:
-      require_positive_finite(f.factor, "factor");
+      extension_factor();
       need_L();
-      require_positive_finite(f.low_freq_factor, "low_freq_factor");
-      require(std::isfinite(f.high_freq_factor) && f.high_freq_factor > f.low_freq_factor,
-              "high_freq_factor", "finite and > low_freq_factor = " + num(f.low_freq_factor),
-              f.high_freq_factor);
+      require_factor(f.low_freq_factor, "low_freq_factor");
+      require(f.high_freq_factor > f.low_freq_factor && f.high_freq_factor <= kMaxFactor, "high_freq_factor",
+              "> low_freq_factor = " + num(f.low_freq_factor) + " and <= " + num(kMaxFactor), f.high_freq_factor);
       break;
     case ROPECHECK_SCHEME_LONGROPE:
-      require_positive_finite(f.factor, "factor");
-      need_L();
-      if (f.seq_len < 0)
-        throw ConfigError("seq_len", "must be >= 0 (got " + std::to_string(f.seq_len) + ")");
-      require_list(f.short_factor, "short_factor", pairs, false);
-      require_list(f.long_factor, "long_factor", pairs, false);
+      extension_factor();
+      need_L(2);  // its derived attention factor divides by ln L
+      need_seq_len();
+      require_list(f.short_factor, "short_factor", pairs, kMinFactor, kMaxFactor);
+      require_list(f.long_factor, "long_factor", pairs, kMinFactor, kMaxFactor);
       break;
     case ROPECHECK_SCHEME_EXPLICIT:
-      require_list(f.inv_freq, "inv_freq", pairs, true);
+      require_list(f.inv_freq, "inv_freq", pairs, 0.0, kMaxInvFreq);
       break;
     default:
       break;
@@ -137,9 +143,12 @@ ropecheck_freq_spec_t FreqSpec::to_abi() const {
   s.mscale_all_dim = mscale_all_dim;
   s.low_freq_factor = low_freq_factor;
   s.high_freq_factor = high_freq_factor;
-  s.short_factor = short_factor.empty() ? nullptr : short_factor.data();
-  s.long_factor = long_factor.empty() ? nullptr : long_factor.data();
-  s.inv_freq = inv_freq.empty() ? nullptr : inv_freq.data();
+  // Only the arrays the scheme reads, which validate() sized to rotary_dim/2:
+  // a kernel (or the isolation copying its inputs) may read that many.
+  const bool longrope = scheme == ROPECHECK_SCHEME_LONGROPE, explicit_freqs = scheme == ROPECHECK_SCHEME_EXPLICIT;
+  s.short_factor = longrope && !short_factor.empty() ? short_factor.data() : nullptr;
+  s.long_factor = longrope && !long_factor.empty() ? long_factor.data() : nullptr;
+  s.inv_freq = explicit_freqs && !inv_freq.empty() ? inv_freq.data() : nullptr;
   return s;
 }
 

@@ -16,6 +16,20 @@ namespace ropecheck::ref {
 
 inline constexpr int kMaxHeadDim = 4096;
 
+// Bounds on every number of a config. Each lies far beyond any published
+// model (rope_theta <= 1e8 in the configs of golden/model_configs.cc, factors
+// <= 64, YaRN betas 1 and 32) and keeps every quantity the reference and the
+// error model form finite: with |p| <= 2^40, a frequency <= 1e4 gives angles
+// <= 1.1e16, and 1e12 as base keeps ln(base) and base^(2i/d) well inside
+// double's range. Outside them a correct kernel met a budget of NaN.
+inline constexpr double kMaxBase = 1e12;
+inline constexpr double kMinFactor = 1e-3, kMaxFactor = 1e6;  // factor, per-pair LongRoPE factors, freq factors
+inline constexpr double kMaxInvFreq = 1e4;                    // explicit frequencies, rad per position
+inline constexpr double kMinAttentionFactor = 1e-3, kMaxAttentionFactor = 1e3;
+inline constexpr double kMaxMscale = 1e3;                     // YaRN mscale, mscale_all_dim
+inline constexpr double kMaxBeta = 1e4;                       // YaRN beta_fast, beta_slow
+inline constexpr std::int64_t kMaxConfigPosition = std::int64_t{1} << 40;  // original_max_position, seq_len
+
 // Raised for an invalid config; field() names the offending field and the
 // message states the bound it broke.
 class ConfigError : public std::invalid_argument {

@@ -12,6 +12,8 @@ packages=(
   libhwy-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   python3 python3-numpy python3-jsonschema  # golden/python consumer, manifest schema test
+  python3-torch                     # golden/python/check_torch.py: real framework code on golden inputs
+  python3-dev pybind11-dev python3-pytest   # the ropecheck Python module and its tests
   libssl-dev                        # SHA-256 of golden files (OpenSSL EVP)
   chromium                          # renders the HTML report in a test
   libxml2-utils                     # xmllint validates the JUnit output in a test

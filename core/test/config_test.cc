@@ -68,7 +68,7 @@ TEST(ConfigJson, LongRopeDerivesItsFactorAndDynamicUsesMaxPositions) {
 
 TEST(ConfigJson, ErrorsNameTheFieldAndItsPath) {
   struct Bad {
-    const char* json;
+    std::string json;
     const char* field;
   };
   const Bad bad[] = {
@@ -86,6 +86,25 @@ TEST(ConfigJson, ErrorsNameTheFieldAndItsPath) {
       {R"({"ropecheck_config": 1, "head_dim": 64, "layout": "diagonal"})", "layout"},
       {R"({"head_dim": 64, "rope_scaling": {"type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})",
        "high_freq_factor"},
+      // What one reader could take one way and another reader another, or
+      // what was silently read as something the file does not say.
+      {R"({"head_dim": 64, "head_dim": 128})", "head_dim"},  // nlohmann kept the last
+      {R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 2, "factor": 4}})", "rope_scaling.factor"},
+      {std::string(R"({"head_dim": 64})") + '\0', "json"},  // a NUL after the JSON
+      {R"({"head_dim": 64} {"head_dim": 32})", "json"},
+      {R"({"head_dim": 64, "rope_scaling": {}})", "rope_scaling.rope_type"},  // read as default before
+      {R"({"head_dim": 64, "rope_scaling": {"factor": 8}})", "rope_scaling.rope_type"},
+      // A required factor left out became 1.
+      {R"({"head_dim": 64, "rope_scaling": {"type": "yarn", "original_max_position_embeddings": 4096}})", "rope_scaling.factor"},
+      {R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear"}})", "rope_scaling.factor"},
+      {R"({"head_dim": 64, "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic"}})", "rope_scaling.factor"},
+      {R"({"ropecheck_config": 1, "head_dim": 64, "scheme": "llama3", "original_max_position": 8192})", "factor"},
+      {R"({"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 0.5, "original_max_position_embeddings": 4096}})", "factor"},
+      // Numbers beyond the bounds that keep the reference and budget finite.
+      {R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e308}})", "factor"},
+      {R"({"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 1e-308}})", "factor"},
+      {R"({"head_dim": 64, "rope_theta": 1e308})", "base"},
+      {R"({"ropecheck_config": 1, "head_dim": 4, "scheme": "explicit", "inv_freq": [1, 1e308]})", "inv_freq[1]"},
   };
   for (const Bad& b : bad) {
     try {
@@ -96,6 +115,27 @@ TEST(ConfigJson, ErrorsNameTheFieldAndItsPath) {
     }
   }
   EXPECT_THROW(parse_rope_config(std::string(40, '[') + std::string(40, ']')), ref::ConfigError);
+}
+
+// The bare rope_scaling object --help advertises states no head shape: the
+// cases keep theirs, unless the scheme cannot apply to them.
+TEST(ConfigJson, TheBareRopeScalingDictIsAccepted) {
+  const RopeConfig c = parse_rope_config(R"({"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 4096})");
+  EXPECT_FALSE(c.shape_stated);
+  EXPECT_EQ(c.freq.scheme, ROPECHECK_SCHEME_YARN);
+  ref::FreqSpec f;
+  ref::HeadShape s{96, 64};
+  apply_config(c, &f, &s);
+  EXPECT_EQ(s.rotary_dim, 64);
+  EXPECT_EQ(f.factor, 4);
+  const RopeConfig ntk = parse_rope_config(R"({"type": "ntk", "factor": 2})");
+  ref::HeadShape tiny{3, 2};  // NTK needs rotary_dim >= 4: the nominal shape instead
+  apply_config(ntk, &f, &tiny);
+  EXPECT_EQ(tiny.rotary_dim, kNominalHeadDim);
+  const RopeConfig stated = parse_rope_config(R"({"head_dim": 80, "rope_theta": 10000})");
+  ref::HeadShape other{96, 64};
+  apply_config(stated, &f, &other);
+  EXPECT_EQ(other.head_dim, 80);
 }
 
 TEST(ConfigJson, OwnSchemaRoundTrips) {

@@ -95,6 +95,11 @@ const ropecheck_impl_t kImpl = {
     apply,
     nullptr,
     nullptr,
+    // ABI 1.1: the rest of the policy; all zero means the 1.0 defaults
+    // (rotation products and sum rounded separately, libm within 1 ulp).
+    ROPECHECK_ABI_VERSION_MINOR,
+    0,
+    {sizeof(ropecheck_policy_ext_t), ROPECHECK_ROTATION_SEPARATE, 0.0, 0.0, 0.0, 0.0, 0, 0},
 };
 const ropecheck_impl_t* const kTable[] = {&kImpl};
 

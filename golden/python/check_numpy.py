@@ -4,10 +4,11 @@
     python3 check_numpy.py DIR [--policy exact_f64] [--swap-layout] [--expect-layout-failures]
 
 Each case runs the form that matches its layout (rotate_half for half_split,
-the complex form for interleaved) in float64, rounds the result to the case
-dtype, and requires per element |result - expected_f64| <= budget of the
-policy (exact_f64 by default: what a float64 implementation must meet) and
-pass-through channels identical to the input. --swap-layout runs the other
+the complex form for interleaved) in the arithmetic of the policy (float64
+for exact_f64, the default; fp32 angles and rotation for f32_angle_product;
+everything in the activation dtype for hf_eager: numpy_rope.py), rounds the
+result to the case dtype, and requires per element |result - expected_f64|
+<= the policy's budget and pass-through channels identical to the input. --swap-layout runs the other
 form: the deliberate layout bug. With --expect-layout-failures the exit code
 says whether the failing cases are exactly those not flagged
 LayoutDegenerate (where the two layouts differ), no more and no fewer.
@@ -23,7 +24,7 @@ import numpy_rope as nr  # noqa: E402
 import ropecheck_golden as rg  # noqa: E402
 
 
-def check_case(case, policy, swap):
+def check_case(case, policy, swap, arithmetic):
     positions = case.raw("positions")
     inv_freq = case.tensor("inv_freq")
     problems = []
@@ -37,7 +38,8 @@ def check_case(case, policy, swap):
     worst, exact, total = 0.0, 0, 0
     for which in ("q", "k"):
         x = case.tensor(which)
-        got = nr.round_to(form(x, positions, inv_freq, case.attention_factor, case.inverse), case.dtype)
+        got = nr.round_to(form(x, positions, inv_freq, case.attention_factor, case.inverse, arithmetic, case.dtype),
+                          case.dtype)
         expected = case.tensor(f"{which}_expected_f64")
         budget = case.budget(which, policy)
         r = case.rotary_dim
@@ -70,11 +72,15 @@ def main():
         export = rg.load(a.dir)
         if a.policy not in export.policies:
             sys.exit(f"--policy: {a.policy} is not in this export ({', '.join(export.policies)})")
+        arithmetic = export.manifest["policies"][a.policy]
+        if not nr.emulates(arithmetic):
+            sys.exit(f"--policy: {a.policy} fuses a multiply-add, which numpy cannot compute; judge your own "
+                     f"kernel against its {a.policy} budgets (golden/README.md)")
         failed, should_fail = set(), set()
         n, exact, total, worst = 0, 0, 0, 0.0
         for case in export.cases:
             n += 1
-            problems, w, e, t = check_case(case, a.policy, a.swap_layout)
+            problems, w, e, t = check_case(case, a.policy, a.swap_layout, arithmetic)
             exact, total, worst = exact + e, total + t, max(worst, w)
             if "LayoutDegenerate" not in case.flags:
                 should_fail.add(case.id)

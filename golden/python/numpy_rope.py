@@ -1,60 +1,106 @@
-"""Two numpy implementations of RoPE in float64, as the frameworks write them:
+"""Two numpy implementations of RoPE, as the frameworks write them, in the
+arithmetic of a precision policy of the golden manifest:
 
 - rotate_half (Hugging Face transformers): out = x * cos + rotate_half(x) * sin
   with cos/sin over cat(freqs, freqs): pairs (x[i], x[i + d/2]), the
   "half_split" layout;
 - complex (Meta's llama reference): view adjacent channels as one complex
-  number and multiply by polar(1, angle): pairs (x[2i], x[2i+1]), the
+  number and multiply by polar(m, angle): pairs (x[2i], x[2i+1]), the
   "interleaved" layout.
 
-The golden vectors state the layout per case; a consumer that picks the other
-form has the layout-swap bug the vectors are built to catch.
+A policy (manifest "policies") says in which dtype each step is rounded:
+frequencies (freqDtype), the angle ("f64 product": p * w in float64; "f32
+product": fl32(fl32(p) * w)), cos/sin (evaluated in float64 and rounded to the
+angle's precision, within the declared 1 ulp: Python's math.cos, glibc's, since
+NumPy 1.24's float64 sin/cos on AVX-512 (SVML) differ from it by up to 3 ulps;
+then times the attention factor
+and rounded to cosSinDtype) and the rotation (mathDtype, each product and the
+sum rounded: rotation "separate"). Every value is held in a float64 array and
+rounded explicitly after each operation, so the emulation does not depend on
+numpy's own float32 kernels. The golden vectors state the layout per case; a
+consumer that picks the other form has the layout-swap bug they catch.
 """
+import math
+
 import numpy as np
 
 # (precision, emin, emax) of each storage dtype.
 _FORMATS = {"f64": (53, -1022, 1023), "f32": (24, -126, 127), "f16": (11, -14, 15), "bf16": (8, -126, 127)}
 
 
-def angles(positions, inv_freq, inverse):
-    a = positions.astype(np.float64)[:, None] * inv_freq[None, :]
-    return -a if inverse else a
-
-
-def rope_rotate_half(x, positions, inv_freq, attention_factor=1.0, inverse=False):
-    r = 2 * len(inv_freq)
-    emb = np.concatenate([angles(positions, inv_freq, inverse)] * 2, axis=-1)  # [T, r]
-    cos = (np.cos(emb) * attention_factor)[:, None, :]
-    sin = (np.sin(emb) * attention_factor)[:, None, :]
-    xr = x[..., :r]
-    rotated = np.concatenate([-xr[..., r // 2:], xr[..., :r // 2]], axis=-1)
-    out = x.copy()
-    out[..., :r] = xr * cos + rotated * sin
-    return out
-
-
-def rope_complex(x, positions, inv_freq, attention_factor=1.0, inverse=False):
-    r = 2 * len(inv_freq)
-    t, h, _ = x.shape
-    freqs_cis = attention_factor * np.exp(1j * angles(positions, inv_freq, inverse))  # [T, r/2]
-    pairs = x[..., :r].reshape(t, h, r // 2, 2)
-    y = (pairs[..., 0] + 1j * pairs[..., 1]) * freqs_cis[:, None, :]
-    out = x.copy()
-    out[..., :r] = np.stack([y.real, y.imag], axis=-1).reshape(t, h, r)
-    return out
-
-
 def round_to(x, dtype):
     """Round float64 values to the nearest value of dtype (ties to even), as float64."""
     p, emin, emax = _FORMATS[dtype]
     if dtype == "f64":
-        return x.copy()
+        return np.array(x, dtype=np.float64, copy=True)
+    x = np.asarray(x, dtype=np.float64)
     _, e = np.frexp(x)  # |x| in [2^(e-1), 2^e)
     q = np.maximum(e - 1, emin) - (p - 1)  # exponent of one ulp at x
     out = np.ldexp(np.round(np.ldexp(x, -q)), q)  # np.round: half to even
     max_finite = np.ldexp(2.0 - np.ldexp(1.0, 1 - p), emax)
     out = np.where(np.abs(out) > max_finite, np.copysign(np.inf, x), out)
     return np.where(x == 0, x, out)
+
+
+EXACT = {"freqDtype": "f64", "angle": "f64 product", "mathDtype": "f64", "cosSinDtype": "f64",
+         "rotation": "separate"}
+
+
+def emulates(policy):
+    """Whether these forms can compute in the policy's arithmetic (numpy has no fused multiply-add)."""
+    return policy.get("rotation", "separate") == "separate" and policy.get("angle") in ("f64 product", "f32 product")
+
+
+def _dtype(name, storage):
+    return storage if name == "storage" else name
+
+
+def _libm(f, a):
+    return np.frompyfunc(f, 1, 1)(a).astype(np.float64)
+
+
+def cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage):
+    """cos and sin [tokens, pairs] (attention factor and direction folded in) as the policy forms them."""
+    w = round_to(inv_freq, policy["freqDtype"])
+    if policy["angle"] == "f32 product":
+        a = round_to(round_to(positions.astype(np.float64), "f32")[:, None] * w[None, :], "f32")
+        trig, m = "f32", round_to(attention_factor, "f32")
+    else:
+        a = positions.astype(np.float64)[:, None] * w[None, :]
+        trig, m = "f64", attention_factor
+    c = round_to(round_to(_libm(math.cos, a), trig) * m, trig)
+    s = round_to(round_to(_libm(math.sin, a), trig) * m, trig)
+    cache = _dtype(policy["cosSinDtype"], storage)
+    c, s = round_to(c, cache), round_to(s, cache)
+    return c, (-s if inverse else s)
+
+
+def _rotate_pairs(x, y, c, s, policy, storage):
+    r = lambda v: round_to(v, _dtype(policy["mathDtype"], storage))  # noqa: E731
+    return r(r(x * c) - r(y * s)), r(r(x * s) + r(y * c))
+
+
+def rope_rotate_half(x, positions, inv_freq, attention_factor=1.0, inverse=False, policy=EXACT, storage="f64"):
+    r = 2 * len(inv_freq)
+    c, s = cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage)  # [T, r/2]
+    xr = x[..., :r]
+    # x * cos + rotate_half(x) * sin, cos = cat(c, c): the two halves of the head are the pair.
+    first, second = _rotate_pairs(xr[..., :r // 2], xr[..., r // 2:], c[:, None, :], s[:, None, :], policy, storage)
+    out = x.copy()
+    out[..., :r] = np.concatenate([first, second], axis=-1)
+    return out
+
+
+def rope_complex(x, positions, inv_freq, attention_factor=1.0, inverse=False, policy=EXACT, storage="f64"):
+    r = 2 * len(inv_freq)
+    t, h, _ = x.shape
+    c, s = cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage)
+    pairs = x[..., :r].reshape(t, h, r // 2, 2)
+    # (x0 + j x1) * (c + j s): the real and imaginary parts are the pair.
+    re, im = _rotate_pairs(pairs[..., 0], pairs[..., 1], c[:, None, :], s[:, None, :], policy, storage)
+    out = x.copy()
+    out[..., :r] = np.stack([re, im], axis=-1).reshape(t, h, r)
+    return out
 
 
 def default_inv_freq(config):

@@ -125,12 +125,13 @@ TEST(GoldenExport, CasesReadBackEqualTheReference) {
         for (const auto& e : L.ref.elements[w]) {
           const ReferenceElement& x = *by_offset.at(e.offset);
           const double got[] = {e.rounded, e.terms.x, e.terms.y, e.terms.value, e.terms.partner,
-                                e.terms.cos_a, e.terms.sin_a, e.terms.abs_products, e.terms.abs_angle};
+                                e.terms.cos_a, e.terms.sin_a, e.terms.abs_angle};
           const double want[] = {x.rounded, x.terms.x, x.terms.y, x.terms.value, x.terms.partner,
-                                 x.terms.cos_a, x.terms.sin_a, x.terms.abs_products, x.terms.abs_angle};
+                                 x.terms.cos_a, x.terms.sin_a, x.terms.abs_angle};
           EXPECT_EQ(std::memcmp(got, want, sizeof got), 0) << suite[k].name << " offset " << e.offset;
           EXPECT_EQ(e.terms.position, x.terms.position);
           EXPECT_EQ(e.terms.pair, x.terms.pair);
+          EXPECT_EQ(e.terms.side, x.terms.side);
           EXPECT_EQ(e.channel, x.channel);
         }
       }
@@ -153,7 +154,9 @@ TEST(GoldenExport, BuiltinImplementationsPassTheSmokeSuite) {
   const fs::path d = scratch("verify");
   export_to(d, "smoke", Format::kSafetensors, 2);
   std::vector<const ropecheck_impl_t*> impls(builtin_impls().begin(), builtin_impls().end());
-  for (const ImplVerdicts& v : verify_golden(d.string(), impls)) {
+  const VerifyReport r = verify_golden(d.string(), impls);
+  EXPECT_TRUE(r.passed());
+  for (const ImplVerdicts& v : r.impls) {
     EXPECT_EQ(v.count(Outcome::kFail), 0) << v.impl;
     EXPECT_GT(v.count(Outcome::kPass), 4) << v.impl;  // scalar_complex: interleaved only
   }

@@ -5,12 +5,15 @@
 #   2. two exports of each suite (different thread counts) are identical,
 #      and the standard suite exports in under 60 s;
 #   3. every manifest validates against golden/schema;
-#   4. `ropecheck golden verify` passes every built-in implementation;
-#   5. the numpy consumer passes every suite and format, and a consumer with
+#   4. `ropecheck golden verify` passes every built-in implementation and
+#      every policy kernel (HF eager in bf16/fp16 among them) under its
+#      declared policy, and fails HF eager declaring fp32 math;
+#   5. the numpy consumer passes every suite and format, in float64 and in
+#      the arithmetic of the fp32 and HF eager policies, and a consumer with
 #      the layout swapped fails exactly the cases where layouts differ.
-# Usage: golden_exports_test.sh ROPECHECK SOURCE_DIR WORK_DIR PYTHON
+# Usage: golden_exports_test.sh ROPECHECK SOURCE_DIR WORK_DIR PYTHON MUTANT_DIR
 set -euo pipefail
-bin=$1 src=$2 work=$3 py=$4
+bin=$1 src=$2 work=$3 py=$4 mutants=$5
 rm -rf "$work" && mkdir -p "$work"
 export_suite() { "$bin" golden export --quiet --suite "$1" --format "$2" --threads "$3" --out "$4" >/dev/null; }
 
@@ -37,13 +40,27 @@ export_suite standard json 2 "$work/standard-json"
 "$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v1.schema.json" \
   "$src"/golden/vectors/smoke/*/manifest.json "$work/standard-a/manifest.json" "$work/long-context-a/manifest.json"
 
+policy_kernels=(policy_hf_eager policy_fma_storage policy_ggml_cpu policy_cuda_powf policy_fast_sincos
+                policy_f64_fp32_positions)
 for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do
   "$bin" golden verify --dir "$dir" | tail -1
+  "$bin" golden verify --dir "$dir" "${policy_kernels[@]/#/--impl=}" | tail -1
+done
+for dir in "$work/standard-a" "$work/long-context-a"; do
+  if "$bin" golden verify --dir "$dir" --plugin "$mutants/mutant_hf_eager_math_declared_f32.so" >/dev/null; then
+    echo "$dir: HF eager declaring fp32 math passed golden verify"; exit 1
+  fi
+  echo "$dir: HF eager declaring fp32 math fails golden verify, as it must"
 done
 
 for dir in "$src"/golden/vectors/smoke/* "$work/standard-a" "$work/standard-npy" "$work/standard-json" \
            "$work/long-context-a"; do
   "$py" "$src/golden/python/check_numpy.py" --quiet "$dir"
+done
+for policy in f32_angle_product hf_eager; do
+  for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do
+    "$py" "$src/golden/python/check_numpy.py" --quiet --policy $policy "$dir"
+  done
 done
 for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do
   "$py" "$src/golden/python/check_numpy.py" --quiet --swap-layout --expect-layout-failures "$dir"

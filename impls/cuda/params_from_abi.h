@@ -22,10 +22,13 @@ inline constexpr ropecheck_caps_t kOtfCaps =
 
 // The on-the-fly policy: frequencies and p*w in double on the way to a
 // three-part reduction mod 2 pi, then __sincosf on |r| <= pi. Declared error:
-// 2^-21.41 (CUDA Math API, __sinf/__cosf on [-pi, pi]) + 2^-23 (rounding r to
-// fp32) = 4.9e-7, declared as 6e-7.
-inline constexpr ropecheck_policy_t kOtfPolicy =
-    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 6e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
+// 2^-21.19 (CUDA C++ Programming Guide, __cosf on [-pi, pi]; __sinf 2^-21.41)
+// + 2^-23 (rounding r to fp32) = 5.4e-7, declared as 6e-7, up to the angle
+// where the reduction stops being exact, and its phase error beyond
+// (kernel_support/angle_reduction.h).
+inline constexpr Policy kOtfPolicy = with_fast_range(
+    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 6e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
+    impl::kReductionRange, impl::kReductionSlope);
 inline constexpr ropecheck_policy_t kCachePolicy =
     libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 

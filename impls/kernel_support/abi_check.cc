@@ -4,6 +4,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "ropecheck/capabilities.h"
+
 namespace ropecheck::impl {
 
 void set_error(char* err, std::size_t err_size, const char* fmt, ...) {
@@ -197,6 +199,14 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
   if (p->freq != nullptr && !(caps.schemes & (1u << p->freq->scheme))) {
     set_error(err, n, "freq.scheme: %u not supported by this implementation", p->freq->scheme);
     return ROPECHECK_UNSUPPORTED;
+  }
+  if (p->freq != nullptr) {
+    const ropecheck_freq_spec_t& f = *p->freq;
+    if (const char* why = outside_spec_flags(caps.flags, f.scheme, f.truncate, f.has_attention_factor, f.seq_len,
+                                             f.original_max_position)) {
+      set_error(err, n, "%s", why);
+      return ROPECHECK_UNSUPPORTED;
+    }
   }
   for (std::int64_t t = 0; t < p->num_tokens; ++t) {
     const std::int64_t pos = position_at(p, t);

@@ -21,8 +21,12 @@ inline constexpr double kInvTwoPi = 0.15915494309189533577;
 // a - 2 pi round(a / 2 pi), three-part Cody-Waite. k * hi and k * mid are
 // exact for |k| < 2^29 (|a| < 3.3e9: int32 positions times frequencies <= 1),
 // and a - k * hi is exact (Sterbenz: the two lie within a factor 2); beyond,
-// rounding k * hi adds at most |a| 2^-53, which the declared F64 angle
-// budget, |a| (e_w + 2^-53), already covers.
+// rounding k * hi moves the result by at most |a| 2^-53 (less where the
+// products are fused: simd_sincos-inl.h): a phase error the kernels that use
+// it declare (kReductionRange, kReductionSlope; an exact angle, pair 0 at
+// |p| <= 2^53, has no angle budget to hide it in).
+inline constexpr double kReductionRange = 3.3e9;      // |a| below which the reduction is exact to 2^-48
+inline constexpr double kReductionSlope = 0x1p-52;    // beyond: 2^-53 |a|, declared with a factor 2 margin
 ROPECHECK_HD inline double reduce_two_pi(double a) {
   const double k = nearbyint(a * kInvTwoPi);
   return ((a - k * kTwoPiHi) - k * kTwoPiMid) - k * kTwoPiLo;

@@ -4,6 +4,8 @@
 #ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_IMPL_TABLE_H_
 #define ROPECHECK_IMPLS_KERNEL_SUPPORT_IMPL_TABLE_H_
 
+#include <cstdint>
+
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/policy.h"
 
@@ -23,15 +25,16 @@ constexpr ropecheck_caps_t standard_caps(std::uint32_t layouts, std::uint32_t ex
                           kCommonFlags | extra_flags};
 }
 
-// A kernel's table, its fields named (the ABI struct is positional).
+// A kernel's table, its fields named (the ABI struct is positional), built
+// against this header's ABI minor version.
 constexpr ropecheck_impl_t kernel_table(
-    const char* name, const char* description, ropecheck_caps_t caps, ropecheck_policy_t policy,
+    const char* name, const char* description, ropecheck_caps_t caps, Policy policy,
     ropecheck_status_t (*apply)(void*, const ropecheck_apply_params_t*, char*, size_t),
     ropecheck_status_t (*build_cache)(void*, const ropecheck_freq_spec_t*, int32_t, int64_t, uint32_t, void*, char*,
                                       size_t) = nullptr,
     const char* (*target)(void*) = nullptr, void* ctx = nullptr) {
-  return ropecheck_impl_t{sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, name, description, caps, policy, ctx,
-                          apply, build_cache, target};
+  return ropecheck_impl_t{sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, name, description, caps, policy.base, ctx,
+                          apply, build_cache, target, ROPECHECK_ABI_VERSION_MINOR, 0u, policy.ext};
 }
 
 }  // namespace ropecheck::impl

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/angle_reduction.h"
 #include "impls/kernel_support/cache_builder.h"
 #include "impls/kernel_support/freq_memo.h"
 #include "impls/kernel_support/impl_table.h"
@@ -133,9 +134,12 @@ const ropecheck_impl_t* simd_cache_impl() {
 // reduction (mod 2 pi, then to the quadrant) in double; sin/cos then run in
 // fp32 on the reduced angle, declared FAST with the bound derived in
 // docs/SIMD.md: rounding the reduced angle to fp32 plus the polynomial's
-// approximation and evaluation errors is at most 9.6e-8; we declare 1e-7.
-constexpr ropecheck_policy_t kOtfPolicy =
-    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 1e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
+// approximation and evaluation errors is at most 9.6e-8; we declare 1e-7, up
+// to the angle where the reduction stops being exact, and its phase error
+// beyond (kernel_support/angle_reduction.h).
+constexpr Policy kOtfPolicy = with_fast_range(
+    fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 1e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
+    kReductionRange, kReductionSlope);
 
 const ropecheck_impl_t* simd_otf_impl() {
   static const ropecheck_impl_t impl = kernel_table(

@@ -1,6 +1,6 @@
 #include "impls/simd/worker_pool.h"
 
-#include <unistd.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace ropecheck::impl {
 namespace {
@@ -62,7 +63,6 @@ void worker_loop(Slot* s) {
 }
 
 struct Pool {
-  const pid_t pid = getpid();
   std::mutex busy;          // one caller at a time
   std::deque<Slot> slots;   // stable addresses as workers are added
   std::uint64_t generation = 0;
@@ -75,18 +75,28 @@ struct Pool {
   }
 };
 
-// The process's pool; a child after fork() replaces its parent's (whose
-// threads it does not have, and whose mutex may have been copied locked).
-// The old one is left allocated: nothing in the child may touch it again.
+// The process's pool, never touched in a child after fork(): the child has
+// none of its parent's workers, and the mutex may have been copied locked.
+// Never destroyed: its workers wait on its slots until the process ends.
 Pool& pool() {
-  static std::atomic<Pool*> current{nullptr};
-  Pool* p = current.load(std::memory_order_acquire);
-  while (p == nullptr || p->pid != getpid()) {
-    Pool* fresh = new Pool;
-    if (current.compare_exchange_strong(p, fresh, std::memory_order_acq_rel)) return *fresh;
-    delete fresh;  // another thread installed one first: use it (p was reloaded)
-  }
+  static Pool* const p = new Pool;
   return *p;
+}
+
+// Set in a child after fork(). A forked child is where ropecheck isolates a
+// call (core/isolation.h), and there a thread still running when apply
+// returns fails the call (docs/RELIABILITY.md): a child starts its workers
+// per call and joins them before returning, with the same tasks on the same
+// rows, so the bits are those of the persistent workers.
+std::atomic<bool> g_forked{false};
+[[maybe_unused]] const int g_atfork = pthread_atfork(nullptr, nullptr, [] { g_forked.store(true); });
+
+void run_joined(int n, const std::function<void(int)>& task) {
+  std::vector<std::thread> workers;
+  workers.reserve(static_cast<std::size_t>(n - 1));
+  for (int i = 1; i < n; ++i) workers.emplace_back([&task, i] { task(i); });
+  task(0);
+  for (std::thread& t : workers) t.join();
 }
 
 }  // namespace
@@ -96,6 +106,7 @@ void run_parallel(int n, const std::function<void(int)>& task) {
     if (n == 1) task(0);
     return;
   }
+  if (g_forked.load()) return run_joined(n, task);
   Pool& p = pool();
   std::unique_lock<std::mutex> lock(p.busy, std::try_to_lock);
   if (!lock.owns_lock()) {  // another caller has the workers: same tasks, in turn

@@ -13,8 +13,9 @@ namespace ropecheck::impl {
 // Runs task(0) on the calling thread and task(1) .. task(n - 1) on workers,
 // and returns when all n have returned. Tasks must not throw. Safe to call
 // from several threads at once (a caller that finds the workers busy runs its
-// tasks itself, one after the other) and after fork() (a child starts its own
-// workers: threads do not survive fork).
+// tasks itself, one after the other) and after fork(): a child (where
+// ropecheck isolates a call) starts its workers per call and joins them
+// before returning, so it leaves no thread running.
 void run_parallel(int n, const std::function<void(int)>& task);
 
 }  // namespace ropecheck::impl

@@ -2,6 +2,7 @@
 // decode split (heads of a few tokens), the worker pool under them, and the
 // rule that decides the split. A token's bits must not depend on how many
 // threads rotate it, and every row must be rotated exactly once.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,11 +10,14 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "core/buffers.h"
 #include "core/cases.h"
+#include "core/isolation.h"
 #include "core/kernel_call.h"
 #include "impls/simd/row_split.h"
 #include "impls/simd/simd_impls.h"
@@ -35,10 +39,24 @@ Case big_case(int index, std::int64_t tokens, int q_heads, int kv_heads) {
   return c;
 }
 
-// Runs the case with 1, 2, 3 and 7 threads: the output bytes must be
+// Every element of every q and k head the same bits in both runs (padding
+// holds each call's own fresh poison, core/kernel_call.h, so it is not
+// compared; ConformsToReference checks that it is left alone).
+void expect_same_rows(const Geometry& g, const KernelRun& a, const KernelRun& b, const std::string& what) {
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < g.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h) {
+        const auto at = static_cast<std::size_t>(g.offset(w, t, h, 0)) * g.esize;
+        ASSERT_EQ(std::memcmp(a.out.bytes[w].data() + at, b.out.bytes[w].data() + at, g.head_dim * g.esize), 0)
+            << what << " tensor " << w << " token " << t << " head " << h;
+      }
+}
+
+// Runs the case with 1, 2, 3 and 7 threads: every element's bits must be
 // identical, and the one-thread run within its budget.
 void expect_same_bits_for_every_thread_count(const Case& c) {
   const prop::Property* conforms = prop::find_property("ConformsToReference");
+  const Geometry g = geometry(c);
   for (const ropecheck_impl_t* k : {impl::simd_cache_impl(), impl::simd_otf_impl()}) {
     if (!outside_capabilities(*k, c).empty()) continue;
     const QkBuffers in = make_inputs(c);
@@ -49,8 +67,8 @@ void expect_same_bits_for_every_thread_count(const Case& c) {
       impl::set_simd_threads(threads);
       const KernelRun many = call_kernel(*k, c, in);
       ASSERT_EQ(many.status, ROPECHECK_OK) << many.message;
-      EXPECT_EQ(one.out.bytes[0], many.out.bytes[0]) << k->name << " q, " << threads << " threads: " << c.describe();
-      EXPECT_EQ(one.out.bytes[1], many.out.bytes[1]) << k->name << " k, " << threads << " threads: " << c.describe();
+      expect_same_rows(g, one, many, std::string(k->name) + ", " + std::to_string(threads) + " threads: " +
+                                         c.describe());
     }
     impl::set_simd_threads(1);
     prop::CaseContext ctx(c);
@@ -70,6 +88,30 @@ TEST(SimdThreads, DecodeSplitGivesTheSameBitsAsOneThread) {
     Case c = big_case(10 + i, 2, 96, 32);
     c.shape.head_dim = c.shape.rotary_dim = 256;
     expect_same_bits_for_every_thread_count(c);
+  }
+}
+
+TEST(SimdThreads, IsolatedThreadedCallsPassAndGiveTheSameBits) {
+  // What `ropecheck check --threads N` does by default: each call in a
+  // forked child (core/isolation.h), which fails a call that leaves a
+  // thread running. The split must happen (about 1 MB of q and k).
+  Case c = big_case(20, 301, 4, 2);
+  c.shape.head_dim = c.shape.rotary_dim = 256;
+  const Geometry g = geometry(c);
+  for (const ropecheck_impl_t* k : {impl::simd_cache_impl(), impl::simd_otf_impl()}) {
+    if (!outside_capabilities(*k, c).empty()) continue;
+    const QkBuffers in = make_inputs(c);
+    impl::set_simd_threads(1);
+    const KernelRun one = call_kernel(*k, c, in);
+    ASSERT_EQ(one.status, ROPECHECK_OK) << one.message;
+    const ropecheck_impl_t* isolated = isolate(k, IsolationOptions{});
+    for (int threads : {2, 3}) {
+      impl::set_simd_threads(threads);
+      const KernelRun many = call_kernel(*isolated, c, in);
+      impl::set_simd_threads(1);
+      ASSERT_TRUE(many.ok()) << k->name << ", " << threads << " threads, isolated: " << many.failure();
+      expect_same_rows(g, one, many, std::string(k->name) + ", " + std::to_string(threads) + " threads, isolated");
+    }
   }
 }
 
@@ -144,7 +186,18 @@ TEST(WorkerPool, ConcurrentCallersEachGetAllTheirTasks) {
   EXPECT_EQ(total.load(), 4 * 200 * 3);
 }
 
-TEST(WorkerPool, AChildAfterForkStartsItsOwnWorkers) {
+// Threads of this process, from /proc/self/task.
+int live_threads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+TEST(WorkerPool, AChildAfterForkRunsEveryTaskAndLeavesNoThreadRunning) {
   impl::run_parallel(3, [](int) {});  // the parent's workers exist now
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -152,11 +205,16 @@ TEST(WorkerPool, AChildAfterForkStartsItsOwnWorkers) {
     alarm(20);  // a child stuck on its parent's workers dies of SIGALRM
     std::atomic<int> n{0};
     impl::run_parallel(3, [&](int) { n.fetch_add(1); });
-    _exit(n.load() == 3 ? 0 : 1);
+    if (n.load() != 3) _exit(1);
+    // Isolation fails a call that leaves a thread running (core/isolation.h):
+    // in a child the workers are joined before run_parallel returns.
+    _exit(live_threads() == 1 ? 0 : 2);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  ASSERT_TRUE(WIFEXITED(status)) << "child status " << status;
+  EXPECT_NE(WEXITSTATUS(status), 1) << "a task was not run exactly once";
+  EXPECT_NE(WEXITSTATUS(status), 2) << "the child had threads running after run_parallel returned";
 }
 
 }  // namespace

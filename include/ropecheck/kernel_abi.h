@@ -5,6 +5,26 @@
  * can be gated by the same suite. Every struct that may grow starts with its
  * own size so a newer ropecheck can read an older kernel's tables.
  *
+ * Versions (docs/KERNEL_ABI.md). ROPECHECK_ABI_VERSION is the major version
+ * every plugin is built against and the host asks for; it changes only when
+ * an old table can no longer be read. ROPECHECK_ABI_VERSION_MINOR counts
+ * compatible growth, which only ever:
+ *   - appends members at the END of ropecheck_impl_t (and of the structs the
+ *     host fills, ropecheck_apply_params_t): the table's struct_size says which
+ *     members an older plugin has, and the host reads nothing past it;
+ *   - adds enum values and policy fields whose 0 keeps the older meaning;
+ *   - adds caps.flags bits that restrict what a kernel supports, 0 meaning
+ *     "no restriction".
+ * A host refuses a table whose bytes past the members it knows are not zero
+ * (a newer plugin using fields this host cannot honour), the convention of
+ * Linux's extensible structs (copy_struct_from_user).
+ *   1.0  the first release.
+ *   1.1  ropecheck_impl_t gains abi_minor and policy_ext (rotation form,
+ *        libm ulps, the range and growth of a fast sin/cos, fp32 positions);
+ *        angle mode F32_RUNNING_PRODUCT; math/cache dtype bf16, f16 and
+ *        OF_STORAGE; capability flags YARN_TRUNCATED_ONLY,
+ *        NO_EXPLICIT_ATTENTION_FACTOR, NO_RUNTIME_SEQ_LEN.
+ *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
  *     strides are in elements, the innermost (channel) stride is 1.
@@ -26,6 +46,7 @@ extern "C" {
 #endif
 
 #define ROPECHECK_ABI_VERSION 1u
+#define ROPECHECK_ABI_VERSION_MINOR 1u
 
 typedef enum ropecheck_status_t {
   ROPECHECK_OK = 0,
@@ -42,6 +63,11 @@ typedef enum ropecheck_dtype_t {
   ROPECHECK_DTYPE_F64 = 3,
   ROPECHECK_DTYPE_COUNT = 4
 } ropecheck_dtype_t;
+
+/* Policy-only pseudo dtype (1.1) for math_dtype and cache_dtype: "the
+ * storage dtype of the q/k being rotated", whatever the case's is (Hugging
+ * Face's eager code casts cos/sin to q.dtype and rounds every tensor op in it). */
+#define ROPECHECK_DTYPE_OF_STORAGE 255u
 
 typedef enum ropecheck_layout_t {
   ROPECHECK_LAYOUT_INTERLEAVED = 0, /* GPT-J, Meta complex, ggml NORMAL */
@@ -99,24 +125,71 @@ typedef struct ropecheck_freq_spec_t {
  * policy. The error budget (docs/ERROR_MODEL.md) is derived from it, so a
  * kernel is judged against what it claims, never against a global atol. */
 typedef enum ropecheck_angle_mode_t {
-  ROPECHECK_ANGLE_F32_PRODUCT = 0, /* fl32(fl32(p) * w32) */
-  ROPECHECK_ANGLE_F64 = 1          /* p * w64 in double, sin/cos taken in double */
+  ROPECHECK_ANGLE_F32_PRODUCT = 0, /* fl32(fl32(p) * w32), w32 per pair from the scheme's formula */
+  ROPECHECK_ANGLE_F64 = 1,         /* p * w64 in double, sin/cos taken in double */
+  /* 1.1, ggml's CPU loop: theta_0 = fl32(p), theta_{i+1} = fl32(theta_i * ts)
+   * with ts = powf(fl32(base), fl32(-2/d)); then fl32(theta_i / fl32(ff_i))
+   * (LongRoPE factors) and fl32(fl32(1 / fl32(s)) * theta) (linear); sin/cos
+   * in fp32. freq_dtype F32; schemes default, linear, longrope only. */
+  ROPECHECK_ANGLE_F32_RUNNING_PRODUCT = 2
 } ropecheck_angle_mode_t;
 
 typedef enum ropecheck_sincos_t {
-  ROPECHECK_SINCOS_LIBM = 0, /* libm in the angle's precision, <= 1 ulp */
-  ROPECHECK_SINCOS_FAST = 1  /* approximation with declared max abs error */
+  ROPECHECK_SINCOS_LIBM = 0, /* libm in the angle's precision, within policy_ext.sincos_max_ulp (default 1) */
+  ROPECHECK_SINCOS_FAST = 1  /* approximation with a declared max abs error (and, 1.1, its range) */
 } ropecheck_sincos_t;
+
+/* 1.1: how x c - y s (and x s + y c) is rounded in math_dtype. */
+typedef enum ropecheck_rotation_form_t {
+  /* both products and their sum each rounded (three roundings): the default,
+   * and what every 1.0 table means; also covers a compiler contracting them
+   * into a fused multiply-add (-ffp-contract=fast) */
+  ROPECHECK_ROTATION_SEPARATE = 0,
+  /* one product rounded, the other fused into the sum: fma(x, c, -fl(y s)),
+   * in either operand order (two roundings) */
+  ROPECHECK_ROTATION_FMA = 1
+} ropecheck_rotation_form_t;
 
 typedef struct ropecheck_policy_t {
   uint32_t struct_size;
   uint32_t freq_dtype;   /* F32 or F64: precision the scheme formulas are evaluated in */
   uint32_t angle_mode;   /* ropecheck_angle_mode_t */
   uint32_t sincos;       /* ropecheck_sincos_t */
-  double sincos_max_abs_error; /* for SINCOS_FAST: declared bound on |approx - exact| */
-  uint32_t math_dtype;   /* dtype of the rotation arithmetic: F32 */
-  uint32_t cache_dtype;  /* dtype of the cos/sin values multiplied into the data */
+  double sincos_max_abs_error; /* for SINCOS_FAST: declared bound on |approx - exact| (within
+                                  policy_ext.sincos_abs_error_range, 1.1) */
+  uint32_t math_dtype;   /* dtype of the rotation arithmetic: F32 or F64; 1.1: also BF16, F16 or
+                            OF_STORAGE (each operation rounded to it; it must hold every storage value) */
+  uint32_t cache_dtype;  /* dtype of the cos/sin values multiplied into the data; 1.1: also OF_STORAGE */
 } ropecheck_policy_t;
+
+/* 1.1: the rest of the precision policy. Every field's 0 keeps the meaning a
+ * 1.0 table has, so an all-zero extension (struct_size 0) is a 1.0 policy. */
+typedef struct ropecheck_policy_ext_t {
+  uint32_t struct_size;   /* sizeof(ropecheck_policy_ext_t), or 0 with every field 0: no extension */
+  uint32_t rotation_form; /* ropecheck_rotation_form_t */
+  /* LIBM: |computed sin/cos - exact| <= this many ulps of the exact value in
+   * the precision sin/cos are evaluated in (fp64 for ANGLE_F64, else fp32).
+   * 0 means 1 (glibc, SLEEF u10). CUDA documents sinf/cosf and sin/cos at 2
+   * ulps from the correctly rounded result: declare 2.5. In {0} or [0.5, 16]. */
+  double sincos_max_ulp;
+  /* FAST: sincos_max_abs_error holds for |argument| <= this range; 0 means
+   * for every argument (1.0). */
+  double sincos_abs_error_range;
+  /* FAST: beyond the range (everywhere when it is 0) the approximation returns
+   * sin/cos of an argument off by at most slope * |argument| (a phase error,
+   * as a range reduction by a rounded 1/(2 pi) makes), plus the abs error.
+   * CUDA __sinf/__cosf on their argument: range fl32(pi), slope 1.5955e-7.
+   * A range needs a slope. In [0, 2^-10]. */
+  double sincos_phase_error_slope;
+  /* pow/exp/log in the scheme's frequency formulas: ulps from the exact value;
+   * 0 means 1. CUDA documents powf at 4 ulps: declare 4.5. In {0} or [0.5, 16]. */
+  double freq_pow_max_ulp;
+  /* 1: position ids converted to fp32 before the angle product (exact only up
+   * to 2^24); 0: in the angle's precision (F32_PRODUCT and
+   * F32_RUNNING_PRODUCT always convert to fp32). */
+  uint32_t positions_f32;
+  uint32_t reserved;      /* must be 0 */
+} ropecheck_policy_ext_t;
 
 #define ROPECHECK_CAP_IN_PLACE (1u << 0)
 #define ROPECHECK_CAP_OUT_OF_PLACE (1u << 1)
@@ -126,6 +199,14 @@ typedef struct ropecheck_policy_t {
 #define ROPECHECK_CAP_POS_INT32 (1u << 5)
 #define ROPECHECK_CAP_POS_INT64 (1u << 6)
 #define ROPECHECK_CAP_NEGATIVE_POSITIONS (1u << 7)
+/* 1.1 restrictions (0: no restriction); the gate skips the cases outside
+ * them and says why. */
+#define ROPECHECK_CAP_YARN_TRUNCATED_ONLY (1u << 8) /* YaRN only with truncate = 1 (llama.cpp, vLLM) */
+#define ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR (1u << 9) /* no explicit attention_factor */
+/* freq.seq_len is not read: dynamic NTK and LongRoPE only while seq_len <=
+ * original_max_position (the factors a kernel without a runtime sequence
+ * length applies: llama.cpp picks LongRoPE's list once, at load) */
+#define ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN (1u << 10)
 
 typedef struct ropecheck_caps_t {
   uint32_t struct_size;
@@ -184,7 +265,17 @@ typedef struct ropecheck_impl_t {
                                     char* err, size_t err_size);
   /* Optional: the code path chosen at run time (e.g. the SIMD target). */
   const char* (*target)(void* ctx);
+  /* ---- ABI 1.1: a 1.0 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_0) ---- */
+  uint32_t abi_minor;    /* ROPECHECK_ABI_VERSION_MINOR the table was built against */
+  uint32_t reserved0;    /* must be 0 */
+  ropecheck_policy_ext_t policy_ext;
+  /* Later minor versions append here. */
 } ropecheck_impl_t;
+
+/* struct_size of a table of each minor version: the host accepts exactly
+ * these sizes (and larger ones whose unknown tail is zero). */
+#define ROPECHECK_IMPL_SIZE_1_0 offsetof(ropecheck_impl_t, abi_minor)
+#define ROPECHECK_IMPL_SIZE_1_1 (offsetof(ropecheck_impl_t, policy_ext) + sizeof(ropecheck_policy_ext_t))
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

@@ -17,6 +17,8 @@ inline constexpr std::string_view kDtypes[] = {"f32", "f16", "bf16", "f64"};
 inline constexpr std::string_view kLayouts[] = {"interleaved", "half_split"};
 inline constexpr std::string_view kSchemes[] = {"default", "linear",   "ntk",      "dynamic_ntk",
                                                 "yarn",    "llama3",   "longrope", "explicit"};
+inline constexpr std::string_view kAngleModes[] = {"f32 product", "f64 product", "f32 running product"};
+inline constexpr std::string_view kRotationForms[] = {"separate", "fma"};
 
 template <std::size_t N>
 constexpr std::string_view name_of(unsigned v, const std::string_view (&names)[N]) {
@@ -43,6 +45,14 @@ constexpr std::string_view layout_name(ropecheck_layout_t l) {
 }
 constexpr std::string_view scheme_name(ropecheck_scheme_t s) {
   return names_detail::name_of(static_cast<unsigned>(s), names_detail::kSchemes);
+}
+// A policy's math or cos/sin dtype: a dtype, or "storage" (OF_STORAGE).
+constexpr std::string_view policy_dtype_name(unsigned d) {
+  return d == ROPECHECK_DTYPE_OF_STORAGE ? std::string_view("storage") : names_detail::name_of(d, names_detail::kDtypes);
+}
+constexpr std::string_view angle_mode_name(unsigned m) { return names_detail::name_of(m, names_detail::kAngleModes); }
+constexpr std::string_view rotation_form_name(unsigned f) {
+  return names_detail::name_of(f, names_detail::kRotationForms);
 }
 inline bool parse_dtype(std::string_view s, ropecheck_dtype_t* out) {
   return names_detail::parse(s, names_detail::kDtypes, out);

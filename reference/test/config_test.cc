@@ -34,16 +34,26 @@ TEST(ReferenceConfig, InvalidConfigsNameFieldAndBound) {
       {"head_dim > 4096", [](FreqSpec&, HeadShape& s) { s.head_dim = 4098; s.rotary_dim = 64; }, "head_dim", "[1, 4096]"},
       {"base <= 1", [](FreqSpec& f, HeadShape&) { f.base = 1.0; }, "base", "> 1"},
       {"base NaN", [](FreqSpec& f, HeadShape&) { f.base = NAN; }, "base", "finite"},
-      {"factor 0", [](FreqSpec& f, HeadShape&) { f.factor = 0; }, "factor", "> 0"},
-      {"factor inf", [](FreqSpec& f, HeadShape&) { f.factor = INFINITY; }, "factor", "finite"},
+      {"factor 0", [](FreqSpec& f, HeadShape&) { f.factor = 0; }, "factor", "[0.001, 1000000]"},
+      {"factor inf", [](FreqSpec& f, HeadShape&) { f.factor = INFINITY; }, "factor", "[0.001, 1000000]"},
       {"beta_fast <= beta_slow", [](FreqSpec& f, HeadShape&) { f.beta_fast = 1; }, "beta_fast", "> beta_slow"},
-      {"attention_factor negative", [](FreqSpec& f, HeadShape&) { f.attention_factor = -1; }, "attention_factor", "> 0"},
-      {"L 0", [](FreqSpec& f, HeadShape&) { f.original_max_position = 0; }, "original_max_position", ">= 1"},
+      {"attention_factor negative", [](FreqSpec& f, HeadShape&) { f.attention_factor = -1; }, "attention_factor", "[0.001, 1000]"},
+      {"L 0", [](FreqSpec& f, HeadShape&) { f.original_max_position = 0; }, "original_max_position", "[1, 1099511627776]"},
       {"lf >= hf", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LLAMA3; f.low_freq_factor = 4; f.high_freq_factor = 4; }, "high_freq_factor", "> low_freq_factor"},
       {"longrope list length", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LONGROPE; f.short_factor.assign(63, 1.0); f.long_factor.assign(64, 1.0); }, "short_factor", "rotary_dim/2 = 64"},
-      {"longrope entry", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LONGROPE; f.short_factor.assign(64, 1.0); f.long_factor.assign(64, 1.0); f.long_factor[5] = 0; }, "long_factor[5]", "> 0"},
+      {"longrope entry", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LONGROPE; f.short_factor.assign(64, 1.0); f.long_factor.assign(64, 1.0); f.long_factor[5] = 0; }, "long_factor[5]", "[0.001, 1000000]"},
       {"explicit list", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_EXPLICIT; f.inv_freq.assign(3, 1.0); }, "inv_freq", "rotary_dim/2 = 64"},
       {"ntk d=2", [](FreqSpec& f, HeadShape& s) { f.scheme = ROPECHECK_SCHEME_NTK_AWARE; s.rotary_dim = 2; }, "rotary_dim", ">= 4"},
+      // Values that were accepted and gave a correct kernel a budget of NaN.
+      {"factor 1e308", [](FreqSpec& f, HeadShape&) { f.factor = 1e308; }, "factor", "[0.001, 1000000]"},
+      {"linear factor 1e-308", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LINEAR; f.factor = 1e-308; }, "factor", "[0.001, 1000000]"},
+      {"rope_theta 1e308", [](FreqSpec& f, HeadShape&) { f.base = 1e308; }, "base", "<= 1000000000000"},
+      {"inv_freq 1e308", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_EXPLICIT; f.inv_freq.assign(64, 1.0); f.inv_freq[3] = 1e308; }, "inv_freq[3]", "[0, 10000]"},
+      {"mscale huge", [](FreqSpec& f, HeadShape&) { f.mscale = 1e300; }, "mscale", "[0, 1000]"},
+      {"beta_fast huge", [](FreqSpec& f, HeadShape&) { f.beta_fast = 1e300; }, "beta_fast", "<= 10000"},
+      {"seq_len negative", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_DYNAMIC_NTK; f.seq_len = -1; }, "seq_len", "[0, 1099511627776]"},
+      // YaRN below 1 was accepted while dynamic NTK refused it.
+      {"yarn factor 0.5", [](FreqSpec& f, HeadShape&) { f.factor = 0.5; }, "factor", ">= 1 for yarn"},
   };
   for (const Bad& b : cases) {
     FreqSpec f = yarn();

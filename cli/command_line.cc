@@ -1,0 +1,65 @@
+#include "cli/command_line.h"
+
+#include <exception>
+#include <iostream>
+#include <vector>
+
+#include "cli/list_command.h"
+#include "cli/properties_command.h"
+#include "core/interrupt.h"
+
+namespace ropecheck::cli {
+
+CommandLine::CommandLine() {
+  app.require_subcommand(1);
+  list = add_list_command(app);
+  check = add_check_command(app, check_args);
+  props = add_properties_command(app);
+  fuzz = add_fuzz_command(app, fuzz_args);
+  mutants = add_mutants_command(app, mutants_args);
+  golden = add_golden_command(app, golden_args);
+}
+
+int parse_command_line(CommandLine& cl, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    // CLI11 takes the arguments after the program name, last first.
+    std::vector<std::string> args;
+    for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
+    cl.app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cl.app.exit(e, out, err);  // --help
+    err << "error: " << e.what() << "\n";
+    if (dynamic_cast<const CLI::RequiredError*>(&e) || dynamic_cast<const CLI::ExtrasError*>(&e))
+      err << "run with --help for the options\n";
+    return 2;
+  }
+  std::string bad;
+  if (*cl.check) {
+    GateOptions o;
+    bad = validate_check_args(cl.check_args, &o);
+  } else if (*cl.golden) {
+    bad = validate_golden_args(cl.golden_args);
+  }
+  if (!bad.empty()) {
+    err << "error: " << bad << "\n";
+    return 2;
+  }
+  return kRunCommand;
+}
+
+int run_command(CommandLine& cl, const char* argv0) {
+  try {
+    if (*cl.list) return run_list();
+    if (*cl.check) return run_check(cl.check_args);
+    if (*cl.props) return run_properties();
+    if (*cl.fuzz) return run_fuzz(cl.fuzz_args, argv0);
+    if (*cl.mutants) return run_mutants(cl.mutants_args);
+    if (*cl.golden) return run_golden(cl.golden_args);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return interrupt_signal() ? interrupted_exit_code() : 2;
+  }
+  return 2;
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,58 @@
+// Running untrusted code in a child process, and proving it is over before
+// anything it touched is read. One call:
+//   - the child runs in a process group of its own, dies with ropecheck
+//     (PR_SET_PDEATHSIG), has an address-space limit (setrlimit RLIMIT_AS,
+//     the memory limit on top of what it inherits), and names its own death:
+//     a handler on an alternate stack classifies a SIGSEGV or SIGBUS (a guard
+//     page of a buffer, a NULL dereference, a stack overflow) and exit() /
+//     quick_exit() record their status;
+//   - the parent waits on the child itself (a pidfd), its "returned" byte,
+//     the timeout and SIGINT/SIGTERM: a helper process holding a pipe open
+//     cannot make a correct call time out;
+//   - when the body has returned, a thread or a process it leaves running
+//     fails the call (it could still change what is judged);
+//   - then, whatever happened, every process of the call is SIGKILLed and
+//     reaped, those that left its group included (core/process_tree.h).
+#ifndef ROPECHECK_CORE_CHILD_PROCESS_H_
+#define ROPECHECK_CORE_CHILD_PROCESS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ropecheck {
+
+inline constexpr double kDefaultMemoryLimitGiB = 16;
+
+// An address range a fault in the child is named by ("past the end of q_out").
+struct GuardRange {
+  std::uintptr_t begin = 0, end = 0;
+  std::string name;
+};
+
+struct ChildOptions {
+  double timeout_seconds = 10;
+  double memory_limit_gib = kDefaultMemoryLimitGiB;  // 0: no limit
+  bool check_leftovers = true;
+  std::vector<GuardRange> guards;
+};
+
+struct ChildRun {
+  bool returned = false;  // the body returned in the child
+  int status = 0;         // what it returned
+  std::string message;    // what it wrote into its message buffer
+  // Why the call failed beyond its status (a crash, exit(), the timeout, a
+  // thread or process left running), or "interrupted by SIGINT"; empty when
+  // the body returned and left nothing behind.
+  std::string failure;
+  bool interrupted = false;
+};
+
+// Runs body(message, size) in a child as above.
+ChildRun run_in_child(const ChildOptions& o, const std::function<int(char* message, std::size_t size)>& body);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_CHILD_PROCESS_H_

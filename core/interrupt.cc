@@ -1,0 +1,66 @@
+#include "core/interrupt.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "core/host_guard.h"
+
+namespace ropecheck {
+namespace {
+
+std::atomic<int> g_signal{0};
+int g_pipe[2] = {-1, -1};
+
+void say(const char* s) { [[maybe_unused]] const ssize_t n = ::write(2, s, std::strlen(s)); }
+
+const char* name_of(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+
+void on_signal(int sig) {
+  int none = 0;
+  if (!g_signal.compare_exchange_strong(none, sig)) {  // the second one
+    say("\nropecheck: ");
+    say(name_of(sig));
+    say(" again: stopping at once\n");
+    ::_exit(128 + sig);
+  }
+  [[maybe_unused]] const ssize_t n = ::write(g_pipe[1], "x", 1);
+  if (active_host_guard()) ::alarm(2);  // an in-process kernel call may never return
+}
+
+void on_alarm(int) {
+  const int sig = g_signal.load();
+  if (const char* what = active_host_guard(); sig && what) {
+    say("\nropecheck: interrupted while ");
+    say(what);
+    say(" does not return; stopping without a report\n");
+    ::_exit(128 + sig);
+  }
+}
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (::pipe2(g_pipe, O_NONBLOCK | O_CLOEXEC) != 0) return;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;  // stdio and waitpid go on; poll() wakes on the pipe
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::sigaction(SIGTERM, &sa, nullptr);
+    sa.sa_handler = on_alarm;
+    ::sigaction(SIGALRM, &sa, nullptr);
+  });
+}
+
+int interrupt_signal() { return g_signal.load(); }
+int interrupt_fd() { return g_pipe[0]; }
+const char* interrupt_name() { return name_of(g_signal.load()); }
+int interrupted_exit_code() { return 128 + g_signal.load(); }
+
+}  // namespace ropecheck

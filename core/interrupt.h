@@ -1,0 +1,25 @@
+// SIGINT and SIGTERM during a run. The first one is recorded, not fatal:
+// the command stops at the next point it can (an isolated call at once: its
+// wait watches interrupt_fd(); the gate after the property it is in), kills
+// every process it started, writes its partial reports marked interrupted,
+// and exits 128 + the signal (130, 143). A second signal ends the process at
+// once with that status, as does the first one when an in-process kernel
+// call (core/host_guard.h) does not return within two seconds of it.
+#ifndef ROPECHECK_CORE_INTERRUPT_H_
+#define ROPECHECK_CORE_INTERRUPT_H_
+
+namespace ropecheck {
+
+// Idempotent. Commands that run kernels call it before the first one.
+void install_interrupt_handlers();
+// The signal that arrived (SIGINT, SIGTERM), or 0.
+int interrupt_signal();
+// Readable once a signal arrived; -1 before install_interrupt_handlers().
+int interrupt_fd();
+// "SIGINT" / "SIGTERM" and 128 + the signal, for the report and the exit code.
+const char* interrupt_name();
+int interrupted_exit_code();
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_INTERRUPT_H_

@@ -1,0 +1,92 @@
+// The table rules of ABI minor versions (kernel_abi.h, "Versions"): a 1.0
+// table is read up to its struct_size and means its 1.0 policy, sizes between
+// the versions are refused, a newer table's unknown tail must be zero, and
+// bad 1.1 declarations are refused naming the field.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "core/impl_validation.h"
+#include "ropecheck/policy.h"
+
+namespace ropecheck {
+namespace {
+
+ropecheck_status_t stub(void*, const ropecheck_apply_params_t*, char*, std::size_t) { return ROPECHECK_OK; }
+
+ropecheck_impl_t table() {
+  ropecheck_impl_t t{};
+  t.struct_size = sizeof t;
+  t.abi_version = ROPECHECK_ABI_VERSION;
+  t.name = "t";
+  t.description = "";
+  t.caps = ropecheck_caps_t{sizeof(ropecheck_caps_t), 3, 1u << ROPECHECK_DTYPE_F32, 1, 128,
+                            ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_POS_INT64};
+  t.policy = libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
+  t.apply = stub;
+  t.abi_minor = ROPECHECK_ABI_VERSION_MINOR;
+  t.policy_ext = policy_ext_defaults();
+  return t;
+}
+
+TEST(ImplValidation, A10TableIsReadOnlyUpToItsSize) {
+  // The 1.0 bytes alone in an allocation of exactly that size (the debug
+  // preset's AddressSanitizer sees any read past it).
+  ropecheck_impl_t full = table();
+  full.struct_size = ROPECHECK_IMPL_SIZE_1_0;
+  std::unique_ptr<unsigned char[]> bytes(new unsigned char[ROPECHECK_IMPL_SIZE_1_0]);
+  std::memcpy(bytes.get(), &full, ROPECHECK_IMPL_SIZE_1_0);
+  const auto* old = reinterpret_cast<const ropecheck_impl_t*>(bytes.get());
+  EXPECT_EQ(validate_impl_table(old), "");
+  const ropecheck_impl_t h = host_table(*old);
+  EXPECT_EQ(h.struct_size, sizeof(ropecheck_impl_t));
+  EXPECT_EQ(h.abi_minor, 0u);
+  const ropecheck_policy_ext_t defaults = policy_ext_defaults();
+  EXPECT_EQ(std::memcmp(&h.policy_ext, &defaults, sizeof defaults), 0);
+}
+
+TEST(ImplValidation, SizesBetweenVersionsAndUnknownTailsAreRefused) {
+  alignas(ropecheck_impl_t) unsigned char buffer[sizeof(ropecheck_impl_t) + 64] = {};
+  ropecheck_impl_t t = table();
+  t.struct_size = ROPECHECK_IMPL_SIZE_1_0 + 8;
+  std::memcpy(buffer, &t, sizeof t);
+  auto* raw = reinterpret_cast<ropecheck_impl_t*>(buffer);
+  EXPECT_EQ(validate_impl_table(raw).rfind("struct_size: must be", 0), 0u) << validate_impl_table(raw);
+  raw->struct_size = sizeof(ropecheck_impl_t) + 64;  // a newer minor version, nothing set past 1.1
+  EXPECT_EQ(validate_impl_table(raw), "");
+  buffer[sizeof(ropecheck_impl_t) + 17] = 1;  // a member this host does not know, set
+  EXPECT_NE(validate_impl_table(raw).find("newer ABI minor version"), std::string::npos);
+}
+
+TEST(ImplValidation, AZeroExtensionMeansTheDefaultsAndAHalfSetOneIsRefused) {
+  ropecheck_impl_t t = table();
+  std::memset(&t.policy_ext, 0, sizeof t.policy_ext);  // a 1.0 source rebuilt against 1.1
+  EXPECT_EQ(validate_impl_table(&t), "");
+  EXPECT_EQ(host_table(t).policy_ext.struct_size, sizeof(ropecheck_policy_ext_t));
+  t.policy_ext.rotation_form = ROPECHECK_ROTATION_FMA;
+  EXPECT_EQ(validate_impl_table(&t).rfind("policy_ext.struct_size", 0), 0u);
+}
+
+TEST(ImplValidation, BadDeclarationsNameTheirField) {
+  ropecheck_impl_t t = table();
+  t.policy.math_dtype = ROPECHECK_DTYPE_BF16;  // a bf16 policy on an fp32-only table
+  EXPECT_EQ(validate_impl_table(&t).rfind("policy.math_dtype", 0), 0u) << validate_impl_table(&t);
+  t = table();
+  t.policy.cache_dtype = 9;  // unknown dtype
+  EXPECT_EQ(validate_impl_table(&t).rfind("policy.cache_dtype", 0), 0u);
+  t = table();
+  t.policy.sincos = ROPECHECK_SINCOS_FAST;  // without its bound
+  EXPECT_EQ(validate_impl_table(&t).rfind("policy.sincos_max_abs_error", 0), 0u);
+  t = table();
+  t.caps.flags |= 1u << 20;
+  EXPECT_EQ(validate_impl_table(&t).rfind("caps.flags: unknown bits", 0), 0u);
+  t = table();
+  t.caps.flags |= ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |
+                  ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN;
+  EXPECT_EQ(validate_impl_table(&t), "");
+}
+
+}  // namespace
+}  // namespace ropecheck

@@ -1,0 +1,96 @@
+// The correct policy kernels: what each computes (its KernelForm), what it
+// supports and the policy it declares. docs/ERROR_MODEL.md gives each one's
+// slack on the standard suite; the bug catalogue (mutants/mutant_list.h) the
+// variant with one more rounding than declared, which the gate must kill.
+#include <vector>
+
+#include "impls/kernel_support/impl_table.h"
+#include "impls/policy/policy_kernel.h"
+
+namespace ropecheck::impl {
+namespace {
+
+constexpr std::uint32_t kBaseFlags = kCommonFlags | ROPECHECK_CAP_NEGATIVE_POSITIONS;
+constexpr ropecheck_caps_t kAllCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+// A running fp32 product forms the default, linear and LongRoPE schemes only.
+constexpr ropecheck_caps_t kRunningCaps{
+    sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes,
+    (1u << ROPECHECK_SCHEME_DEFAULT) | (1u << ROPECHECK_SCHEME_LINEAR) | (1u << ROPECHECK_SCHEME_LONGROPE), 4096,
+    kBaseFlags | ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN};
+// vLLM floors/ceils YaRN's correction range always and multiplies its own
+// mscale by an attn_factor instead of taking HF's attention_factor.
+constexpr ropecheck_caps_t kVllmCaps{sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes, kAllSchemes, 4096,
+                                     kBaseFlags | ROPECHECK_CAP_YARN_TRUNCATED_ONLY |
+                                         ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR};
+
+constexpr Policy kHfEager = libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_OF_STORAGE,
+                                        ROPECHECK_DTYPE_OF_STORAGE);
+// CUDA __sincosf on an fp32 argument (impls/kernel_support/fast_sincos_model.h):
+// the documented 2^-21.19 on [-pi, pi] plus the fp32 rounding of an argument
+// there (pi 2^-24), and beyond fl32(pi) a phase error of the reduction's
+// 1.5955e-7 |x| plus the argument's own rounding 2^-24 |x|.
+constexpr double kFastC0 = 4.1799e-07 + 3.14159265358979 * 0x1p-24;  // 2^-21.19 = 4.17998e-7, rounded up
+constexpr double kFastRange = 3.14159274101257324;                     // fl32(pi)
+constexpr double kFastSlope = 1.5956e-07 + 0x1p-24;
+
+const PolicyKernel kKernels[] = {
+    {"policy_hf_eager",
+     "HF transformers' eager apply_rotary_pos_emb in the activation dtype: fp32 inv_freq and angles, cos/sin cast "
+     "to q.dtype, q*cos, rotate_half(q)*sin and their sum each rounded to it",
+     {AngleForm::kInvPowF32, false, true, true, false, false}, kAllCaps, kHfEager},
+    {"policy_fma_storage",
+     "vLLM-style: cos/sin in the activation dtype, x*c - y*s with one product fused (HFMA in bf16/fp16, fmaf in "
+     "fp32); YaRN with the truncated correction range, no explicit attention factor",
+     {AngleForm::kInvPowF32, false, true, true, true, false}, kVllmCaps,
+     with_rotation(kHfEager, ROPECHECK_ROTATION_FMA)},
+    {"policy_ggml_cpu",
+     "ggml's CPU loop (llama.cpp): theta *= powf(base, -2/d) along the pairs, / freq_factors, * freq_scale, "
+     "cosf/sinf, fp32 rotation; LongRoPE factors fixed at load",
+     {AngleForm::kRunningF32, false, false, false, false, false}, kRunningCaps,
+     libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_RUNNING_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)},
+    {"policy_cuda_powf",
+     "CUDA-style: w = powf(base, -2i/d), fp32 angle, sinf/cosf, x*c - y*s with an fp32 fma, the result cast to "
+     "the storage dtype",
+     {AngleForm::kPowF32, false, false, false, true, false}, kAllCaps,
+     with_rotation(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32,
+                               ROPECHECK_DTYPE_F32),
+                   ROPECHECK_ROTATION_FMA)},
+    {"policy_fast_sincos",
+     "CUDA __sincosf (modelled) on the double angle cast to fp32, no range reduction; fp32 fma rotation",
+     {AngleForm::kF64, true, false, false, true, false}, kAllCaps,
+     with_rotation(with_fast_range(fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, kFastC0,
+                                                      ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
+                                   kFastRange, kFastSlope),
+                   ROPECHECK_ROTATION_FMA)},
+    {"policy_f64_fp32_positions",
+     "frequencies and angles in double of the position converted to fp32 first, sin/cos in double, fp32 rotation",
+     {AngleForm::kF64OfF32Pos, false, false, false, false, false}, kAllCaps,
+     with_positions_f32(libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32,
+                                    ROPECHECK_DTYPE_F32))},
+};
+
+}  // namespace
+
+std::span<const PolicyKernel> policy_kernels() { return kKernels; }
+
+const PolicyKernel* find_policy_kernel(std::string_view name) {
+  for (const PolicyKernel& k : kKernels)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+std::span<const ropecheck_impl_t* const> policy_kernel_impls() {
+  static const std::vector<ropecheck_impl_t> tables = [] {
+    std::vector<ropecheck_impl_t> v;
+    for (const PolicyKernel& k : kKernels) v.push_back(policy_kernel_table(&k));
+    return v;
+  }();
+  static const std::vector<const ropecheck_impl_t*> pointers = [] {
+    std::vector<const ropecheck_impl_t*> v;
+    for (const ropecheck_impl_t& t : tables) v.push_back(&t);
+    return v;
+  }();
+  return pointers;
+}
+
+}  // namespace ropecheck::impl

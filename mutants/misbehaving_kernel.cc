@@ -1,0 +1,199 @@
+// The misbehaving kernels of misbehaviour_list.h: the control kernel
+// (Bug::none), correct on its own, wrapped with one attack on the harness.
+// Written to be obvious, not clever: each row is what a buggy or
+// reward-hacking kernel would do (KernelArena's taxonomy of semantic attacks
+// names writing results late, caching, reading stale outputs, touching memory
+// it was not given).
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/engine_freqs.h"
+#include "impls/kernel_support/head_io.h"
+#include "impls/kernel_support/impl_table.h"
+#include "mutants/mutant_kernel.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/layout.h"
+
+namespace ropecheck::mutant {
+namespace {
+
+constexpr int kCount = static_cast<int>(std::size(kMisbehaviours));
+
+std::size_t q_bytes(const ropecheck_apply_params_t* p) {
+  const std::int64_t last = (p->num_tokens - 1) * p->q_token_stride + (p->num_q_heads - 1) * p->q_head_stride + p->head_dim;
+  return static_cast<std::size_t>(last) * dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+}
+
+// Overwrites q_out with garbage 50 ms from now, forever: work a kernel left
+// running after apply returned.
+[[noreturn]] void scribble_forever(void* q_out, std::size_t bytes) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (unsigned char v = 0;; ++v) std::memset(q_out, v, bytes);
+}
+
+volatile bool g_deeper = true;  // always true; the compiler cannot know
+
+int recurse(int depth) {
+  volatile char frame[4096];
+  frame[0] = static_cast<char>(depth);
+  return (g_deeper ? recurse(depth + 1) : 0) + frame[0];
+}
+
+// The control's rotation, reading each output element before writing it:
+// where the byte it finds there is odd it evaluates the rotation in double
+// (rounded once), else in fp32. Both are within the declared fp32 policy,
+// but the result now depends on what the output held.
+ropecheck_status_t rotate_reading_output(const ropecheck_apply_params_t* p) {
+  const int d = p->rotary_dim, pairs = d / 2;
+  const auto f = impl::engine_frequencies<double>(*p->freq, d);
+  const double sign = p->direction == ROPECHECK_DIRECTION_INVERSE ? -1 : 1;
+  std::vector<float> c(pairs), s(pairs);
+  impl::for_each_head(*p, [&](std::int64_t t) { return impl::position_at(p, t); }, [&](const impl::HeadRef& h) {
+    for (int i = 0; i < pairs; ++i) {
+      const double a = static_cast<double>(h.position) * f.inv_freq[i];
+      c[i] = static_cast<float>(f.attention_factor * std::cos(a));
+      s[i] = static_cast<float>(sign * f.attention_factor * std::sin(a));
+      int ia, ib;
+      pair_channels(p->layout, d, i, &ia, &ib);
+      const float x = impl::load_f32(h.in, h.offset + ia, p->dtype), y = impl::load_f32(h.in, h.offset + ib, p->dtype);
+      const auto* old = static_cast<const unsigned char*>(h.out) + (h.offset + ia) * dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+      const bool wide = h.in != h.out && (*old & 1);
+      const float xa = wide ? static_cast<float>(static_cast<double>(x) * c[i] - static_cast<double>(y) * s[i]) : x * c[i] - y * s[i];
+      const float yb = wide ? static_cast<float>(static_cast<double>(x) * s[i] + static_cast<double>(y) * c[i]) : x * s[i] + y * c[i];
+      impl::store_f32(h.out, h.offset + ia, p->dtype, xa);
+      impl::store_f32(h.out, h.offset + ib, p->dtype, yb);
+    }
+  });
+  return ROPECHECK_OK;
+}
+
+ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  const Misbehaviour m = static_cast<const MisbehaviourInfo*>(ctx)->kind;
+  const ropecheck_impl_t& clean = *mutant_impl(Bug::none);
+  if (auto st = impl::check_apply(clean.caps, p, err, n)) return st;
+  const bool big = p->num_tokens > 3, out_of_place = p->q_in != p->q_out;
+  // Before the work.
+  volatile std::uintptr_t wild = 64;  // an address the compiler cannot see through
+  switch (m) {
+    case Misbehaviour::crash:
+      if (big) *reinterpret_cast<volatile int*>(wild) = 1;
+      break;
+    case Misbehaviour::hang:
+      if (big)
+        for (volatile bool forever = true; forever;) {
+        }
+      break;
+    case Misbehaviour::exit_in_apply:
+      if (big) std::exit(0);
+      break;
+    case Misbehaviour::stack_overflow:
+      if (big) return static_cast<ropecheck_status_t>(recurse(0));
+      break;
+    case Misbehaviour::null_after_alloc:
+      if (big) {
+        volatile std::size_t huge = std::size_t{1} << 37;
+        auto* block = static_cast<volatile char*>(std::malloc(huge));
+        block[0] = 1;  // unchecked
+        std::free(const_cast<char*>(block));
+      }
+      break;
+    case Misbehaviour::overrun:
+      if (big) static_cast<volatile unsigned char*>(p->q_out)[q_bytes(p)] = 1;
+      break;
+    case Misbehaviour::reads_output:
+      return rotate_reading_output(p);
+    default:
+      break;
+  }
+  std::vector<unsigned char> before;
+  if (m == Misbehaviour::unwritten && out_of_place)
+    before.assign(static_cast<const unsigned char*>(p->q_out), static_cast<const unsigned char*>(p->q_out) + q_bytes(p));
+  const ropecheck_status_t st = clean.apply(clean.ctx, p, err, n);
+  if (st != ROPECHECK_OK) return st;
+  // After the work, which is correct.
+  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+  switch (m) {
+    case Misbehaviour::unwritten:  // the output of the last rotated channel of every q head, as it was
+      if (!out_of_place) break;
+      for (std::int64_t t = 0; t < p->num_tokens; ++t)
+        for (int h = 0; h < p->num_q_heads; ++h) {
+          int a, b;
+          pair_channels(p->layout, p->rotary_dim, p->rotary_dim / 2 - 1, &a, &b);
+          const auto at = static_cast<std::size_t>(t * p->q_token_stride + h * p->q_head_stride + b) * es;
+          std::memcpy(static_cast<unsigned char*>(p->q_out) + at, before.data() + at, es);
+        }
+      break;
+    case Misbehaviour::writes_positions:
+      static_cast<unsigned char*>(const_cast<void*>(p->positions))[0] ^= 1;
+      break;
+    case Misbehaviour::writes_q_in:
+      if (out_of_place) static_cast<unsigned char*>(const_cast<void*>(p->q_in))[0] ^= 1;
+      break;
+    case Misbehaviour::writes_freq:
+      const_cast<ropecheck_freq_spec_t*>(p->freq)->base *= 2;
+      break;
+    case Misbehaviour::background_thread:
+      std::thread(scribble_forever, p->q_out, q_bytes(p)).detach();
+      break;
+    case Misbehaviour::forked_writer:
+      if (::fork() == 0) scribble_forever(p->q_out, q_bytes(p));
+      break;
+    case Misbehaviour::daemon:
+      if (const pid_t mid = ::fork(); mid == 0) {
+        ::setsid();  // out of the call's process group
+        if (::fork() == 0) scribble_forever(p->q_out, q_bytes(p));
+        ::_exit(0);  // its child is an orphan now
+      } else if (mid > 0) {
+        ::waitpid(mid, nullptr, 0);
+      }
+      break;
+    case Misbehaviour::sleeping_child:
+      if (::fork() == 0) {
+        ::prctl(PR_SET_NAME, "rc_sleeping_kid");  // the test looks for it afterwards
+        ::sleep(1000);
+        ::_exit(0);
+      }
+      break;
+    default:
+      break;
+  }
+  return ROPECHECK_OK;
+}
+
+}  // namespace
+
+const ropecheck_impl_t* misbehaving_impl(Misbehaviour m) {
+  static const auto* tables = [] {
+    static ropecheck_impl_t t[kCount];
+    for (int i = 0; i < kCount; ++i) {
+      const MisbehaviourInfo& info = kMisbehaviours[i];
+      t[i] = *mutant_impl(Bug::none);
+      t[i].name = info.name;
+      t[i].description = info.description;
+      t[i].ctx = const_cast<MisbehaviourInfo*>(&info);
+      t[i].apply = misbehaving_apply;
+      if (info.kind == Misbehaviour::wrong_abi) t[i].abi_version = 99;
+      if (info.kind == Misbehaviour::bad_caps) t[i].caps = impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
+      if (info.kind == Misbehaviour::declines_everything) {
+        t[i].caps.max_head_dim = 2;
+        t[i].caps.dtypes = 1u << ROPECHECK_DTYPE_F16;
+        t[i].caps.schemes = 1u << ROPECHECK_SCHEME_LONGROPE;
+      }
+    }
+    return t;
+  }();
+  return &tables[static_cast<int>(m)];
+}
+
+}  // namespace ropecheck::mutant

@@ -1,0 +1,53 @@
+// Misbehaving kernels: the control kernel (Bug::none, correct results)
+// with one way of attacking the harness rather than the mathematics. Each
+// row is a plugin (mutants/CMakeLists.txt reads the names from here) that
+// mutants/plugin_isolation_test.sh runs through the CLI, asserting the exact
+// exit code and message; docs/RELIABILITY.md lists them by threat class.
+// Rows that act on "big" cases do so when a call has more than 3 tokens, so
+// some cases of a run pass and the run must go on past the others.
+#ifndef ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_
+#define ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_
+
+namespace ropecheck::mutant {
+
+// X(name, what the kernel does)
+#define ROPECHECK_MISBEHAVIOURS(X)                                                                               \
+  X(crash, "a wild write near address 0 on big cases")                                                          \
+  X(hang, "an endless loop on big cases")                                                                       \
+  X(unwritten, "the last rotated channel of every q head never written (out of place)")                        \
+  X(wrong_abi, "the table claims ABI version 99")                                                               \
+  X(bad_caps, "declares a cos/sin cache but exports no build_cache")                                            \
+  X(no_entry, "the library exports no ropecheck_get_impls (plugin_entry.cc)")                                  \
+  X(declines_everything, "declares only head_dim <= 2 with fp16 LongRoPE: no case of the quick or smoke suite")\
+  X(writes_positions, "correct results, then writes into the position ids it was given")                      \
+  X(writes_q_in, "correct results, then writes into q_in when out of place")                                  \
+  X(writes_freq, "correct results, then writes into the frequency spec (rope_theta)")                        \
+  X(reads_output, "reads each output element before writing it and rounds differently by what it held")       \
+  X(background_thread, "correct results, and a detached thread that overwrites q_out 50 ms later, forever")   \
+  X(forked_writer, "correct results, and a forked child that overwrites q_out 50 ms later, forever")          \
+  X(daemon, "correct results, and a daemon (double fork, setsid) that overwrites q_out 50 ms later")          \
+  X(sleeping_child, "correct results, and a child holding every inherited descriptor that sleeps 1000 s")     \
+  X(exit_in_apply, "calls exit(0) on big cases")                                                                \
+  X(stack_overflow, "recurses without end on big cases")                                                        \
+  X(null_after_alloc, "mallocs 128 GiB on big cases and writes through the pointer unchecked")                 \
+  X(overrun, "writes one element past the end of q_out on big cases")                                          \
+  X(exit_at_load, "calls exit(0) in a constructor when the library is loaded (plugin_entry.cc)")              \
+  X(crash_at_load, "dereferences NULL inside ropecheck_get_impls (plugin_entry.cc)")
+
+#define ROPECHECK_MISBEHAVIOUR_ENUM(name, text) name,
+enum class Misbehaviour { ROPECHECK_MISBEHAVIOURS(ROPECHECK_MISBEHAVIOUR_ENUM) };
+#undef ROPECHECK_MISBEHAVIOUR_ENUM
+
+struct MisbehaviourInfo {
+  Misbehaviour kind;
+  const char* name;  // implementation name: misbehaving_<kind>
+  const char* description;
+};
+
+#define ROPECHECK_MISBEHAVIOUR_INFO(n, text) {Misbehaviour::n, "misbehaving_" #n, text},
+inline constexpr MisbehaviourInfo kMisbehaviours[] = {ROPECHECK_MISBEHAVIOURS(ROPECHECK_MISBEHAVIOUR_INFO)};
+#undef ROPECHECK_MISBEHAVIOUR_INFO
+
+}  // namespace ropecheck::mutant
+
+#endif  // ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_

@@ -1,0 +1,181 @@
+#include "python/module/check_binding.h"
+
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/impl_validation.h"
+#include "gate/gate.h"
+#include "golden/catalog.h"
+#include "impls/kernel_support/impl_table.h"
+#include "properties/property.h"
+#include "python/module/builtin_kernel.h"
+#include "python/module/python_kernel.h"
+#include "ropecheck/names.h"
+
+namespace ropecheck::python {
+namespace {
+
+template <class E, class Parse>
+std::uint32_t mask_of(const std::vector<std::string>& names, Parse parse, const char* what) {
+  std::uint32_t m = 0;
+  for (const auto& n : names) {
+    E e;
+    if (!parse(n, &e)) throw py::value_error(std::string(what) + ": unknown name '" + n + "'");
+    m |= 1u << e;
+  }
+  if (m == 0) throw py::value_error(std::string(what) + ": must name at least one");
+  return m;
+}
+
+// A named policy of the golden catalogue (the ones golden files carry
+// budgets for), or a built-in kernel's own with "builtin:<name>".
+Policy policy_named(const std::string& name) {
+  for (const auto& p : golden::budget_policies())
+    if (name == p.name) return p.policy;
+  std::string known;
+  for (const auto& p : golden::budget_policies()) known += std::string(known.empty() ? "" : ", ") + p.name;
+  throw py::value_error("policy: unknown policy '" + name + "' (known: " + known + ")");
+}
+
+py::dict family_dict(const FamilyStats& f) {
+  py::dict d;
+  d["cases"] = f.cases;
+  d["passed"] = f.passed;
+  d["failed"] = f.failed;
+  d["skipped"] = f.skipped;
+  d["worst_budget_units"] = f.worst_units;
+  d["worst_ulps"] = f.worst_ulps;
+  return d;
+}
+
+py::dict property_dict(const PropertyStats& s) {
+  py::dict d;
+  d["cases"] = s.cases;
+  d["passed"] = s.passed;
+  d["failed"] = s.failed;
+  d["skipped"] = s.skipped;
+  d["worst_budget_units"] = s.worst_units;
+  d["applicable"] = s.applicable;
+  d["not_applicable"] = s.not_applicable;
+  return d;
+}
+
+py::dict report_dict(const GateReport& r, const std::vector<std::string>& tracebacks) {
+  py::dict d;
+  d["passed"] = r.passed();
+  d["suite"] = suite_name(r.suite);
+  d["seed"] = r.seed;
+  d["cases"] = r.cases;
+  d["seconds"] = r.seconds;
+  std::ostringstream tables, failures;
+  print_summary(r, tables);
+  print_failures(r, failures, 1000000);
+  d["tables"] = tables.str();
+  d["failure_text"] = failures.str();
+  const ImplReport& i = r.impls.at(0);
+  py::dict families, properties;
+  for (const auto& [name, f] : i.families) families[py::str(name)] = family_dict(f);
+  for (const auto& [name, s] : i.properties) properties[py::str(name)] = property_dict(s);
+  d["families"] = families;
+  d["properties"] = properties;
+  py::list fl;
+  for (const FailureRecord& f : i.failures) {
+    py::dict x;
+    x["case"] = f.case_index;
+    x["property"] = f.property;
+    x["family"] = f.family;
+    x["message"] = f.message;
+    x["description"] = f.case_description;
+    x["cli_reproduce"] = f.reproduce;
+    fl.append(x);
+  }
+  d["failures"] = fl;
+  d["errors"] = tracebacks;
+  return d;
+}
+
+struct Target {
+  std::optional<PythonKernel> kernel;
+  const ropecheck_impl_t* table = nullptr;
+};
+
+}  // namespace
+
+void bind_check(py::module_& m) {
+  m.def(
+      "check",
+      [](py::object fn, const std::string& name, std::vector<std::string> layouts, std::vector<std::string> dtypes,
+         std::vector<std::string> schemes, const std::string& policy, const std::string& suite, std::uint64_t seed,
+         std::optional<int> cases, std::optional<int> only_case, std::vector<std::string> properties, bool in_place,
+         bool inverse, bool partial_rotary, bool negative_positions, const std::string& tensors,
+         const std::string& device) {
+        GateOptions o;
+        if (!parse_suite(suite, &o.suite)) throw py::value_error("suite: must be quick, standard or exhaustive");
+        o.seed = seed;
+        if (cases && (*cases < 1 || *cases > suite_size(o.suite) * 100))
+          throw py::value_error("cases: must be >= 1");
+        o.cases = cases;
+        const int total = cases ? *cases : suite_size(o.suite);
+        if (only_case && (*only_case < 0 || *only_case >= total))
+          throw py::value_error("case: must be in [0, " + std::to_string(total) + ")");
+        o.only_case = only_case;
+        for (const auto& p : properties)
+          if (!prop::find_property(p)) throw py::value_error("properties: no property named '" + p + "'");
+        o.properties = properties;
+        PythonKernelOptions ko;
+        ko.name = name;
+        if (tensors != "numpy" && tensors != "torch") throw py::value_error("tensors: must be 'numpy' or 'torch'");
+        ko.arrays = ArrayKind{tensors == "torch", device};
+        ko.in_place = in_place;
+        if (py::isinstance<BuiltinKernel>(fn)) {
+          // A built-in kernel declares what its table declares.
+          const ropecheck_impl_t& t = fn.cast<const BuiltinKernel&>().table();
+          ko.caps = t.caps;
+          ko.policy = policy_of(t);
+          ko.description = std::string("the built-in ") + t.name + " called from Python";
+        } else {
+          std::uint32_t flags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE | ROPECHECK_CAP_POS_INT32 |
+                                ROPECHECK_CAP_POS_INT64;
+          if (inverse) flags |= ROPECHECK_CAP_INVERSE;
+          if (partial_rotary) flags |= ROPECHECK_CAP_PARTIAL_ROTARY;
+          if (negative_positions) flags |= ROPECHECK_CAP_NEGATIVE_POSITIONS;
+          ko.caps = ropecheck_caps_t{sizeof(ropecheck_caps_t),
+                                     mask_of<ropecheck_layout_t>(layouts, parse_layout, "layouts"),
+                                     mask_of<ropecheck_dtype_t>(dtypes, parse_dtype, "dtypes"),
+                                     schemes.empty() ? impl::kAllSchemes
+                                                     : mask_of<ropecheck_scheme_t>(schemes, parse_scheme, "schemes"),
+                                     4096, flags};
+          ko.policy = policy_named(policy);
+        }
+        if ((ko.caps.dtypes & (1u << ROPECHECK_DTYPE_F64)) != 0)
+          throw py::value_error("dtypes: f64 storage is not run by the gate (golden vectors carry it)");
+        PythonKernel kernel(fn, ko);
+        if (const std::string bad = validate_impl_table(kernel.table()); !bad.empty())
+          throw py::value_error("the kernel's declaration: " + bad);
+        o.impls = {kernel.table()};
+        const GateReport r = run_gate(o);  // C++ exceptions and Python errors propagate
+        return report_dict(r, kernel.tracebacks());
+      },
+      py::arg("fn"), py::kw_only(), py::arg("name"), py::arg("layouts"), py::arg("dtypes"), py::arg("schemes"),
+      py::arg("policy"), py::arg("suite"), py::arg("seed"), py::arg("cases"), py::arg("case"), py::arg("properties"),
+      py::arg("in_place"), py::arg("inverse"), py::arg("partial_rotary"), py::arg("negative_positions"),
+      py::arg("tensors"), py::arg("device"));
+
+  m.def("policy_names", [] {
+    std::vector<std::string> v;
+    for (const auto& p : golden::budget_policies()) v.emplace_back(p.name);
+    return v;
+  });
+  m.def("property_names", [] {
+    std::vector<std::string> v;
+    for (const auto& p : prop::kernel_properties()) v.emplace_back(p.name);
+    return v;
+  });
+}
+
+}  // namespace ropecheck::python

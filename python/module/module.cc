@@ -1,0 +1,41 @@
+// The compiled half of the `ropecheck` Python package (ropecheck._core); the
+// typed, documented API a user imports is python/ropecheck/__init__.py.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "python/module/builtin_kernel.h"
+#include "python/module/check_binding.h"
+#include "python/module/python_kernel.h"
+#include "python/module/reference_binding.h"
+
+PYBIND11_MODULE(_core, m) {
+  namespace py = pybind11;
+  using namespace ropecheck::python;
+  m.doc() = "ropecheck's C++ core (use the ropecheck package, not this module directly)";
+  m.attr("ABI_VERSION") = ROPECHECK_ABI_VERSION;
+
+  py::register_exception<KernelContractError>(m, "KernelContractError", PyExc_TypeError);
+
+  py::class_<RopeCall>(m, "RopeCall", "The rope parameters of one kernel call.")
+      .def_readonly("head_dim", &RopeCall::head_dim)
+      .def_readonly("rotary_dim", &RopeCall::rotary_dim)
+      .def_readonly("layout", &RopeCall::layout, "'interleaved' (GPT-J, Meta) or 'half_split' (NeoX, HF)")
+      .def_readonly("direction", &RopeCall::direction, "'forward', or 'inverse' (rotate by -angle)")
+      .def_readonly("scheme", &RopeCall::scheme)
+      .def_readonly("dtype", &RopeCall::dtype, "storage dtype of q and k")
+      .def_readonly("seq_len", &RopeCall::seq_len, "current sequence length (dynamic NTK, LongRoPE)")
+      .def_readonly("config", &RopeCall::config, "the config in ropecheck's own schema")
+      .def_readonly("hf_config", &RopeCall::hf_config, "the config as a Hugging Face config.json states it")
+      .def("__repr__", [](const RopeCall& r) {
+        return "RopeCall(" + r.scheme + ", " + r.layout + ", " + r.direction + ", head_dim=" +
+               std::to_string(r.head_dim) + ", rotary_dim=" + std::to_string(r.rotary_dim) + ", dtype=" + r.dtype + ")";
+      });
+
+  py::class_<BuiltinKernel>(m, "BuiltinKernel", "A built-in implementation, callable like a Python kernel.")
+      .def(py::init<const std::string&>())
+      .def_property_readonly("name", [](const BuiltinKernel& b) { return std::string(b.table().name); })
+      .def("__call__", &BuiltinKernel::operator());
+
+  bind_check(m);
+  bind_reference(m);
+}

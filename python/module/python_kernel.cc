@@ -1,0 +1,131 @@
+#include "python/module/python_kernel.h"
+
+#include <cstdio>
+#include <string>
+
+#include "core/config.h"
+#include "core/hf_config.h"
+#include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/impl_table.h"
+#include "reference/freq_spec.h"
+#include "ropecheck/names.h"
+
+namespace ropecheck::python {
+namespace {
+
+py::object json_to_python(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+std::string dtype_text(const py::dtype& d) { return py::cast<std::string>(d.attr("name")); }
+
+std::string shape_text(const py::array& a) {
+  std::string s = "(";
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
+  return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+// The callable's result for one tensor as a fresh host array of the shape
+// and dtype the call requires; anything else is a broken calling convention.
+py::array checked_result(const py::handle& obj, const char* name, const StridedView& v, const ArrayKind& kind) {
+  if (obj.is_none()) throw KernelContractError(std::string("the kernel returned None for ") + name);
+  const py::array a = to_host_copy(obj, v.dtype, kind);
+  const py::dtype want = result_dtype(v.dtype);
+  const bool shape_ok = a.ndim() == 3 && a.shape(0) == v.tokens && a.shape(1) == v.heads && a.shape(2) == v.head_dim;
+  if (!shape_ok || !a.dtype().is(want))
+    throw KernelContractError(std::string("the kernel returned ") + name + " of shape " + shape_text(a) +
+                              " and dtype " + dtype_text(a.dtype()) + "; expected [tokens, heads, head_dim] = (" +
+                              std::to_string(v.tokens) + ", " + std::to_string(v.heads) + ", " +
+                              std::to_string(v.head_dim) + ") of " + dtype_text(want) +
+                              (kind.torch ? " (torch results come back through .cpu())" : ""));
+  return a;
+}
+
+}  // namespace
+
+RopeCall rope_call(const ropecheck_apply_params_t& p) {
+  RopeCall r;
+  r.head_dim = p.head_dim;
+  r.rotary_dim = p.rotary_dim;
+  r.layout = std::string(layout_name(static_cast<ropecheck_layout_t>(p.layout)));
+  r.direction = p.direction == ROPECHECK_DIRECTION_INVERSE ? "inverse" : "forward";
+  r.dtype = std::string(dtype_name(static_cast<ropecheck_dtype_t>(p.dtype)));
+  RopeConfig c;
+  c.freq = ref::FreqSpec::from_abi(*p.freq, p.rotary_dim);
+  c.shape = {p.head_dim, p.rotary_dim};
+  c.layout = static_cast<ropecheck_layout_t>(p.layout);
+  r.scheme = std::string(scheme_name(c.freq.scheme));
+  r.seq_len = c.freq.seq_len;
+  r.config = json_to_python(config_to_json(c));
+  const auto hf = config_to_hf_json(c);
+  r.hf_config = hf ? json_to_python(*hf) : py::none();
+  return r;
+}
+
+PythonKernel::PythonKernel(py::object fn, PythonKernelOptions options) : fn_(std::move(fn)), o_(std::move(options)) {
+  table_ = impl::kernel_table(o_.name.c_str(), o_.description.c_str(), o_.caps, o_.policy, &PythonKernel::apply,
+                              nullptr, nullptr, this);
+}
+
+ropecheck_status_t PythonKernel::apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  auto* self = static_cast<PythonKernel*>(ctx);
+  if (auto st = impl::check_apply(self->o_.caps, p, err, n)) return st;
+  return self->call(*p, err, n);
+}
+
+ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* err, std::size_t n) {
+  const auto dtype = static_cast<ropecheck_dtype_t>(p.dtype);
+  const StridedView views[2] = {
+      {p.q_in, p.q_out, p.num_tokens, p.num_q_heads, p.head_dim, p.q_token_stride, p.q_head_stride, dtype},
+      {p.k_in, p.k_out, p.num_tokens, p.num_kv_heads, p.head_dim, p.k_token_stride, p.k_head_stride, dtype}};
+  const char* names[2] = {"q", "k"};
+  py::array host_in[2], pristine[2];
+  py::object arg[2];
+  for (int w = 0; w < 2; ++w) {
+    host_in[w] = dense_copy(views[w]);
+    pristine[w] = dense_copy(views[w]);
+    arg[w] = to_kernel_array(host_in[w], dtype, o_.arrays);
+  }
+  py::array_t<std::int64_t> positions(p.num_tokens);
+  for (std::int64_t t = 0; t < p.num_tokens; ++t) positions.mutable_at(t) = impl::position_at(&p, t);
+  const py::array positions_before = py::module_::import("numpy").attr("array")(positions, py::arg("copy") = true);
+  py::object pos_arg = o_.arrays.torch ? to_kernel_array(positions, ROPECHECK_DTYPE_F64, ArrayKind{true, o_.arrays.device})
+                                       : py::object(positions);
+  py::object result;
+  try {
+    result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)));
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_KeyboardInterrupt)) throw;
+    tracebacks_.push_back(e.what());
+    std::snprintf(err, n, "the kernel raised %s (traceback in the result's errors)",
+                  std::string(py::str(e.value())).substr(0, 300).c_str());
+    return ROPECHECK_INTERNAL_ERROR;
+  }
+  py::array got[2];
+  if (o_.in_place) {
+    if (!result.is_none()) throw KernelContractError("a kernel declared in_place must return None");
+    for (int w = 0; w < 2; ++w) got[w] = checked_result(arg[w], names[w], views[w], o_.arrays);
+  } else {
+    if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
+      throw KernelContractError("the kernel must return (q_out, k_out), got " +
+                                std::string(py::str(py::type::of(result).attr("__name__"))));
+    const py::sequence seq = result;
+    if (py::len(seq) != 2) throw KernelContractError("the kernel must return (q_out, k_out): 2 items, got " +
+                                                     std::to_string(py::len(seq)));
+    for (int w = 0; w < 2; ++w) got[w] = checked_result(seq[static_cast<std::size_t>(w)], names[w], views[w], o_.arrays);
+    // An out-of-place kernel must not touch what it was given.
+    for (int w = 0; w < 2; ++w)
+      if (!same_bits(to_host_copy(arg[w], dtype, o_.arrays), pristine[w])) {
+        std::snprintf(err, n, "the kernel modified its input %s (declare in_place=True if it rotates in place)",
+                      names[w]);
+        return ROPECHECK_INTERNAL_ERROR;
+      }
+  }
+  if (!same_bits(to_host_copy(pos_arg, ROPECHECK_DTYPE_F64, ArrayKind{o_.arrays.torch, "cpu"}), positions_before)) {
+    std::snprintf(err, n, "the kernel modified its input positions");
+    return ROPECHECK_INTERNAL_ERROR;
+  }
+  for (int w = 0; w < 2; ++w)
+    if (views[w].heads > 0) write_back(got[w], views[w]);
+  return ROPECHECK_OK;
+}
+
+}  // namespace ropecheck::python

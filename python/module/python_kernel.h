@@ -1,0 +1,76 @@
+// A Python callable as an implementation under test: a ropecheck_impl_t
+// whose apply() hands the callable dense copies of q and k, the positions
+// and the rope parameters of the call, and judges only what it gets back:
+//   - results are copied into plain host arrays at once (a lazily evaluated
+//     tensor, or one the callable keeps and changes later, cannot pass);
+//   - its inputs must come back unchanged (unless it declared in_place);
+//   - a result of the wrong shape or dtype stops the run with a
+//     KernelContractError naming the tensor, the shape and dtype expected;
+//   - an exception it raises is a failing case carrying the traceback.
+// Python kernels run in this process (no fork isolation: an interpreter,
+// and often a CUDA context, do not survive fork()).
+#ifndef ROPECHECK_PYTHON_MODULE_PYTHON_KERNEL_H_
+#define ROPECHECK_PYTHON_MODULE_PYTHON_KERNEL_H_
+
+#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "python/module/array_bridge.h"
+#include "ropecheck/kernel_abi.h"
+#include "ropecheck/policy.h"
+
+namespace ropecheck::python {
+
+// A callable broke the calling convention (not a wrong answer: a wrong call).
+class KernelContractError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What a Python kernel receives as `rope`: the call's parameters.
+struct RopeCall {
+  int head_dim = 0, rotary_dim = 0;
+  std::string layout, direction, scheme;
+  std::string dtype;  // storage dtype of q and k: f32, f16, bf16 (widened to float32 for numpy), f64
+  std::int64_t seq_len = 0;
+  py::object config;     // ropecheck's own schema, as a dict
+  py::object hf_config;  // the Hugging Face config.json form, or None (explicit frequencies)
+};
+
+struct PythonKernelOptions {
+  std::string name = "python_kernel";
+  std::string description = "a Python callable";
+  ArrayKind arrays;
+  bool in_place = false;  // the callable rotates q and k in place and returns None
+  ropecheck_caps_t caps{};
+  Policy policy{libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)};
+};
+
+class PythonKernel {
+ public:
+  PythonKernel(py::object fn, PythonKernelOptions options);
+  PythonKernel(const PythonKernel&) = delete;
+  PythonKernel& operator=(const PythonKernel&) = delete;
+  const ropecheck_impl_t* table() const { return &table_; }
+  // Tracebacks of the calls that raised, in call order.
+  const std::vector<std::string>& tracebacks() const { return tracebacks_; }
+
+ private:
+  static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n);
+  ropecheck_status_t call(const ropecheck_apply_params_t& p, char* err, std::size_t n);
+
+  py::object fn_;
+  PythonKernelOptions o_;
+  ropecheck_impl_t table_{};
+  std::vector<std::string> tracebacks_;
+};
+
+// The RopeCall of an ABI call (also what builtin_kernel reads back).
+RopeCall rope_call(const ropecheck_apply_params_t& p);
+
+}  // namespace ropecheck::python
+
+#endif  // ROPECHECK_PYTHON_MODULE_PYTHON_KERNEL_H_

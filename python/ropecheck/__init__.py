@@ -1,0 +1,267 @@
+"""ropecheck: verify a RoPE kernel against the exact mathematics, from Python.
+
+The same C++ core as the ``ropecheck`` command (docs/PYTHON.md):
+
+    import ropecheck
+
+    def my_rope(q, k, positions, rope):        # q: [tokens, q_heads, head_dim]
+        ...                                     # rope.hf_config, rope.layout, ...
+        return q_out, k_out
+
+    result = ropecheck.check(my_rope, policy="f32_angle_product", layouts=["half_split"])
+    assert result, result.failure_report()
+
+A kernel is any callable ``fn(q, k, positions, rope) -> (q_out, k_out)``:
+numpy arrays (or torch tensors with ``tensors="torch"``) of shape
+[tokens, heads, head_dim], int64 positions [tokens], and a ``RopeCall``
+describing the call (head_dim, rotary_dim, layout, direction, scheme, dtype,
+seq_len, ``config`` in ropecheck's schema and ``hf_config`` as a Hugging Face
+config.json states it). numpy has no bfloat16: bf16 data reaches a numpy
+kernel widened exactly to float32 and its float32 result is rounded to bf16.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import time
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _core
+
+__all__ = [
+    "check", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure", "FuzzResult",
+    "KernelContractError", "RopeCall", "RopeConfig", "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES",
+]
+
+KernelContractError = _core.KernelContractError
+RopeCall = _core.RopeCall
+RopeConfig = _core.RopeConfig
+BuiltinKernel = _core.BuiltinKernel
+
+#: Named precision policies (docs/ERROR_MODEL.md); a kernel is judged by the budget of the one it declares.
+POLICIES: tuple[str, ...] = tuple(_core.policy_names())
+#: The kernel properties the gate runs, in report order (docs/PROPERTIES.md).
+PROPERTIES: tuple[str, ...] = tuple(_core.property_names())
+#: Frequency schemes: the case families of the gate's tables.
+SCHEMES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope", "explicit")
+LAYOUTS: tuple[str, ...] = ("interleaved", "half_split")
+DTYPES: tuple[str, ...] = ("f32", "f16", "bf16")
+
+Kernel = Callable[[Any, Any, Any, RopeCall], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """One failing (case, property) with the line that reproduces exactly it."""
+
+    case: int
+    property: str
+    family: str
+    message: str
+    description: str
+    reproduce: str
+    cli_reproduce: str
+
+    def __str__(self) -> str:
+        return (f"FAIL {self.property} case {self.case} ({self.family}): {self.message}\n"
+                f"  case: {self.description}\n  reproduce: {self.reproduce}")
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    """The gate's verdict on one kernel: the same tables the CLI prints."""
+
+    passed: bool
+    suite: str
+    seed: int
+    cases: int
+    seconds: float
+    tables: str
+    families: dict[str, dict[str, Any]]
+    properties: dict[str, dict[str, Any]]
+    failures: list[Failure]
+    #: Tracebacks of the calls in which the kernel raised (each is also a failing case).
+    errors: list[str]
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def failure_report(self, limit: int = 10) -> str:
+        """The failing cases with their reproduce lines (worst first is not implied: case order)."""
+        if self.passed:
+            return "ropecheck: every case passed"
+        lines = [str(f) for f in self.failures[:limit]]
+        if len(self.failures) > limit:
+            lines.append(f"... {len(self.failures) - limit} more failure(s)")
+        if self.errors:
+            lines.append("first traceback from the kernel:\n" + self.errors[0])
+        return "\n".join(lines)
+
+    def raise_for_failure(self) -> None:
+        """AssertionError with the failure report when any case failed."""
+        if not self.passed:
+            raise AssertionError(self.failure_report())
+
+
+def _kernel_name(fn: Any, name: Optional[str]) -> str:
+    raw = name or getattr(fn, "name", None) or getattr(fn, "__name__", None) or "python_kernel"
+    clean = "".join(c if c.isalnum() or c == "_" else "_" for c in str(raw).lower()).strip("_")
+    return (clean or "python_kernel")[:64]
+
+
+def _python_reproduce(name: str, options: Mapping[str, Any], case: int, prop: str) -> str:
+    shown = {k: v for k, v in options.items() if k not in ("case", "properties", "cases")}
+    args = ", ".join(f"{k}={v!r}" for k, v in shown.items())
+    return f"ropecheck.check({name}, {args}, case={case}, properties=[{prop!r}])"
+
+
+def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("half_split",),
+          dtypes: Sequence[str] = ("f32",), schemes: Optional[Sequence[str]] = None,
+          policy: str = "f32_angle_product", suite: str = "quick", seed: int = 1, cases: Optional[int] = None,
+          case: Optional[int] = None, properties: Optional[Sequence[str]] = None, in_place: bool = False,
+          inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
+          tensors: str = "numpy", device: str = "cpu") -> CheckResult:
+    """Run the gate (every kernel property over a suite) on a Python kernel.
+
+    The kernel declares what it supports (``layouts``, ``dtypes``, ``schemes``,
+    ``inverse``, ``partial_rotary``, ``negative_positions``) and how it
+    computes (``policy``, one of POLICIES); cases outside what it declares
+    are skipped and counted, every other case is judged per element against
+    the budget of its policy. ``in_place=True``: the kernel rotates its q and
+    k arguments and returns None. ``tensors="torch"`` hands it torch tensors on
+    ``device``. ``case`` runs one case of the suite (what a reproduce line
+    does). A built-in kernel (``builtin_kernel(name)``) declares its own.
+
+    Raises KernelContractError (a TypeError) when the kernel returns the
+    wrong shape, dtype or number of results, ValueError for a bad option.
+    """
+    if isinstance(policy, str) is False:
+        raise TypeError("policy: a name from ropecheck.POLICIES")
+    kname = _kernel_name(fn, name)
+    options = dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
+                   suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
+                   in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
+                   negative_positions=negative_positions, tensors=tensors, device=device)
+    r = _core.check(fn, name=kname, **options)
+    shown = {k: v for k, v in options.items()
+             if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))}
+    failures = [Failure(case=f["case"], property=f["property"], family=f["family"], message=f["message"],
+                        description=f["description"],
+                        reproduce=_python_reproduce(getattr(fn, "__name__", kname), shown, f["case"], f["property"]),
+                        cli_reproduce=f["cli_reproduce"]) for f in r["failures"]]
+    return CheckResult(passed=r["passed"], suite=r["suite"], seed=r["seed"], cases=r["cases"], seconds=r["seconds"],
+                       tables=r["tables"], families=r["families"], properties=r["properties"], failures=failures,
+                       errors=list(r["errors"]))
+
+
+def builtin_kernel(name: str) -> BuiltinKernel:
+    """A built-in implementation (``ropecheck list``) as a Python kernel."""
+    return _core.BuiltinKernel(name)
+
+
+def config_from_hf(config: Union[Mapping[str, Any], str, os.PathLike]) -> RopeConfig:
+    """A rope config from a Hugging Face config.json (a dict, a path, or JSON text), its rope_scaling /
+    rope_parameters dict, or ropecheck's own schema: the same reading as ``ropecheck check --config``.
+    Raises ValueError naming the field and the bound."""
+    if isinstance(config, Mapping):
+        text = json.dumps(dict(config))
+    else:
+        s = os.fspath(config)
+        if s.lstrip().startswith("{"):
+            text = s
+        else:
+            with open(s, "rb") as f:
+                data = f.read((1 << 20) + 1)
+            if len(data) > 1 << 20:
+                raise ValueError(f"{s}: a config must be at most {1 << 20} bytes")
+            text = data.decode("utf-8", errors="strict")
+    return _core.parse_config(text)
+
+
+def _as_numpy(x: Any) -> tuple[Any, Optional[str]]:
+    import numpy as np
+    if hasattr(x, "detach"):  # a torch tensor
+        t = x.detach().cpu()
+        name = str(t.dtype)
+        if name == "torch.bfloat16":
+            return t.float().numpy(), "bf16"
+        return t.numpy(), {"torch.float32": "f32", "torch.float16": "f16", "torch.float64": "f64"}.get(name)
+    a = np.asarray(x)
+    return a, {"float32": "f32", "float16": "f16", "float64": "f64"}.get(str(a.dtype))
+
+
+def reference(q: Any, k: Any, positions: Any, config: Union[RopeConfig, Mapping[str, Any]], *,
+              layout: Optional[str] = None, dtype: Optional[str] = None, direction: str = "forward",
+              policy: Optional[str] = None) -> dict[str, Any]:
+    """The exact rotation of q, k ([tokens, heads, head_dim]) at ``positions``.
+
+    Returns ``q``/``k`` correctly rounded to ``dtype`` (inferred from q; bf16
+    as float32 holding bf16 values), ``q_f64``/``k_f64`` (the exact result
+    rounded to float64), ``inv_freq``, ``attention_factor`` and, with a
+    ``policy`` (one of POLICIES), ``q_budget``/``k_budget``: the allowed
+    |result - q_f64| per element of a kernel with that policy (0 on
+    pass-through channels, which must be bit-identical). Inputs are rounded
+    to ``dtype`` first.
+    """
+    cfg = config if isinstance(config, RopeConfig) else config_from_hf(config)
+    qa, qd = _as_numpy(q)
+    ka, _ = _as_numpy(k)
+    pa, _ = _as_numpy(positions)
+    dt = dtype or qd
+    if dt is None:
+        raise ValueError("dtype: cannot be inferred from q's dtype; pass one of f32, f16, bf16, f64")
+    lay = layout or cfg.layout or "half_split"
+    return _core.reference(qa, ka, pa, cfg, layout=lay, dtype=dt, direction=direction, policy=policy)
+
+
+@dataclasses.dataclass(frozen=True)
+class FuzzResult:
+    """What a fuzzing run found: nothing, or the first failing case (saved under ``path``)."""
+
+    executions: int
+    seconds: float
+    failure: Optional[Failure]
+    path: Optional[str]
+
+    def __bool__(self) -> bool:
+        return self.failure is None
+
+
+def fuzz(fn: Kernel, *, seconds: float = 60.0, seed: Optional[int] = None, out: Optional[str] = None,
+         **options: Any) -> FuzzResult:
+    """Search for a failing case within ``seconds``: cases of the exhaustive suite's generator (positions to
+    int32 max and below zero, every scheme, layout, dtype) under random seeds, every property, until the first
+    failure. The Python module is built without libFuzzer, so this is the seeded random search; the
+    coverage-guided fuzzer for C-ABI kernels is ``ropecheck fuzz``. The failing case is written as JSON
+    (suite, seed, case, property, message, reproduce) to ``out`` (default ``ropecheck-fuzz-<name>``).
+    ``options`` are check()'s."""
+    if not (seconds > 0):
+        raise ValueError("seconds: must be > 0")
+    rng = random.Random(seed)
+    name = _kernel_name(fn, options.get("name"))
+    deadline = time.monotonic() + seconds
+    t0 = time.monotonic()
+    executions = 0
+    while time.monotonic() < deadline:
+        run_seed = rng.getrandbits(63)
+        for index in range(0, 4000):
+            if time.monotonic() >= deadline:
+                break
+            r = check(fn, suite="exhaustive", seed=run_seed, case=index, **options)
+            executions += 1
+            if not r.passed:
+                f = r.failures[0] if r.failures else None
+                directory = out or f"ropecheck-fuzz-{name}"
+                os.makedirs(directory, exist_ok=True)
+                path = os.path.join(directory, f"failure-seed{run_seed}-case{index}.json")
+                record = {"suite": "exhaustive", "seed": run_seed, "case": index,
+                          "property": f.property if f else None, "message": f.message if f else r.tables,
+                          "description": f.description if f else "", "reproduce": f.reproduce if f else ""}
+                tmp = path + ".tmp"
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    json.dump(record, fh, indent=2)
+                os.replace(tmp, path)
+                return FuzzResult(executions, time.monotonic() - t0, f, path)
+    return FuzzResult(executions, time.monotonic() - t0, None, None)
