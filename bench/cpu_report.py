@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Ratios from one run of rope_bench (Google Benchmark JSON on stdin or a file):
-each kernel's bytes/s over the copy of the same shape, dtype and threads, and
-the SIMD kernels' speedup over the scalar ones (1 thread)."""
+each kernel's bytes/s over the copy and the in-place pass (rmw) of the same
+shape, dtype and threads, the on-the-fly kernel over the cache kernel, and the
+SIMD kernels' speedup over the scalar ones (1 thread). Medians when the run
+has repetitions. Ends with the goals of bench/RESULTS.md, met or not."""
 import json
 import sys
 
@@ -16,16 +18,36 @@ for b in data["benchmarks"]:
     layout = parts[4] if len(parts) > 4 and not parts[4].startswith("real_time") else "-"
     rows[(impl, shape, dtype, threads, layout)] = b["bytes_per_second"]
 
-print("| kernel | shape | dtype | layout | threads | GB/s | copy GB/s | vs copy | in-place rmw GB/s | vs rmw | vs scalar_cached | vs scalar_naive |")
+
+def fmt(x):
+    return f"{x:.2f}" if x else "-"
+
+
+print("| kernel | shape | dtype | layout | threads | GB/s | copy GB/s | vs copy | in-place GB/s | vs in-place "
+      "| vs simd_cache | vs scalar_cached |")
 print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+goals = []
 for (impl, shape, dtype, threads, layout), bps in sorted(rows.items()):
     if impl in ("copy", "rmw"):
         continue
     copy = rows.get(("copy", shape, dtype, threads, "-"))
     rmw = rows.get(("rmw", shape, dtype, threads, "-"))
+    cache = rows.get(("simd_cache", shape, dtype, threads, layout)) if impl == "simd_otf" else None
     sc = rows.get(("scalar_cached", shape, dtype, "threads:1", layout))
-    sn = rows.get(("scalar_naive", shape, dtype, "threads:1", layout))
-    fmt = lambda x: f"{x:.2f}" if x else "-"
     print(f"| {impl} | {shape} | {dtype} | {layout} | {threads.split(':')[1]} | {bps/1e9:.2f} | "
           f"{fmt(copy and copy/1e9)} | {fmt(copy and bps/copy)} | {fmt(rmw and rmw/1e9)} | {fmt(rmw and bps/rmw)} | "
-          f"{fmt(sc and bps/sc)} | {fmt(sn and bps/sn)} |")
+          f"{fmt(cache and bps/cache)} | {fmt(sc and bps/sc)} |")
+    where = f"{shape} {dtype} {layout} {threads.split(':')[1]}t"
+    if impl == "simd_cache" and rmw:
+        goals.append(("cache >= 0.9x in-place", where, bps / rmw, 0.9))
+    if impl == "simd_otf" and cache:
+        goals.append(("on the fly >= 0.7x cache", where, bps / cache, 0.7))
+
+print()
+for goal in sorted({g[0] for g in goals}):
+    mine = [g for g in goals if g[0] == goal]
+    missed = [g for g in mine if g[2] < g[3]]
+    worst = min(mine, key=lambda g: g[2])
+    print(f"- {goal}: {len(mine) - len(missed)}/{len(mine)} rows met; lowest {worst[2]:.2f} ({worst[1]})")
+    for g in missed:
+        print(f"  - missed: {g[1]}: {g[2]:.2f}")

@@ -2,25 +2,39 @@
 //
 // Every kernel benchmark reports bytes moved per second (q and k read and
 // written once, plus the cos/sin cache rows it reads); `copy/...` moves the
-// same q+k byte count with memcpy in the same process, same thread count, and
-// `rmw/...` streams once in place over the same buffers (the in-place roofline).
-// bench/cpu_report.py turns the JSON into ratios (vs copy, vs scalar).
+// same q+k byte count with memcpy, and `rmw/...` streams once in place over
+// the same buffers (the in-place roofline, bench/rmw_pass.h). The baselines
+// split their bytes over the same worker pool and the same number of workers
+// as the kernels (impls/simd/row_split.h), so a ratio compares the work, not
+// the threading. bench/cpu_report.py turns the JSON into ratios.
+//
+// Shapes (Llama 3 8B: 32 q heads, 8 kv heads, head_dim 128, base 5e5):
+//   prefill: one sequence of 4096 tokens at positions 0..4095;
+//   decode:  64 sequences of one token each, at unrelated positions below
+//            8192, as a serving engine's decode step sees them.
 #include <benchmark/benchmark.h>
+#include <hwy/targets.h>
+#include <cstdlib>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "bench/rmw_pass.h"
+#include "impls/registry.h"
+#include "impls/simd/row_split.h"
+#include "impls/simd/simd_impls.h"
+#include "impls/simd/worker_pool.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
-#include "impls/registry.h"
-#include "impls/simd/simd_impls.h"
+#include "ropecheck/names.h"
 
 namespace {
 
+using ropecheck::impl::kMinBytesPerWorker;
+using ropecheck::impl::run_parallel;
 using ropecheck::impl::set_simd_threads;
 
 struct Shape {
@@ -28,8 +42,9 @@ struct Shape {
   std::int64_t tokens;
   int q_heads, kv_heads, head_dim;
 };
-constexpr Shape kPrefill{"prefill", 4096, 32, 8, 128};  // Llama 3 8B
-constexpr Shape kDecode{"decode", 1, 32, 8, 128};
+constexpr Shape kPrefill{"prefill", 4096, 32, 8, 128};
+constexpr Shape kDecode{"decode", 64, 32, 8, 128};
+constexpr std::int64_t kCacheRows = 8192;
 
 struct Buffers {
   std::vector<unsigned char> q, k;
@@ -38,6 +53,8 @@ struct Buffers {
   std::size_t qk_bytes = 0;
 };
 
+// Finite, moderate values in every dtype: the high byte of each element is
+// 0x3f (fp32: the top byte of the word; fp16: exponent near 1; bf16: near 1).
 Buffers make_buffers(const Shape& s, ropecheck_dtype_t dt, bool want_cache) {
   Buffers b;
   const std::size_t es = ropecheck::dtype_size(dt);
@@ -45,87 +62,61 @@ Buffers make_buffers(const Shape& s, ropecheck_dtype_t dt, bool want_cache) {
   b.k.resize(static_cast<std::size_t>(s.tokens) * s.kv_heads * s.head_dim * es);
   for (std::size_t i = 0; i < b.q.size(); ++i) b.q[i] = static_cast<unsigned char>(i * 7 % 61);
   for (std::size_t i = 0; i < b.k.size(); ++i) b.k[i] = static_cast<unsigned char>(i * 5 % 59);
-  if (dt != ROPECHECK_DTYPE_F32) {  // keep bf16 values finite and moderate
-    for (std::size_t i = 1; i < b.q.size(); i += 2) b.q[i] = 0x3f;
-    for (std::size_t i = 1; i < b.k.size(); i += 2) b.k[i] = 0x3f;
-  } else {
-    for (std::size_t i = 3; i < b.q.size(); i += 4) b.q[i] = 0x3f;
-    for (std::size_t i = 3; i < b.k.size(); i += 4) b.k[i] = 0x3f;
-  }
+  const std::size_t top = es - 1;
+  const unsigned char high = dt == ROPECHECK_DTYPE_F16 ? 0x3b : 0x3f;
+  for (std::size_t i = top; i < b.q.size(); i += es) b.q[i] = high;
+  for (std::size_t i = top; i < b.k.size(); i += es) b.k[i] = high;
   b.pos.resize(static_cast<std::size_t>(s.tokens));
-  // Decode reads one row deep in the cache, as a serving engine does.
-  for (std::int64_t t = 0; t < s.tokens; ++t) b.pos[t] = s.tokens == 1 ? 8191 : t;
-  if (want_cache) b.cache.resize(static_cast<std::size_t>(8192) * s.head_dim);
+  const bool decode = s.tokens == kDecode.tokens;
+  for (std::int64_t t = 0; t < s.tokens; ++t) b.pos[t] = decode ? (t * 2654435761LL + 977) % kCacheRows : t;
+  if (want_cache) b.cache.resize(static_cast<std::size_t>(kCacheRows) * s.head_dim);
   b.qk_bytes = b.q.size() + b.k.size();
   return b;
 }
 
-ropecheck_freq_spec_t default_freq() {
-  ropecheck_freq_spec_t f{};
-  f.scheme = ROPECHECK_SCHEME_DEFAULT;
-  f.base = 500000.0;
-  return f;
+// Workers for `bytes` of q and k: the kernels' own rule (row_split.h).
+int workers_for(std::size_t bytes, int threads) {
+  return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(bytes) / kMinBytesPerWorker, 1, threads));
 }
 
-// Splits like the kernels do: never more workers than tokens.
-void parallel_copy(unsigned char* dst, const unsigned char* src, std::size_t n, int threads) {
-  if (threads <= 1) {
-    std::memcpy(dst, src, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (n + threads - 1) / threads;
-  for (int t = 0; t < threads; ++t) {
-    const std::size_t a = t * chunk, e = std::min(n, a + chunk);
-    if (a < e) pool.emplace_back([=] { std::memcpy(dst + a, src + a, e - a); });
-  }
-  for (auto& th : pool) th.join();
+// fn(begin, end) over `workers` 64-byte-aligned slices of [0, n).
+template <class Fn>
+void split_bytes(std::size_t n, int workers, Fn&& fn) {
+  const std::size_t chunk = (n / workers + 63) & ~std::size_t{63};
+  run_parallel(workers, [&](int w) {
+    const std::size_t a = std::min(n, w * chunk), e = w + 1 == workers ? n : std::min(n, a + chunk);
+    if (a < e) fn(a, e);
+  });
 }
 
 // Copies as many bytes as the kernel moves: the q+k bytes once each way.
 void BM_Copy(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads) {
-  Buffers b = make_buffers(s, dt, false);
+  const Buffers b = make_buffers(s, dt, false);
   std::vector<unsigned char> src(b.qk_bytes, 1), dst(b.qk_bytes, 0);
+  const int workers = workers_for(b.qk_bytes, threads);
   for (auto _ : st) {
-    parallel_copy(dst.data(), src.data(), src.size(),
-                  static_cast<int>(std::min<std::int64_t>(threads, s.tokens)));
+    split_bytes(src.size(), workers, [&](std::size_t a, std::size_t e) { std::memcpy(&dst[a], &src[a], e - a); });
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
-  const double bytes = 2.0 * static_cast<double>(b.qk_bytes);
-  st.SetBytesProcessed(static_cast<std::int64_t>(bytes) * st.iterations());
+  st.SetBytesProcessed(static_cast<std::int64_t>(2 * b.qk_bytes) * st.iterations());
 }
 
-// The in-place roofline: one streaming read-modify-write pass over the same
-// q+k buffers (each fp32 word scaled by a factor the compiler cannot see is
-// 1), split over threads like the kernels.
+// The in-place roofline: one read-modify-write pass over the same q and k
+// buffers the kernel rotates.
 void BM_Rmw(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads) {
   Buffers b = make_buffers(s, dt, false);
-  volatile float one_v = 1.0f;
-  const float one = one_v;
-  auto pass = [one](unsigned char* base, std::size_t bytes) {
-    float* f = reinterpret_cast<float*>(base);
-    const std::size_t n = bytes / sizeof(float);
-    for (std::size_t i = 0; i < n; ++i) f[i] *= one;
-  };
-  const int workers = static_cast<int>(std::min<std::int64_t>(threads, s.tokens));
+  volatile std::uint32_t zero_v = 0;
+  const std::uint32_t zero = zero_v;
+  const int workers = workers_for(b.qk_bytes, threads);
+  st.SetLabel(ropecheck::bench::rmw_target());
   for (auto _ : st) {
-    for (auto* buf : {&b.q, &b.k}) {
-      if (workers <= 1) {
-        pass(buf->data(), buf->size());
-        continue;
-      }
-      std::vector<std::thread> pool;
-      const std::size_t chunk = (buf->size() / workers + 63) & ~std::size_t{63};
-      for (int t = 0; t < workers; ++t) {
-        const std::size_t a = t * chunk, e = std::min(buf->size(), a + chunk);
-        if (a < e) pool.emplace_back([&, a, e] { pass(buf->data() + a, e - a); });
-      }
-      for (auto& th : pool) th.join();
-    }
+    for (auto* buf : {&b.q, &b.k})
+      split_bytes(buf->size(), workers,
+                  [&](std::size_t a, std::size_t e) { ropecheck::bench::rmw_pass(buf->data() + a, e - a, zero); });
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(static_cast<std::int64_t>(2.0 * static_cast<double>(b.qk_bytes)) * st.iterations());
+  st.SetBytesProcessed(static_cast<std::int64_t>(2 * b.qk_bytes) * st.iterations());
 }
 
 void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dtype_t dt, int threads,
@@ -137,9 +128,11 @@ void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dty
   }
   const bool cache = (impl->caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
   Buffers b = make_buffers(s, dt, cache);
-  const ropecheck_freq_spec_t freq = default_freq();
+  ropecheck_freq_spec_t freq{};
+  freq.scheme = ROPECHECK_SCHEME_DEFAULT;
+  freq.base = 500000.0;
   char err[256];
-  if (cache && impl->build_cache(impl->ctx, &freq, s.head_dim, 8192, ROPECHECK_DTYPE_F32, b.cache.data(), err,
+  if (cache && impl->build_cache(impl->ctx, &freq, s.head_dim, kCacheRows, ROPECHECK_DTYPE_F32, b.cache.data(), err,
                                  sizeof err) != ROPECHECK_OK) {
     st.SkipWithError(err);
     return;
@@ -162,8 +155,9 @@ void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dty
   p.freq = &freq;
   p.cos_sin_cache = cache ? b.cache.data() : nullptr;
   p.cache_dtype = ROPECHECK_DTYPE_F32;
-  p.cache_max_position = 8192;
+  p.cache_max_position = kCacheRows;
   set_simd_threads(threads);
+  if (impl->target) st.SetLabel(impl->target(impl->ctx));
   for (auto _ : st) {
     if (impl->apply(impl->ctx, &p, err, sizeof err) != ROPECHECK_OK) {
       st.SkipWithError(err);
@@ -178,12 +172,11 @@ void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dty
 }
 
 void register_all() {
-  const ropecheck_dtype_t dtypes[] = {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16};
   for (const Shape& s : {kPrefill, kDecode}) {
-    for (ropecheck_dtype_t dt : dtypes) {
+    for (ropecheck_dtype_t dt : {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16}) {
       for (int threads : {1, 2}) {
-        const std::string tag = std::string(s.name) + "/" + (dt == ROPECHECK_DTYPE_F32 ? "f32" : "bf16") +
-                                "/threads:" + std::to_string(threads);
+        const std::string tag =
+            std::string(s.name) + "/" + std::string(ropecheck::dtype_name(dt)) + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(("copy/" + tag).c_str(), BM_Copy, s, dt, threads)->UseRealTime();
         benchmark::RegisterBenchmark(("rmw/" + tag).c_str(), BM_Rmw, s, dt, threads)->UseRealTime();
         for (auto layout : {ROPECHECK_LAYOUT_HALF_SPLIT, ROPECHECK_LAYOUT_INTERLEAVED}) {
@@ -206,6 +199,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (std::getenv("T2")) hwy::SetSupportedTargetsForTest(HWY_AVX2);
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

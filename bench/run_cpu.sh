@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Builds and runs the CPU benchmark, then prints the ratio table that goes
-# into bench/RESULTS.md. Usage: bench/run_cpu.sh [extra benchmark flags]
+# into bench/RESULTS.md, with the load average before and after the run (a
+# figure taken while the 1-minute load is above ~1 on this 2-core machine is
+# not a figure to report). Usage: bench/run_cpu.sh [extra benchmark flags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset release > /dev/null
 cmake --build --preset release --target rope_bench
 out=$(mktemp)
-./build/release/bench/rope_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-  --benchmark_min_time=0.3 --benchmark_out="$out" --benchmark_out_format=json "$@"
+before=$(cut -d' ' -f1-3 /proc/loadavg)
+./build/release/bench/rope_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  --benchmark_min_time=0.2 --benchmark_out="$out" --benchmark_out_format=json "$@"
+after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
-echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; date: $(date -u +%F)"
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; date: $(date -u +%F); load before: $before; after: $after"
 python3 bench/cpu_report.py "$out"

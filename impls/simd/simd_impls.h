@@ -1,10 +1,12 @@
 // The Highway SIMD kernels (no SIMD types here: Highway's public-header rule).
 //   simd_cache: reads the [max_pos, rotary_dim] fp32 cos|sin cache.
-//   simd_otf:   computes angles on the fly: p * w in double, reduced mod 2 pi
-//               in double (three-part Cody-Waite), then sin/cos in fp32 with
-//               Highway's contrib math (3 ulp on the reduced angle), so the
+//   simd_otf:   computes angles on the fly: p * w in double, reduced in
+//               double to the quadrant, then sin/cos in fp32 by one shared
+//               polynomial pair (declared FAST, 1e-7; docs/SIMD.md), so the
 //               error does not grow with position beyond the double product.
-// Both dispatch at run time to the best target the CPU supports.
+// Both dispatch at run time to the best target the CPU supports, rotate
+// fp32, fp16 and bf16 in both layouts inside the vector loop, and split
+// rows over set_simd_threads() workers (docs/SIMD.md).
 #ifndef ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_
 #define ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_
 
@@ -15,13 +17,19 @@ namespace ropecheck::impl {
 const ropecheck_impl_t* simd_cache_impl();
 const ropecheck_impl_t* simd_otf_impl();
 
-// Worker threads the SIMD kernels split tokens over (default 1, so results
-// and timings are deterministic unless asked otherwise). Clamped to [1, 256].
+// Threads the SIMD kernels may split rows over (default 1, so timings are
+// single-threaded unless asked otherwise; the bits never depend on it).
+// Clamped to [1, 256]. A call uses fewer when its rows are too few to repay
+// the hand-off (impls/simd/row_split.h).
 void set_simd_threads(int threads);
 int simd_threads();
 
 // Name of the Highway target the dispatcher chose for this process.
 const char* simd_target_name();
+
+// simd_otf's sin/cos of the angles position * inv_freq[i], i < pairs, on
+// the dispatched target, with m = 1 (for the accuracy test).
+void simd_sincos_row(double position, const double* inv_freq, int pairs, float* c, float* s);
 
 }  // namespace ropecheck::impl
 
