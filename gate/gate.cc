@@ -101,8 +101,8 @@ struct CaseRun {
   int index = 0;
   Case c;
   std::vector<std::vector<std::optional<prop::PropertyResult>>> results;
-  // Set when SIGINT / SIGTERM cut a call short: the results before it stand,
-  // that call and everything after it have no verdict.
+  // Set when SIGINT / SIGTERM cut a call short: the case is left out of the
+  // report (absorb), which is then partial and marked interrupted.
   bool interrupted = false;
 };
 
