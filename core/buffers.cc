@@ -1,5 +1,6 @@
 #include "core/buffers.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -13,14 +14,60 @@ Geometry geometry(const Case& c) {
   g.head_dim = c.shape.head_dim;
   g.rotary_dim = c.shape.rotary_dim;
   g.tokens = c.tokens;
+  g.seq_len = c.seq_len > 0 ? c.seq_len : std::max<std::int64_t>(c.tokens, 1);
   g.esize = dtype_size(c.dtype);
   g.heads = {c.q_heads, c.kv_heads};
+  const std::int64_t d = c.shape.head_dim, s = g.seq_len, seqs = c.sequences();
+  const std::int64_t seq_pad = c.seq_len > 0 ? c.seq_pad : 0;  // one sequence: nothing between
   for (int w = 0; w < 2; ++w) {
-    g.head_stride[w] = c.shape.head_dim + c.head_pad;
-    g.token_stride[w] = g.heads[w] * g.head_stride[w] + c.token_pad;
-    g.elements[w] = c.tokens * g.token_stride[w];
+    const std::int64_t h = g.heads[w];
+    std::int64_t &hs = g.head_stride[w], &ts = g.token_stride[w], &ss = g.seq_stride[w];
+    switch (c.memory) {
+      case MemoryLayout::kHeadMajor:  // [batch, heads, seq, dim]
+        ts = d + c.head_pad;
+        hs = s * ts + c.token_pad;
+        ss = h * hs + seq_pad;
+        break;
+      case MemoryLayout::kFusedQkv:  // rows of q_heads + 2 kv_heads heads
+        hs = d;
+        ts = (c.q_heads + 2 * std::int64_t{c.kv_heads}) * d + c.token_pad;
+        ss = s * ts + seq_pad;
+        g.base[w] = w == 0 ? 0 : c.q_heads * d;
+        break;
+      case MemoryLayout::kSplitStrides:  // k's strides differ from q's
+        hs = d + c.head_pad + (w == 1 ? 1 + c.token_pad % 3 : 0);
+        ts = h * hs + c.token_pad + (w == 1 ? 3 : 0);
+        ss = s * ts + seq_pad;
+        break;
+      case MemoryLayout::kTokenMajor:
+        hs = d + c.head_pad;
+        ts = h * hs + c.token_pad;
+        ss = s * ts + seq_pad;
+        break;
+    }
+    // Every buffer holds whole sequences (a fused row's v part included).
+    g.elements[w] = seqs * ss;
   }
   return g;
+}
+
+std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool granted) {
+  CallStrides s;
+  s.token_stride = g.token_stride;
+  s.head_stride = g.head_stride;
+  if (c.seq_len == 0) return s;
+  if (granted) {
+    s.seq_len = c.seq_len;
+    s.seq_stride = g.seq_stride;
+    return s;
+  }
+  if (g.seq_len == 1) {  // one token per sequence: the sequence stride is a token stride
+    s.token_stride = g.seq_stride;
+    return s;
+  }
+  for (int w = 0; w < 2; ++w)
+    if (g.seq_stride[w] != g.seq_len * g.token_stride[w]) return std::nullopt;
+  return s;
 }
 
 void fill_canary(unsigned char* p, std::size_t bytes) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/cases.h"
@@ -15,18 +16,33 @@
 
 namespace ropecheck {
 
-// Where a case's elements live: tensor w = 0 (q) or 1 (k).
+// Where a case's elements live: tensor w = 0 (q) or 1 (k). Token t is index
+// t % seq_len of sequence t / seq_len; each tensor starts `base` elements
+// into its buffer (the k view of a fused qkv row starts q_heads heads in).
 struct Geometry {
   int head_dim = 0, rotary_dim = 0;
   std::int64_t tokens = 0;
+  std::int64_t seq_len = 1;  // tokens per sequence (all tokens when one sequence)
   std::size_t esize = 0;
   std::array<int, 2> heads{};
-  std::array<std::int64_t, 2> head_stride{}, token_stride{}, elements{};
+  std::array<std::int64_t, 2> head_stride{}, token_stride{}, seq_stride{}, base{}, elements{};
   std::int64_t offset(int w, std::int64_t token, int head, int channel) const {
-    return token * token_stride[w] + head * head_stride[w] + channel;
+    return base[w] + (token / seq_len) * seq_stride[w] + (token % seq_len) * token_stride[w] +
+           head * head_stride[w] + channel;
   }
 };
 Geometry geometry(const Case& c);
+
+// The strides a kernel is called with (apply_params). A kernel that reads
+// sequence strides (ABI 1.2, CAP_SEQ_STRIDES: `granted`) gets every batched
+// case as it is; any other kernel gets it as one run of tokens where that
+// describes the same elements (sequences back to back, or one token each),
+// else nullopt: the case is outside its capabilities.
+struct CallStrides {
+  std::array<std::int64_t, 2> token_stride{}, head_stride{}, seq_stride{};
+  std::int64_t seq_len = 0;  // 0: one run of tokens
+};
+std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool granted);
 
 // Storage bytes of q (bytes[0]) and k (bytes[1]), padding included.
 struct QkBuffers {

@@ -19,6 +19,33 @@ namespace ropecheck {
 
 enum class Suite { kQuick, kStandard, kExhaustive };
 
+// How q and k lie in memory (core/buffers.h, geometry). Each is a layout
+// production engines hand to a RoPE kernel:
+//   kTokenMajor   [tokens, heads, head_dim] (vLLM, FlashInfer, TensorRT-LLM)
+//   kHeadMajor    [batch, heads, seq, head_dim] (Hugging Face, PyTorch SDPA)
+//   kFusedQkv     q and k as views of one [tokens, q_heads + 2 kv_heads,
+//                 head_dim] qkv projection (vLLM, SGLang): the k view starts
+//                 q_heads heads into the row and the v part is never to be
+//                 written (vLLM #16658)
+//   kSplitStrides q and k token-major with different head and token strides
+//                 (k's stride taken from q's: SGLang #20559)
+enum class MemoryLayout { kTokenMajor, kHeadMajor, kFusedQkv, kSplitStrides };
+inline constexpr int kMemoryLayoutCount = 4;
+const char* memory_layout_name(MemoryLayout m);
+
+// Size classes of the suites: production kernels take different code paths
+// by size (vector tails, thread and block partitions, a decode path).
+//   kTiny          1-6 tokens, 1-3 kv heads (every property's home ground)
+//   kDecode        one token per sequence, many sequences at unrelated positions
+//   kShortPrefill  16-256 tokens in 1-4 sequences of consecutive positions
+//   kLongPrefill   >= 4096 tokens in standard, >= 32768 in exhaustive
+//   kManyHeads     64-128 q heads (DeepSeek-V3 has 128)
+//   kEdges         the edges of declared capabilities: positions past 2^24,
+//                  at 2^31-1 and past 2^31, negative ids, head_dim 256 / 512
+enum class SizeClass { kTiny, kDecode, kShortPrefill, kLongPrefill, kManyHeads, kEdges };
+inline constexpr int kSizeClassCount = 6;
+const char* size_class_name(SizeClass s);
+
 const char* suite_name(Suite s);
 bool parse_suite(const std::string& s, Suite* out);
 int suite_size(Suite s);
@@ -41,6 +68,19 @@ struct Case {
   int head_pad = 0;   // extra elements after each head (padded strides)
   int token_pad = 0;  // extra elements after each token
   std::uint64_t data_seed = 0;
+  // Tokens per sequence: 0 is one sequence of all tokens; else tokens is a
+  // multiple of it (seq_len 1: decode).
+  std::int64_t seq_len = 0;
+  int seq_pad = 0;  // extra elements between sequences (a batch stride)
+  MemoryLayout memory = MemoryLayout::kTokenMajor;
+  SizeClass size_class = SizeClass::kTiny;
+  int num_threads = 0;  // apply_params.num_threads (0: the kernel's choice)
+
+  std::int64_t sequences() const { return seq_len > 0 ? tokens / seq_len : 1; }
+  // Rotated elements of q and k together: what the cost of a case scales with.
+  std::int64_t rotated_elements() const {
+    return tokens * static_cast<std::int64_t>(q_heads + kv_heads) * shape.rotary_dim;
+  }
 
   std::string family() const;    // the case family shown in the summary table
   std::string describe() const;  // one line with every parameter
@@ -56,13 +96,19 @@ struct CaseLimits {
   int max_tokens = 6;
   int max_kv_heads = 3;
   int max_group = 4;  // q heads per kv head (GQA)
+  bool memory_layouts = true;  // draw every MemoryLayout and batched sequences
 };
 CaseLimits suite_limits(Suite s);
 
 // The generator: every structural decision of a case drawn from `ch`.
 Case draw_case(Choices& ch, const CaseLimits& limits);
-// Case `index` of a suite: draw_case over Rng(seed, index).
+// Case `index` of a suite: draw_case over Rng(seed, index), then the size
+// class of the index (size_class_of) reshapes tokens, heads and positions.
 Case make_case(Suite suite, std::uint64_t seed, int index);
+// The size class of case `index`: the first kSizeClassCount * 4 indices of
+// every suite cycle through the classes (so the quick suite has four cases
+// of each), the rest are drawn with a suite's weights.
+SizeClass size_class_of(Suite suite, std::uint64_t seed, int index);
 
 // Positions every generator aims at: 0, 1, 2, both sides of 4096, 2^16,
 // 2^20, 2^24 (where fp32 stops holding every integer) and int32 max.

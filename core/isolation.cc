@@ -131,10 +131,17 @@ std::deque<Isolated>& wrappers() {
   return w;
 }
 
-std::int64_t extent(std::int64_t tokens, std::int64_t token_stride, std::int64_t heads, std::int64_t head_stride,
-                    std::int64_t head_dim) {
-  if (tokens <= 0 || heads <= 0 || head_dim <= 0 || token_stride < 0 || head_stride < 0) return 0;
-  return (tokens - 1) * token_stride + (heads - 1) * head_stride + head_dim;
+// Elements from a view's first to its last, the sequence stride of ABI 1.2
+// included (its fields are read only when struct_size covers them).
+std::int64_t extent(const ropecheck_apply_params_t& p, bool q) {
+  const std::int64_t heads = q ? p.num_q_heads : p.num_kv_heads;
+  const std::int64_t ts = q ? p.q_token_stride : p.k_token_stride, hs = q ? p.q_head_stride : p.k_head_stride;
+  const bool batched = p.struct_size >= ROPECHECK_APPLY_PARAMS_SIZE_1_2 && p.seq_len > 0;
+  const std::int64_t ss = !batched ? 0 : q ? p.q_seq_stride : p.k_seq_stride;
+  const std::int64_t per_seq = batched ? p.seq_len : p.num_tokens;
+  const std::int64_t seqs = batched ? p.num_tokens / p.seq_len : 1;
+  if (p.num_tokens <= 0 || heads <= 0 || p.head_dim <= 0 || ts < 0 || hs < 0 || ss < 0) return 0;
+  return (seqs - 1) * ss + (per_seq - 1) * ts + (heads - 1) * hs + p.head_dim;
 }
 
 std::size_t cache_esize(std::uint32_t dtype) {
@@ -184,17 +191,16 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                     p->num_tokens >= 0 && p->num_tokens <= (std::int64_t{1} << 32) && p->head_dim > 0 &&
                     p->head_dim <= 65536 && p->num_q_heads > 0 && p->num_kv_heads >= 0 && p->q_in && p->q_out &&
                     (p->num_kv_heads == 0 || (p->k_in && p->k_out)) && p->positions && p->position_type <= ROPECHECK_INDEX_INT64 &&
-                    p->cache_max_position >= 0 && p->rotary_dim >= 0 && p->rotary_dim <= p->head_dim;
+                    p->cache_max_position >= 0 && p->rotary_dim >= 0 && p->rotary_dim <= p->head_dim &&
+                    p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0);
   CallBuffers b;
   if (!sane) {
     const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); });
     return verdict(run, b, err, n);
   }
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
-  const std::size_t qb = static_cast<std::size_t>(
-      extent(p->num_tokens, p->q_token_stride, p->num_q_heads, p->q_head_stride, p->head_dim)) * es;
-  const std::size_t kb = static_cast<std::size_t>(
-      extent(p->num_tokens, p->k_token_stride, p->num_kv_heads, p->k_head_stride, p->head_dim)) * es;
+  const std::size_t qb = static_cast<std::size_t>(extent(*p, true)) * es;
+  const std::size_t kb = static_cast<std::size_t>(extent(*p, false)) * es;
   const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
   ropecheck_apply_params_t c = *p;
   c.q_out = b.add("q_out", p->q_out, qb, false);

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/views.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
 #include "reference/rounding.h"
@@ -26,8 +27,10 @@ const char* position_bin_name(int bin) {
 std::string Violation::format() const {
   std::ostringstream os;
   os.precision(9);
-  os << what << " at " << tensor << "[token " << token << ", head " << head << ", channel "
-     << channel << "] position " << position << ": got " << got << " (" << std::hexfloat << got
+  os << what;
+  if (token >= 0) os << " at " << tensor << "[token " << token << ", head " << head << ", channel " << channel
+                     << "] position " << position;
+  os << ": got " << got << " (" << std::hexfloat << got
      << std::defaultfloat << "), expected " << expected << " (" << std::hexfloat << expected
      << std::defaultfloat << "), budget " << budget;
   if (!detail.empty()) os << " [" << detail << "]";
@@ -57,9 +60,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
   std::map<std::int64_t, PositionPoint> points;
   for (int w = 0; w < 2; ++w) {
     const unsigned char* got = run.out.bytes[w].data();
-    std::vector<char> is_rotated(static_cast<std::size_t>(g.elements[w]), 0);
     for (const ReferenceElement& re : ref.elements(w)) {
-      is_rotated[re.offset] = 1;
       const ElementTerms& e = re.terms;
       const double v = load_as_double(got, re.offset, c.dtype);
       if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
@@ -117,25 +118,29 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
       out.worst_ulps = std::max(out.worst_ulps, l);
     }
     // Everything else: pass-through channels must be bit-identical to the
-    // input; padding must keep what the output held before the call (in
-    // place the input's canaries, out of place the call's poison).
-    for (std::int64_t off = 0; off < g.elements[w]; ++off) {
-      if (is_rotated[off]) continue;
-      const std::int64_t tok = off / g.token_stride[w];
-      const std::int64_t in_tok = off % g.token_stride[w];
-      const int head = static_cast<int>(in_tok / g.head_stride[w]);
-      const int ch = static_cast<int>(in_tok % g.head_stride[w]);
-      const bool payload = head < g.heads[w] && ch < g.head_dim;
-      unsigned char expect[8];
-      for (std::size_t bi = 0; bi < g.esize; ++bi)
-        expect[bi] = payload ? in.bytes[w][off * g.esize + bi] : run.initial.bytes[w][off * g.esize + bi];
-      if (std::memcmp(got + off * g.esize, expect, g.esize) != 0) {
-        note({names[w], tok, head, ch, c.positions[tok], load_as_double(got, off, c.dtype),
-              load_as_double(expect, 0, c.dtype), 0.0,
-              payload ? "pass-through channel modified" : "wrote into padding outside the tensor", ""});
+    // input; padding (and the other parts of a fused qkv row) must keep what
+    // the output held before the call (in place the input's canaries, out of
+    // place the call's poison). Rotated elements of tokens outside a sample
+    // are the only ones not judged.
+    for (std::int64_t tok = 0; tok < c.tokens; ++tok)
+      for (int head = 0; head < g.heads[w]; ++head) {
+        const std::int64_t o = g.offset(w, tok, head, 0);
+        for (int ch = g.rotary_dim; ch < g.head_dim; ++ch)
+          if (std::memcmp(got + (o + ch) * g.esize, in.bytes[w].data() + (o + ch) * g.esize, g.esize) != 0)
+            note({names[w], tok, head, ch, c.positions[static_cast<std::size_t>(tok)],
+                  load_as_double(got, o + ch, c.dtype), load_as_double(in.bytes[w].data(), o + ch, c.dtype), 0.0,
+                  "pass-through channel modified", ""});
       }
-    }
+    const unsigned char* before = run.initial.bytes[w].data();
+    // The first write outside the view is named (core/views.h).
+    if (const std::int64_t off = first_write_outside_view(g, w, view_mask(g, w), got, before); off >= 0)
+      note({names[w], -1, -1, -1, 0, load_as_double(got, off, c.dtype), load_as_double(before, off, c.dtype), 0.0,
+            "wrote into padding outside the tensor (element " + std::to_string(off) + " of " + names[w] +
+                "'s buffer, outside every " + names[w] + " view: padding or another part of a fused qkv row)",
+            ""});
   }
+  out.tokens = c.tokens;
+  out.judged_tokens = static_cast<std::int64_t>(ref.tokens.size());
   for (const auto& [pos, pt] : points) out.points.push_back(pt);
   if (out.violations > 0) {
     out.outcome = Outcome::kFail;

@@ -72,6 +72,9 @@ struct CaseOutcome {
   std::array<double, kBudgetTermCount> worst_by_term{};
   std::array<std::int64_t, kBudgetTermCount> elements_by_term{};
   std::vector<PositionPoint> points;  // one per distinct position of the case
+  // Tokens of the case, and those whose rotated elements were judged
+  // against the reference (fewer on a sampled large case: judged_tokens).
+  std::int64_t tokens = 0, judged_tokens = 0;
 };
 
 // Judges one run against the reference, element by element: rotated

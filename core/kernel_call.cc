@@ -93,6 +93,9 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   for (auto p : c.positions) negative |= p < 0;
   if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
     return "negative positions";
+  if (!call_strides(c, geometry(c), (k.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0))
+    return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
+           ", seq_len " + std::to_string(c.seq_len) + "; needs SEQ_STRIDES, ABI 1.2)";
   if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
@@ -137,16 +140,27 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   p.num_kv_heads = c.kv_heads;
   p.head_dim = c.shape.head_dim;
   p.rotary_dim = c.shape.rotary_dim;
-  unsigned char* q_out = r.out.bytes[0].data();
-  unsigned char* k_out = r.out.bytes[1].data();
-  p.q_in = c.in_place ? q_out : inputs.bytes[0].data();
+  // Each view starts at its base (the k view of a fused qkv row).
+  unsigned char* q_out = r.out.bytes[0].data() + g.base[0] * g.esize;
+  unsigned char* k_out = r.out.bytes[1].data() + g.base[1] * g.esize;
+  const std::optional<CallStrides> st = call_strides(c, g, (impl.caps.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0);
+  if (!st) {  // outside_capabilities declines these cases first
+    r.status = ROPECHECK_UNSUPPORTED;
+    r.message = "batched case without SEQ_STRIDES";
+    return r;
+  }
+  p.q_in = c.in_place ? q_out : inputs.bytes[0].data() + g.base[0] * g.esize;
   p.q_out = q_out;
-  p.q_token_stride = g.token_stride[0];
-  p.q_head_stride = g.head_stride[0];
-  p.k_in = c.in_place ? k_out : inputs.bytes[1].data();
-  p.k_out = k_out;
-  p.k_token_stride = g.token_stride[1];
-  p.k_head_stride = g.head_stride[1];
+  p.q_token_stride = st->token_stride[0];
+  p.q_head_stride = st->head_stride[0];
+  p.k_in = c.kv_heads == 0 ? nullptr : c.in_place ? k_out : inputs.bytes[1].data() + g.base[1] * g.esize;
+  p.k_out = c.kv_heads == 0 ? nullptr : k_out;  // kv_heads 0: no k (kernel_abi.h)
+  p.k_token_stride = st->token_stride[1];
+  p.k_head_stride = st->head_stride[1];
+  p.seq_len = st->seq_len;
+  p.q_seq_stride = st->seq_stride[0];
+  p.k_seq_stride = st->seq_stride[1];
+  p.num_threads = c.num_threads;
   p.positions = c.position_type == ROPECHECK_INDEX_INT32 ? static_cast<const void*>(pos32.data())
                                                          : static_cast<const void*>(pos64.data());
   p.position_type = c.position_type;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/rng.h"
 #include "reference/rotation.h"
 #include "reference/rounding.h"
 #include "ropecheck/dtype.h"
@@ -23,9 +24,11 @@ void describe_case(const Case& c, ReferenceResult* r) {
   r->geo = geometry(c);
   r->layout = c.layout;
   r->positions = c.positions;
+  r->tokens = judged_tokens(c);
+  const auto n = static_cast<std::int64_t>(r->tokens.size());
   for (int w = 0; w < 2; ++w) {
     r->pairs[w].clear();
-    r->pairs[w].reserve(static_cast<std::size_t>(c.tokens * r->geo.heads[w] * (r->geo.rotary_dim / 2)));
+    r->pairs[w].reserve(static_cast<std::size_t>(n * r->geo.heads[w] * (r->geo.rotary_dim / 2)));
   }
 }
 
@@ -52,7 +55,7 @@ ReferenceResult compute_fast(const Case& c, const QkBuffers& in, ref::FastStats*
   r.attention_factor = rope.attention_factor();
   r.inv_freq = rope.inv_freq();
   std::vector<const ref::FastTrigRow*> rows;
-  for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
+  for (const std::int64_t tok : r.tokens) {
     const ref::FastTrigRow& row = rope.trig(c.positions[static_cast<std::size_t>(tok)]);
     rows.push_back(&row);
     for (int i = 0; i < pairs; ++i) {
@@ -66,8 +69,9 @@ ReferenceResult compute_fast(const Case& c, const QkBuffers& in, ref::FastStats*
   for (int w = 0; w < 2; ++w) {
     const unsigned char* base = in.bytes[w].data();
     auto& out = r.pairs[w];
-    for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
-      const ref::FastTrigRow& row = *rows[static_cast<std::size_t>(tok)];
+    for (std::size_t k = 0; k < r.tokens.size(); ++k) {
+      const std::int64_t tok = r.tokens[k];
+      const ref::FastTrigRow& row = *rows[k];
       for (int h = 0; h < g.heads[w]; ++h) {
         const std::int64_t off = g.offset(w, tok, h, 0);
         for (int i = 0; i < pairs; ++i) {
@@ -94,6 +98,29 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 }  // namespace
 
+std::vector<std::int64_t> judged_tokens(const Case& c) {
+  std::vector<std::int64_t> t;
+  if (c.rotated_elements() <= kSampleAbove || c.tokens <= kSampledTokens) {
+    for (std::int64_t i = 0; i < c.tokens; ++i) t.push_back(i);
+    return t;
+  }
+  std::vector<char> take(static_cast<std::size_t>(c.tokens), 0);
+  std::int64_t n = 0;
+  const auto add = [&](std::int64_t i) {
+    if (!take[static_cast<std::size_t>(i)] && n < kSampledTokens) take[static_cast<std::size_t>(i)] = 1, ++n;
+  };
+  const std::int64_t per = c.seq_len > 0 ? c.seq_len : c.tokens;
+  for (std::int64_t s = 0; s < c.sequences() && n < kSampledTokens / 2; ++s) {
+    add(s * per);
+    add(s * per + per - 1);
+  }
+  Rng rng(c.data_seed ^ 0x73616d706c65ULL);  // "sample"
+  while (n < kSampledTokens) add(rng.range(0, c.tokens - 1));
+  for (std::int64_t i = 0; i < c.tokens; ++i)
+    if (take[static_cast<std::size_t>(i)]) t.push_back(i);
+  return t;
+}
+
 ReferenceElement ReferenceResult::element(int w, std::size_t index) const {
   const auto np = static_cast<std::size_t>(geo.rotary_dim / 2);
   const std::size_t k = index / 2, th = k / np;
@@ -102,12 +129,13 @@ ReferenceElement ReferenceResult::element(int w, std::size_t index) const {
                     static_cast<int>(k % np));
 }
 
-ReferenceElement ReferenceResult::element_at(int w, std::size_t index, std::int64_t tok, int h, int i) const {
+ReferenceElement ReferenceResult::element_at(int w, std::size_t index, std::int64_t place, int h, int i) const {
+  const std::int64_t tok = tokens[static_cast<std::size_t>(place)];
   const int side = static_cast<int>(index % 2);
   int a, b;
   pair_channels(layout, geo.rotary_dim, i, &a, &b);
   const ReferencePair& p = pairs[static_cast<std::size_t>(w)][index / 2];
-  const std::size_t t = trig_index(tok, geo.rotary_dim / 2, i);
+  const std::size_t t = trig_index(place, geo.rotary_dim / 2, i);
   ReferenceElement e;
   e.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
                        positions[static_cast<std::size_t>(tok)], i)[side];
@@ -127,7 +155,7 @@ void assemble_reference(
   const Geometry& g = r->geo;
   const int d = g.rotary_dim, pairs = d / 2;
   for (int w = 0; w < 2; ++w) {
-    for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
+    for (const std::int64_t tok : r->tokens) {
       for (int h = 0; h < g.heads[w]; ++h) {
         const std::int64_t off = g.offset(w, tok, h, 0);
         for (int i = 0; i < pairs; ++i) {
@@ -151,7 +179,7 @@ ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in) {
   r.attention_factor = rope.freqs().attention_factor.convert_to<double>();
   const int hd = g.head_dim, pairs = g.rotary_dim / 2;
   for (const ref::Real& w : rope.freqs().inv_freq) r.inv_freq.push_back(w.convert_to<double>());
-  for (std::int64_t tok = 0; tok < c.tokens; ++tok) {
+  for (const std::int64_t tok : judged_tokens(c)) {
     const std::int64_t pos = c.positions[static_cast<std::size_t>(tok)];
     const auto& trig = rope.trig(pos);
     for (int i = 0; i < pairs; ++i) {

@@ -46,13 +46,27 @@ struct ReferencePair {
   ExactPair exact;
 };
 
+// A case with more rotated elements than kSampleAbove is judged on a seeded
+// sample of its tokens (judged_tokens): the kernel still rotates every
+// token, pass-through channels and padding are still checked everywhere,
+// and the report says how many tokens were judged.
+inline constexpr std::int64_t kSampleAbove = std::int64_t{1} << 20;
+inline constexpr std::int64_t kSampledTokens = 256;
+// Every token of a case, or for a large one: the first and last token of
+// each sequence (where partitions and tails end) and seeded random tokens,
+// kSampledTokens in all, ascending.
+std::vector<std::int64_t> judged_tokens(const Case& c);
+
 struct ReferenceResult {
   double attention_factor = 1;
+  // The tokens the result covers (judged_tokens), ascending: the walk goes
+  // over these; per-token tables are indexed by the token's place here.
+  std::vector<std::int64_t> tokens;
   std::vector<double> inv_freq;  // exact w_i rounded to double, rotary_dim/2
-  // Per token and pair (token-major): exact p w_i, cos(p w_i), sin(p w_i)
+  // Per judged token and pair (token-major): exact p w_i, cos(p w_i), sin(p w_i)
   // rounded to double, without the attention factor.
   std::vector<double> angle, cos, sin;
-  // Per tensor (q, k), every rotated pair in walk order: token, head, pair.
+  // Per tensor (q, k), every rotated pair in walk order: judged token, head, pair.
   std::array<std::vector<ReferencePair>, 2> pairs;
   // Where each pair's elements live (the case's geometry, layout, positions).
   Geometry geo;
@@ -61,8 +75,8 @@ struct ReferenceResult {
 
   // Element `index` of tensor w in walk order (two per pair: first, second).
   ReferenceElement element(int w, std::size_t index) const;
-  // The same, with the pair's token, head and pair index known.
-  ReferenceElement element_at(int w, std::size_t index, std::int64_t token, int head, int pair) const;
+  // The same, with the pair's place in `tokens`, head and pair index known.
+  ReferenceElement element_at(int w, std::size_t index, std::int64_t token_place, int head, int pair) const;
 
   // Every rotated element of tensor w, in walk order, built on the fly:
   // for (const ReferenceElement& e : r.elements(w)) ...

@@ -121,7 +121,7 @@ CaseRun run_case(const GateOptions& o, const std::vector<const prop::Property*>&
     run.results[k].resize(props.size());
     for (std::size_t pi = 0; pi < props.size() && !run.interrupted; ++pi) {
       if (!applicable[k][pi]) continue;
-      prop::PropertyResult res = props[pi]->check(*o.impls[k], ctx);
+      prop::PropertyResult res = prop::run_property(*props[pi], *o.impls[k], ctx);
       if (interrupt_signal()) run.interrupted = true;  // the call was cut short: no verdict on it
       else run.results[k][pi] = std::move(res);
     }
@@ -147,17 +147,21 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
       ++ps.cases;
       if (res.judged) {  // the judge's per-family and per-position figures
         const CaseOutcome& out = *res.judged;
-        FamilyStats& f = rep.families[run.c.family()];
-        ++f.cases;
-        if (out.outcome == Outcome::kSkipped) {
-          ++f.skipped;
-          ++rep.skipped[out.message];
-        } else {
-          f.worst_units = std::max(f.worst_units, out.worst_units);
-          f.worst_ulps = std::max(f.worst_ulps, out.worst_ulps);
-          add_bins(rep, out, run.c);
-          ++(out.outcome == Outcome::kPass ? f.passed : f.failed);
+        const std::string shape =
+            std::string(size_class_name(run.c.size_class)) + " " + memory_layout_name(run.c.memory);
+        for (FamilyStats* f : {&rep.families[run.c.family()], &rep.shapes[shape]}) {
+          ++f->cases;
+          if (out.outcome == Outcome::kSkipped) {
+            ++f->skipped;
+          } else {
+            f->worst_units = std::max(f->worst_units, out.worst_units);
+            f->worst_ulps = std::max(f->worst_ulps, out.worst_ulps);
+            f->sampled += out.judged_tokens < out.tokens;
+            ++(out.outcome == Outcome::kPass ? f->passed : f->failed);
+          }
         }
+        if (out.outcome == Outcome::kSkipped) ++rep.skipped[out.message];
+        else add_bins(rep, out, run.c);
       }
       switch (res.outcome) {
         case Outcome::kSkipped:

@@ -63,6 +63,7 @@ struct GateOptions {
 struct FamilyStats {
   int cases = 0, passed = 0, failed = 0, skipped = 0;
   double worst_units = 0, worst_ulps = 0;
+  int sampled = 0;  // of the judged: on a seeded sample of their tokens (judged_tokens)
 };
 
 struct PropertyStats {
@@ -104,6 +105,8 @@ struct ImplReport {
   const std::string* floor_failure(const std::string& property) const;
   std::string reproduce_args;  // " --plugin PATH" for a plugin's kernel, else empty
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
+  // Conformance per size class and memory layout: "decode head_major".
+  std::map<std::string, FamilyStats> shapes;
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   // Worst conformance error per position bucket (1/16 octave), for plots.

@@ -48,15 +48,17 @@ GateReport empty_like(const GateReport& s) {
 }
 
 void add(ImplReport& m, const ImplReport& s) {
-  for (const auto& [family, f] : s.families) {
-    FamilyStats& t = m.families[family];
-    t.cases += f.cases;
-    t.passed += f.passed;
-    t.failed += f.failed;
-    t.skipped += f.skipped;
-    t.worst_units = std::max(t.worst_units, f.worst_units);
-    t.worst_ulps = std::max(t.worst_ulps, f.worst_ulps);
-  }
+  for (const auto& [mine, theirs] : {std::pair{&m.families, &s.families}, std::pair{&m.shapes, &s.shapes}})
+    for (const auto& [family, f] : *theirs) {
+      FamilyStats& t = (*mine)[family];
+      t.cases += f.cases;
+      t.passed += f.passed;
+      t.failed += f.failed;
+      t.skipped += f.skipped;
+      t.sampled += f.sampled;
+      t.worst_units = std::max(t.worst_units, f.worst_units);
+      t.worst_ulps = std::max(t.worst_ulps, f.worst_ulps);
+    }
   for (std::size_t p = 0; p < s.properties.size(); ++p) {
     PropertyStats& t = m.properties[p].second;
     const PropertyStats& f = s.properties[p].second;

@@ -65,11 +65,14 @@ void write_counts(const Stats& s, json* o) {
 
 json impl_to_json(const ImplReport& i) {
   json o{{"name", i.name}, {"reproduceArgs", i.reproduce_args}};
-  json& fam = o["families"] = json::array();
-  for (const auto& [name, f] : i.families) {
-    json e{{"family", name}, {"worstUnits", real(f.worst_units)}, {"worstUlps", real(f.worst_ulps)}};
-    write_counts(f, &e);
-    fam.push_back(e);
+  for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}}) {
+    json& fam = o[key] = json::array();
+    for (const auto& [name, f] : *map) {
+      json e{{"family", name}, {"worstUnits", real(f.worst_units)}, {"worstUlps", real(f.worst_ulps)},
+             {"sampled", f.sampled}};
+      write_counts(f, &e);
+      fam.push_back(e);
+    }
   }
   json& props = o["properties"] = json::array();
   for (const auto& [name, p] : i.properties) {
@@ -107,15 +110,18 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
   i.name = r.string("name");
   if (i.name.empty()) throw ConfigError(r.name("name"), "must not be empty");
   i.reproduce_args = r.string("reproduceArgs");
-  const json& fam = array(r, "families", kMaxEntries);
-  for (std::size_t k = 0; k < fam.size(); ++k) {
-    const JsonReader e = entry(fam, k, r.name("families"));
-    const std::string name = e.string("family");
-    if (i.families.count(name)) throw ConfigError(e.name("family"), "repeated: " + name);
-    FamilyStats& f = i.families[name];
-    read_counts(e, total, &f);
-    f.worst_units = read_real(e, "worstUnits");
-    f.worst_ulps = read_real(e, "worstUlps");
+  for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}}) {
+    const json& fam = array(r, key, kMaxEntries);
+    for (std::size_t k = 0; k < fam.size(); ++k) {
+      const JsonReader e = entry(fam, k, r.name(key));
+      const std::string name = e.string("family");
+      if (map->count(name)) throw ConfigError(e.name("family"), "repeated: " + name);
+      FamilyStats& f = (*map)[name];
+      read_counts(e, total, &f);
+      f.worst_units = read_real(e, "worstUnits");
+      f.worst_ulps = read_real(e, "worstUlps");
+      f.sampled = static_cast<int>(e.integer("sampled", 0, f.passed + f.failed));
+    }
   }
   const json& props = array(r, "properties", kMaxEntries);
   for (std::size_t k = 0; k < props.size(); ++k) {

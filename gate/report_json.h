@@ -18,7 +18,7 @@
 namespace ropecheck {
 
 inline constexpr const char* kGateReportFormat = "ropecheck-gate-report";
-inline constexpr int kGateReportVersion = 2;  // 2: the verdict floor, isolation, interrupts,
+inline constexpr int kGateReportVersion = 3;  // 3: shapes (size class x memory layout), sampled counts; 2: the verdict floor, isolation, interrupts,
                                                      // skip reasons, budget terms and ulps per position
 
 // The whole file: {"format", "version", "sha256", "report"}.

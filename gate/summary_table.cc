@@ -40,6 +40,33 @@ void print_summary(const GateReport& r, std::ostream& os) {
          << fmt(f.worst_ulps) << " | " << verdict << " |\n";
     }
   }
+  // Sizes and layouts each implementation was judged on (conformance).
+  os << "\n### Size classes and memory layouts\n\n"
+        "Conformance cases judged per size class and memory layout (failed in brackets; * a case judged on a\n"
+        "seeded sample of its tokens, the kernel having rotated them all).\n\n";
+  os << "| implementation | size class";
+  for (int m = 0; m < kMemoryLayoutCount; ++m) os << " | " << memory_layout_name(static_cast<MemoryLayout>(m));
+  os << " |\n|---|---";
+  for (int m = 0; m < kMemoryLayoutCount; ++m) os << "|---:";
+  os << "|\n";
+  for (const auto& i : r.impls)
+    for (int sc = 0; sc < kSizeClassCount; ++sc) {
+      const std::string cls = size_class_name(static_cast<SizeClass>(sc));
+      os << "| " << i.name << " | " << cls;
+      for (int m = 0; m < kMemoryLayoutCount; ++m) {
+        const auto it = i.shapes.find(cls + " " + memory_layout_name(static_cast<MemoryLayout>(m)));
+        os << " | ";
+        if (it == i.shapes.end() || it->second.passed + it->second.failed == 0) {
+          os << "-";
+          continue;
+        }
+        const FamilyStats& f = it->second;
+        os << f.passed + f.failed;
+        if (f.failed) os << " (" << f.failed << " failed)";
+        if (f.sampled) os << " *" << f.sampled;
+      }
+      os << " |\n";
+    }
   os << "\n### Properties\n\n";
   os << "| implementation | property | cases | passed | failed | skipped | worst/budget | result |\n";
   os << "|---|---|---:|---:|---:|---:|---:|---|\n";

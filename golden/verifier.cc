@@ -53,11 +53,15 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   L.ref.attention_factor = e.attention_factor;
   const Tensor& inv = need(ts, "inv_freq", TensorDtype::kF64, {pairs}, where);
   for (int i = 0; i < pairs; ++i) L.ref.inv_freq.push_back(inv.value(i));
-  for (std::int64_t k = 0; k < c.tokens * pairs; ++k) {
-    L.ref.angle.push_back(angle.value(k));
-    L.ref.cos.push_back(cosv.value(k));
-    L.ref.sin.push_back(sinv.value(k));
-  }
+  // The per-token tables cover the judged tokens (all, but for a case
+  // large enough to be judged on a sample: judged_tokens).
+  for (const std::int64_t t : judged_tokens(c))
+    for (int i = 0; i < pairs; ++i) {
+      const std::int64_t k = t * pairs + i;
+      L.ref.angle.push_back(angle.value(k));
+      L.ref.cos.push_back(cosv.value(k));
+      L.ref.sin.push_back(sinv.value(k));
+    }
   static const char* kQk[] = {"q", "k"};
   const Tensor* expected[2];
   const Tensor* exact[2];

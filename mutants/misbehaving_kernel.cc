@@ -179,6 +179,8 @@ const ropecheck_impl_t* misbehaving_impl(Misbehaviour m) {
     for (int i = 0; i < kCount; ++i) {
       const MisbehaviourInfo& info = kMisbehaviours[i];
       t[i] = *mutant_impl(Bug::none);
+      // Its misbehaviours address q as one run of tokens (no ABI 1.2 batch).
+      t[i].caps.flags &= ~ROPECHECK_CAP_SEQ_STRIDES;
       t[i].name = info.name;
       t[i].description = info.description;
       t[i].ctx = const_cast<MisbehaviourInfo*>(&info);

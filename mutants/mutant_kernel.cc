@@ -18,6 +18,7 @@
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/token_offsets.h"
 #include "impls/policy/storage_arith.h"
 #include "mutants/policy_mutants.h"
 
@@ -145,6 +146,52 @@ void trig(Bug bug, const EngineFreqs<double>& f, const ropecheck_apply_params_t*
   }
 }
 
+// x c - y s and x s + y c each as one fused multiply-add: the other
+// rounding of the rotation (in budget for a SEPARATE policy, other bits).
+void rotate_head_pairs_fma(const ropecheck_apply_params_t& p, const impl::HeadRef& h, unsigned layout,
+                           const float* c, const float* s) {
+  for (int i = 0; i < p.rotary_dim / 2; ++i) {
+    int ia, ib;
+    pair_channels(layout, p.rotary_dim, i, &ia, &ib);
+    const float x = impl::load_f32(h.in, h.offset + ia, p.dtype);
+    const float y = impl::load_f32(h.in, h.offset + ib, p.dtype);
+    impl::store_f32(h.out, h.offset + ia, p.dtype, std::fmaf(x, c[i], -(y * s[i])));
+    impl::store_f32(h.out, h.offset + ib, p.dtype, std::fmaf(x, s[i], y * c[i]));
+  }
+}
+
+// Elements from a view's first element to its last (every stride >= 0).
+std::int64_t span_of(const ropecheck_apply_params_t& p, const impl::TensorStrides& st, int heads) {
+  return p.num_tokens > 0 && heads > 0 ? st.offset(p.num_tokens - 1, heads - 1) + p.head_dim : 0;
+}
+
+// The shape bugs' changes to the call: how tokens are addressed, which
+// rows are rotated. Returns the params the head walk uses.
+ropecheck_apply_params_t shape_bug_params(Bug bug, const ropecheck_apply_params_t* p) {
+  ropecheck_apply_params_t q = *p;
+  if (bug == Bug::k_rotated_with_q_heads) q.num_kv_heads = p->num_q_heads;
+  if (bug == Bug::k_head_stride_from_q) q.k_head_stride = p->q_head_stride;
+  if (bug == Bug::seq_stride_ignored) q.seq_len = 0;
+  if (bug == Bug::k_unrotated_single_kv_head && p->num_kv_heads == 1) {
+    q.num_kv_heads = 0;
+    if (p->k_in != p->k_out) {  // out of place: k copied as it came in
+      const impl::TensorStrides ks = impl::k_strides(*p);
+      const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+      for (std::int64_t t = 0; t < p->num_tokens; ++t)
+        std::memcpy(static_cast<char*>(p->k_out) + ks.offset(t, 0) * es,
+                    static_cast<const char*>(p->k_in) + ks.offset(t, 0) * es, static_cast<std::size_t>(p->head_dim) * es);
+    }
+  }
+  if (bug == Bug::clears_output_span) {
+    const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+    if (p->q_in != p->q_out)
+      std::memset(p->q_out, 0, static_cast<std::size_t>(span_of(*p, impl::q_strides(*p), p->num_q_heads)) * es);
+    if (p->num_kv_heads > 0 && p->k_in != p->k_out)
+      std::memset(p->k_out, 0, static_cast<std::size_t>(span_of(*p, impl::k_strides(*p), p->num_kv_heads)) * es);
+  }
+  return q;
+}
+
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Kernel& k = *static_cast<const Kernel*>(ctx);
   const Bug bug = k.bug;
@@ -157,11 +204,27 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   const double m = f.attention_factor;
   const double sign = (p->direction == ROPECHECK_DIRECTION_INVERSE) != (bug == Bug::direction_flipped) ? -1 : 1;
   std::vector<float> c(pairs), s(pairs);
-  ropecheck_apply_params_t q = *p;
-  if (bug == Bug::k_rotated_with_q_heads) q.num_kv_heads = p->num_q_heads;
+  const ropecheck_apply_params_t q = shape_bug_params(bug, p);
+  const std::int64_t seq_len = impl::seq_len_of(*p);
+  auto position_of = [&](std::int64_t t) -> std::int64_t {
+    if (bug == Bug::position_offset_ignored) return t;
+    if (bug == Bug::decode_first_row_position && seq_len == 1) return impl::position_at(p, 0);
+    if (bug == Bug::batch_positions_ignored && seq_len > 0) return impl::position_at(p, t % seq_len);
+    return impl::position_at(p, t);
+  };
+  // partition_drops_tail_rows: the walk's row, q's rows first.
+  std::int64_t row = 0;
+  const std::int64_t q_rows = p->num_tokens * p->num_q_heads;
   impl::for_each_head(
-      q, [&](std::int64_t t) { return bug == Bug::position_offset_ignored ? t : impl::position_at(p, t); },
+      q, position_of,
       [&](const impl::HeadRef& h) {
+        if (bug == Bug::partition_drops_tail_rows) {
+          const bool in_q = row < q_rows;
+          const std::int64_t local = in_q ? row : row - q_rows;
+          const std::int64_t rows = in_q ? q_rows : p->num_tokens * q.num_kv_heads;
+          ++row;
+          if (rows > 64 && local >= rows / 64 * 64) return;
+        }
         if (bug == Bug::cache_no_bounds_check) {
           const float* row = static_cast<const float*>(p->cos_sin_cache) + h.position * d;
           for (int i = 0; i < pairs; ++i) {
@@ -176,11 +239,17 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
           c[pairs - 1] = 1;
           s[pairs - 1] = 0;
         }
+        if (bug == Bug::tail_pairs_unrotated && pairs > 8)
+          for (int i = pairs / 8 * 8; i < pairs; ++i) c[i] = 1, s[i] = 0;
         unsigned layout = p->layout;
         if (bug == Bug::layout_swapped || (bug == Bug::layout_swapped_above_4096 && h.position > 4096) ||
             (bug == Bug::layout_swapped_head_dim_192 && p->head_dim >= 192))
           layout = 1u - layout;
-        impl::rotate_head_pairs(*p, h, layout, c.data(), s.data());
+        if ((bug == Bug::fma_when_many_tokens && p->num_tokens > 32) ||
+            (bug == Bug::fma_when_q_alone && p->num_kv_heads == 0))
+          rotate_head_pairs_fma(*p, h, layout, c.data(), s.data());
+        else
+          impl::rotate_head_pairs(*p, h, layout, c.data(), s.data());
         if (bug == Bug::pass_through_scaled)  // the attention factor applied to the whole head
           for (int j = d; j < p->head_dim; ++j)
             impl::store_f32(h.out, h.offset + j, p->dtype,

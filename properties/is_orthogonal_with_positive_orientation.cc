@@ -72,6 +72,8 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
     }
   }
   c.tokens = static_cast<std::int64_t>(columns.size());
+  c.seq_len = 0;  // one run of the probe tokens
+  c.seq_pad = 0;
   c.q_heads = c.kv_heads = 1;
   c.head_pad = c.token_pad = 0;
   c.positions.assign(columns.size(), base.positions[0]);

@@ -68,7 +68,18 @@ struct Property {
   // reported as not applicable rather than run.
   std::uint32_t needs_flags = 0;
   std::uint32_t needs_layouts = 0;
+  // Runs on cases with more than kLargeCase rotated elements too (the size
+  // classes long prefill, decode and many heads reach that). The others
+  // derive several cases and reference results per case, so they are run on
+  // the smaller cases only and report a large one as skipped, naming the
+  // properties that judge it.
+  bool large_cases = false;
 };
+
+inline constexpr std::int64_t kLargeCase = std::int64_t{1} << 17;
+
+// p.check, or a skip when the case is too large for p (large_cases).
+PropertyResult run_property(const Property& p, const ropecheck_impl_t& impl, CaseContext& ctx);
 
 // Empty when the property applies to the implementation, else why not.
 std::string not_applicable(const Property& p, const ropecheck_impl_t& impl);

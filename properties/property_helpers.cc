@@ -1,6 +1,7 @@
 #include "properties/property_helpers.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/rng.h"
@@ -56,6 +57,39 @@ std::string element_name(const Case& c, int w, std::int64_t token, int head, int
   return std::string(w == 0 ? "q" : "k") + "[token " + std::to_string(token) + ", head " + std::to_string(head) +
          ", channel " + std::to_string(channel) + "] position " +
          std::to_string(c.positions[static_cast<std::size_t>(token)]);
+}
+
+QkBuffers remap_inputs(const Case& from, const QkBuffers& in, const Case& to, const std::vector<std::int64_t>& token_of) {
+  const Geometry gf = geometry(from), gt = geometry(to);
+  QkBuffers out;
+  for (int w = 0; w < 2; ++w) {
+    auto& buf = out.bytes[w];
+    buf.resize(static_cast<std::size_t>(gt.elements[w]) * gt.esize);
+    fill_canary(buf.data(), buf.size());
+    for (std::int64_t t = 0; t < to.tokens; ++t)
+      for (int h = 0; h < std::min(gt.heads[w], gf.heads[w]); ++h)
+        std::memcpy(buf.data() + gt.offset(w, t, h, 0) * gt.esize,
+                    in.bytes[w].data() + gf.offset(w, token_of[static_cast<std::size_t>(t)], h, 0) * gf.esize,
+                    static_cast<std::size_t>(gt.head_dim) * gt.esize);
+  }
+  return out;
+}
+
+std::string first_token_difference(const Case& ca, const QkBuffers& a, std::int64_t ta, const Case& cb,
+                                   const QkBuffers& b, std::int64_t tb, bool q_only) {
+  const Geometry ga = geometry(ca), gb = geometry(cb);
+  for (int w = 0; w < (q_only ? 1 : 2); ++w)
+    for (int h = 0; h < std::min(ga.heads[w], gb.heads[w]); ++h)
+      for (int j = 0; j < ga.head_dim; ++j) {
+        const std::int64_t oa = ga.offset(w, ta, h, j), ob = gb.offset(w, tb, h, j);
+        if (std::memcmp(a.bytes[w].data() + oa * ga.esize, b.bytes[w].data() + ob * gb.esize, ga.esize) == 0) continue;
+        char buf[256];
+        const double x = stored_value(a, w, oa, ca.dtype), y = stored_value(b, w, ob, cb.dtype);
+        std::snprintf(buf, sizeof buf, "%s[head %d, channel %d]: %.9g (%a) vs %.9g (%a)", w == 0 ? "q" : "k", h, j, x,
+                      x, y, y);
+        return buf;
+      }
+  return {};
 }
 
 bool same_value(const QkBuffers& a, const QkBuffers& b, int w, std::int64_t off, ropecheck_dtype_t dt) {

@@ -18,10 +18,14 @@ PropertyResult keeps_pass_through_bit_exact(const ropecheck_impl_t&, CaseContext
 PropertyResult in_place_matches_out_of_place(const ropecheck_impl_t&, CaseContext&);
 PropertyResult rotates_q_and_k_alike(const ropecheck_impl_t&, CaseContext&);
 PropertyResult refuses_positions_beyond_the_cache(const ropecheck_impl_t&, CaseContext&);
+PropertyResult is_batch_invariant(const ropecheck_impl_t&, CaseContext&);
+PropertyResult rotates_q_the_same_without_k(const ropecheck_impl_t&, CaseContext&);
+PropertyResult writes_only_its_views(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
 constexpr Property kProperties[] = {
-    {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference},
+    {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference, 0, 0,
+     true},
     {"IsIdentityAtPositionZero", "position 0 returns the input (m = 1) or m x", is_identity_at_position_zero},
     {"PreservesPairNorm", "each pair's norm scaled exactly by the attention factor", preserves_pair_norm},
     {"DependsOnlyOnRelativePosition", "<f(q,m), f(k,n)> = <f(q,m+t), f(k,n+t)>", depends_only_on_relative_position},
@@ -38,6 +42,12 @@ constexpr Property kProperties[] = {
     {"RotatesQAndKAlike", "q and k with equal data at one position agree within their budgets", rotates_q_and_k_alike},
     {"RefusesPositionsBeyondTheCache", "a position id past the cos/sin cache gives POSITION_OUT_OF_RANGE",
      refuses_positions_beyond_the_cache, ROPECHECK_CAP_COS_SIN_CACHE},
+    {"IsBatchInvariant", "a token's bits do not depend on its batch, the token order or the thread count",
+     is_batch_invariant, 0, 0, true},
+    {"RotatesQTheSameWithoutK", "q rotated alone (no k in the call) has the bits of q rotated with k",
+     rotates_q_the_same_without_k, 0, 0, true},
+    {"WritesOnlyItsViews", "nothing outside the q and k views is written (padding, the v part of a fused qkv row)",
+     writes_only_its_views, 0, 0, true},
 };
 }  // namespace
 
@@ -48,6 +58,15 @@ std::string not_applicable(const Property& p, const ropecheck_impl_t& impl) {
     return "needs capability flags " + std::to_string(p.needs_flags) + ", has " + std::to_string(impl.caps.flags);
   if ((impl.caps.layouts & p.needs_layouts) != p.needs_layouts) return "needs both layouts";
   return {};
+}
+
+PropertyResult run_property(const Property& p, const ropecheck_impl_t& impl, CaseContext& ctx) {
+  const std::int64_t n = ctx.spec().rotated_elements();
+  if (!p.large_cases && n > kLargeCase)
+    return PropertyResult::skip("large case (" + std::to_string(n) +
+                                " rotated elements): judged by ConformsToReference, IsBatchInvariant, "
+                                "RotatesQTheSameWithoutK and WritesOnlyItsViews");
+  return p.check(impl, ctx);
 }
 
 const Property* find_property(std::string_view name) {

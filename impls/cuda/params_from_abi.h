@@ -11,6 +11,7 @@
 #include "impls/kernel_support/abi_check.h"
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/token_offsets.h"
 #include "impls/cuda/rope_cuda_math.cuh"
 
 namespace ropecheck::cuda {
@@ -54,6 +55,9 @@ inline ropecheck_status_t params_from_abi(bool cache_mode, const ropecheck_apply
   p->k_out = a->k_out;
   p->k_token_stride = a->k_token_stride;
   p->k_head_stride = a->k_head_stride;
+  p->seq_len = impl::seq_len_of(*a);
+  p->q_seq_stride = p->seq_len > 0 ? a->q_seq_stride : 0;
+  p->k_seq_stride = p->seq_len > 0 ? a->k_seq_stride : 0;
   p->positions = a->positions;
   p->positions_are_int64 = a->position_type == ROPECHECK_INDEX_INT64;
   if (cache_mode) {

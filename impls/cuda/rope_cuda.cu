@@ -52,10 +52,13 @@ std::string cuda_error(cudaError_t e, const char* what) {
   return std::string(what) + ": " + cudaGetErrorString(e);
 }
 
-// Extent in elements of a strided [tokens, heads, head_dim] tensor.
-std::size_t extent(std::int64_t tokens, int heads, int head_dim, std::int64_t ts, std::int64_t hs) {
+// Extent in elements of a strided [tokens, heads, head_dim] tensor, its
+// tokens in sequences of seq_len (0: one run) ss elements apart.
+std::size_t extent(std::int64_t tokens, int heads, int head_dim, std::int64_t ts, std::int64_t hs,
+                   std::int64_t seq_len, std::int64_t ss) {
   if (tokens == 0 || heads == 0) return 0;
-  return static_cast<std::size_t>((tokens - 1) * ts + (heads - 1) * hs + head_dim);
+  const std::int64_t per = seq_len > 0 ? seq_len : tokens, seqs = seq_len > 0 ? tokens / seq_len : 1;
+  return static_cast<std::size_t>((seqs - 1) * ss + (per - 1) * ts + (heads - 1) * hs + head_dim);
 }
 
 struct DeviceBuffer {
@@ -71,8 +74,10 @@ ropecheck_status_t launch_from_host(bool cache_mode, const ropecheck_apply_param
   if (auto st = params_from_abi(cache_mode, a, &p, &freqs, err, n)) return st;
   if (p.tokens == 0) return ROPECHECK_OK;
   const std::size_t es = a->dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
-  const std::size_t qn = extent(p.tokens, p.q_heads, p.head_dim, p.q_token_stride, p.q_head_stride) * es;
-  const std::size_t kn = extent(p.tokens, p.kv_heads, p.head_dim, p.k_token_stride, p.k_head_stride) * es;
+  const std::size_t qn = extent(p.tokens, p.q_heads, p.head_dim, p.q_token_stride, p.q_head_stride, p.seq_len,
+                                 p.q_seq_stride) * es;
+  const std::size_t kn = extent(p.tokens, p.kv_heads, p.head_dim, p.k_token_stride, p.k_head_stride, p.seq_len,
+                                 p.k_seq_stride) * es;
   const std::size_t pn = static_cast<std::size_t>(p.tokens) * (p.positions_are_int64 ? 8 : 4);
   const std::size_t cn = cache_mode ? static_cast<std::size_t>(p.cache_rows) * p.rotary_dim * sizeof(float) : 0;
   const std::size_t fn = freqs.size() * sizeof(double);

@@ -35,6 +35,9 @@ struct Params {
   const void* k_in;
   void* k_out;
   std::int64_t k_token_stride, k_head_stride;
+  // ABI 1.2 batched sequences: token t is index t % seq_len of sequence
+  // t / seq_len (seq_len 0: one run of tokens).
+  std::int64_t seq_len, q_seq_stride, k_seq_stride;
   const void* positions;
   int positions_are_int64;
   const float* cache;  // cache mode: [cache_rows, rotary_dim], else null
@@ -130,7 +133,10 @@ ROPECHECK_HD inline void rotate_item(const Params& p, std::int64_t token, int w,
   const int head = is_q ? head_all : head_all - p.q_heads;
   const void* in = is_q ? p.q_in : p.k_in;
   void* out = is_q ? p.q_out : p.k_out;
-  const std::int64_t off = token * (is_q ? p.q_token_stride : p.k_token_stride) +
+  const std::int64_t ts = is_q ? p.q_token_stride : p.k_token_stride;
+  const std::int64_t off = (p.seq_len > 0 ? (token / p.seq_len) * (is_q ? p.q_seq_stride : p.k_seq_stride) +
+                                                (token % p.seq_len) * ts
+                                          : token * ts) +
                            head * (is_q ? p.q_head_stride : p.k_head_stride);
   const bool wide = p.vec > 1;
   float x[8], y[8];
@@ -180,15 +186,16 @@ inline int choose_vec(const Params& p) {
   const int es = p.dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
   const int v = 16 / es;
   const int pairs = p.rotary_dim / 2;
-  auto aligned = [&](const void* ptr, std::int64_t ts, std::int64_t hs) {
-    return ptr == nullptr ||
-           (reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && (ts * es) % 16 == 0 && (hs * es) % 16 == 0);
+  auto aligned = [&](const void* ptr, std::int64_t ts, std::int64_t hs, std::int64_t ss) {
+    return ptr == nullptr || (reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && (ts * es) % 16 == 0 &&
+                              (hs * es) % 16 == 0 && (ss * es) % 16 == 0);
   };
+  const std::int64_t qs = p.seq_len > 0 ? p.q_seq_stride : 0, ks = p.seq_len > 0 ? p.k_seq_stride : 0;
   const bool ok = pairs % v == 0 && (p.layout != ROPECHECK_LAYOUT_HALF_SPLIT || (pairs * es) % 16 == 0) &&
-                  aligned(p.q_in, p.q_token_stride, p.q_head_stride) &&
-                  aligned(p.q_out, p.q_token_stride, p.q_head_stride) &&
-                  aligned(p.k_in, p.k_token_stride, p.k_head_stride) &&
-                  aligned(p.k_out, p.k_token_stride, p.k_head_stride);
+                  aligned(p.q_in, p.q_token_stride, p.q_head_stride, qs) &&
+                  aligned(p.q_out, p.q_token_stride, p.q_head_stride, qs) &&
+                  aligned(p.k_in, p.k_token_stride, p.k_head_stride, ks) &&
+                  aligned(p.k_out, p.k_token_stride, p.k_head_stride, ks);
   return ok ? v : 1;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "impls/kernel_support/token_offsets.h"
 #include "ropecheck/capabilities.h"
 
 namespace ropecheck::impl {
@@ -113,9 +114,11 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
     set_error(err, n, "params: must not be null");
     return ROPECHECK_INVALID_ARGUMENT;
   }
-  if (p->struct_size < sizeof(ropecheck_apply_params_t)) {
+  // A 1.1 host's params are complete for a 1.1 call: the 1.2 fields read as
+  // absent (token_offsets.h).
+  if (p->struct_size < ROPECHECK_APPLY_PARAMS_SIZE_1_1) {
     set_error(err, n, "params.struct_size: must be >= %zu (got %u)",
-              sizeof(ropecheck_apply_params_t), p->struct_size);
+              static_cast<std::size_t>(ROPECHECK_APPLY_PARAMS_SIZE_1_1), p->struct_size);
     return ROPECHECK_INVALID_ARGUMENT;
   }
   if (p->dtype >= ROPECHECK_DTYPE_COUNT || p->layout >= ROPECHECK_LAYOUT_COUNT ||
@@ -136,6 +139,26 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
   if (p->num_tokens < 0 || p->num_q_heads < 0 || p->num_kv_heads < 0) {
     set_error(err, n, "num_tokens/num_q_heads/num_kv_heads: must be >= 0 (got %lld/%d/%d)",
               static_cast<long long>(p->num_tokens), p->num_q_heads, p->num_kv_heads);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  const std::int64_t seq_len = seq_len_of(*p);
+  if (seq_len < 0 || (seq_len > 0 && p->num_tokens % seq_len != 0)) {
+    set_error(err, n, "seq_len: must be 0 or divide num_tokens = %lld (got %lld)",
+              static_cast<long long>(p->num_tokens), static_cast<long long>(seq_len));
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (seq_len > 0 && !(caps.flags & ROPECHECK_CAP_SEQ_STRIDES)) {
+    set_error(err, n, "seq_len: batched sequences (%lld tokens each) not supported by this implementation",
+              static_cast<long long>(seq_len));
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (seq_len > 0 && (p->q_seq_stride < 0 || p->k_seq_stride < 0)) {
+    set_error(err, n, "q_seq_stride/k_seq_stride: must be >= 0 (got %lld/%lld)",
+              static_cast<long long>(p->q_seq_stride), static_cast<long long>(p->k_seq_stride));
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->struct_size >= ROPECHECK_APPLY_PARAMS_SIZE_1_2 && (p->num_threads < 0 || p->reserved1 != 0)) {
+    set_error(err, n, "num_threads/reserved1: must be >= 0 / 0 (got %d/%d)", p->num_threads, p->reserved1);
     return ROPECHECK_INVALID_ARGUMENT;
   }
   if (p->num_kv_heads > 0 && p->num_q_heads % p->num_kv_heads != 0) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "impls/kernel_support/token_offsets.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/layout.h"
@@ -46,11 +47,11 @@ struct HeadRef {
 template <class Fn, class PositionFn>
 void for_each_head(const ropecheck_apply_params_t& p, PositionFn position_of, Fn&& fn) {
   const std::size_t esize = dtype_size(static_cast<ropecheck_dtype_t>(p.dtype));
-  auto run = [&](const void* in, void* out, std::int64_t ts, std::int64_t hs, int heads) {
+  auto run = [&](const void* in, void* out, const TensorStrides& st, int heads) {
     for (std::int64_t t = 0; t < p.num_tokens; ++t) {
       const std::int64_t pos = position_of(t);
       for (int h = 0; h < heads; ++h) {
-        const std::int64_t off = t * ts + h * hs;
+        const std::int64_t off = st.offset(t, h);
         if (in != out && p.rotary_dim < p.head_dim) {
           std::memcpy(static_cast<char*>(out) + (off + p.rotary_dim) * esize,
                       static_cast<const char*>(in) + (off + p.rotary_dim) * esize,
@@ -60,8 +61,8 @@ void for_each_head(const ropecheck_apply_params_t& p, PositionFn position_of, Fn
       }
     }
   };
-  if (p.num_q_heads > 0) run(p.q_in, p.q_out, p.q_token_stride, p.q_head_stride, p.num_q_heads);
-  if (p.num_kv_heads > 0) run(p.k_in, p.k_out, p.k_token_stride, p.k_head_stride, p.num_kv_heads);
+  if (p.num_q_heads > 0) run(p.q_in, p.q_out, q_strides(p), p.num_q_heads);
+  if (p.num_kv_heads > 0) run(p.k_in, p.k_out, k_strides(p), p.num_kv_heads);
 }
 
 // As for_each_head, calling new_position(position) before the first head of

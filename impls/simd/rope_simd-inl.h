@@ -111,7 +111,7 @@ HWY_INLINE CoefRows LayoutRows(const SimdJob& j, const Scratch& sc) {
 HWY_INLINE void RotateHeads(const SimdJob& j, const SimdTensor& x, std::int64_t token, int h0, int h1,
                             const CoefRows& k) {
   const std::size_t es = j.dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
-  const std::int64_t off = (token * x.token_stride + h0 * x.head_stride) * static_cast<std::int64_t>(es);
+  const std::int64_t off = (x.token_offset(token) + h0 * x.head_stride) * static_cast<std::int64_t>(es);
   const HeadRun r{static_cast<const unsigned char*>(x.in) + off,
                   static_cast<unsigned char*>(x.out) + off,
                   x.head_stride * static_cast<std::int64_t>(es),

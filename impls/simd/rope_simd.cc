@@ -20,6 +20,7 @@
 #include "impls/kernel_support/cache_builder.h"
 #include "impls/kernel_support/freq_memo.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/token_offsets.h"
 #include "impls/simd/row_split.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/simd/simd_job.h"
@@ -66,8 +67,10 @@ const OtfFreqs& otf_freqs(const ropecheck_freq_spec_t& spec, int rotary_dim) {
 
 SimdJob make_job(const ropecheck_apply_params_t& p) {
   SimdJob j;
-  j.q = {p.q_in, p.q_out, p.q_token_stride, p.q_head_stride, p.num_q_heads};
-  j.k = {p.k_in, p.k_out, p.k_token_stride, p.k_head_stride, p.num_kv_heads};
+  const TensorStrides qs = q_strides(p), ks = k_strides(p);
+  j.q = {p.q_in, p.q_out, qs.token, qs.head, p.num_q_heads, qs.seq, qs.seq_len};
+  j.k = {p.k_in, p.k_out, ks.token, ks.head, p.num_kv_heads, ks.seq, ks.seq_len};
+  j.threads = threads_of(p);
   j.num_tokens = p.num_tokens;
   j.head_dim = p.head_dim;
   j.pairs = p.rotary_dim / 2;
@@ -80,7 +83,7 @@ SimdJob make_job(const ropecheck_apply_params_t& p) {
 }
 
 void run_job(const SimdJob& j) {
-  const std::vector<RowRange> ranges = split_rows(j, g_threads.load());
+  const std::vector<RowRange> ranges = split_rows(j, j.threads > 0 ? std::min(j.threads, 256) : g_threads.load());
   run_parallel(static_cast<int>(ranges.size()), [&](int w) {
     HWY_DYNAMIC_DISPATCH(RunRows)(j, ranges[w].begin, ranges[w].end, thread_scratch(scratch_floats(j)));
   });

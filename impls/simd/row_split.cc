@@ -18,7 +18,7 @@ std::uintptr_t row_address(const SimdJob& j, std::int64_t r) {
   const int h = static_cast<int>(r % H);
   const bool is_q = h < j.q.heads;
   const SimdTensor& x = is_q ? j.q : j.k;
-  const std::int64_t off = t * x.token_stride + (is_q ? h : h - j.q.heads) * x.head_stride;
+  const std::int64_t off = x.token_offset(t) + (is_q ? h : h - j.q.heads) * x.head_stride;
   return reinterpret_cast<std::uintptr_t>(x.out) + static_cast<std::uintptr_t>(off * elem_size(j));
 }
 

@@ -20,6 +20,12 @@ struct SimdTensor {
   void* out = nullptr;
   std::int64_t token_stride = 0, head_stride = 0;  // elements
   int heads = 0;
+  std::int64_t seq_stride = 0;  // ABI 1.2: between sequences, when seq_len > 0
+  std::int64_t seq_len = 0;     // 0: one run of tokens
+  // Element offset of token t's first head.
+  std::int64_t token_offset(std::int64_t t) const {
+    return seq_len > 0 ? (t / seq_len) * seq_stride + (t % seq_len) * token_stride : t * token_stride;
+  }
 };
 
 struct SimdJob {
@@ -38,6 +44,7 @@ struct SimdJob {
   // with zeros to padded_pairs(pairs) entries, and the attention factor.
   const double* inv_freq = nullptr;
   float m = 1.0f;
+  int threads = 0;  // apply_params.num_threads (0: set_simd_threads' count)
 
   int heads_per_token() const { return q.heads + k.heads; }
   std::int64_t rows() const { return num_tokens * heads_per_token(); }

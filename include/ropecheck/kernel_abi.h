@@ -24,10 +24,19 @@
  *        angle mode F32_RUNNING_PRODUCT; math/cache dtype bf16, f16 and
  *        OF_STORAGE; capability flags YARN_TRUNCATED_ONLY,
  *        NO_EXPLICIT_ATTENTION_FACTOR, NO_RUNTIME_SEQ_LEN.
+ *   1.2  ropecheck_apply_params_t gains seq_len, q_seq_stride, k_seq_stride
+ *        (batched sequences: head-major [batch, heads, seq, dim] and any
+ *        layout with a stride between sequences) and num_threads; capability
+ *        flag SEQ_STRIDES. It is the first flag that GRANTS rather than
+ *        restricts: a host passes seq_len > 0 only to a table of minor >= 2
+ *        that sets it, and a table of minor < 2 may not set it.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
- *     strides are in elements, the innermost (channel) stride is 1.
+ *     strides are in elements, the innermost (channel) stride is 1. Element
+ *     (t, h, c) of q is at q_token_stride * t + q_head_stride * h + c, or
+ *     (1.2, seq_len > 0) at q_seq_stride * (t / seq_len) +
+ *     q_token_stride * (t % seq_len) + q_head_stride * h + c; k alike.
  *   - pair i of a head is (x[2i], x[2i+1]) for INTERLEAVED and
  *     (x[i], x[i + rotary_dim/2]) for HALF_SPLIT; channels [rotary_dim,
  *     head_dim) pass through unchanged.
@@ -46,7 +55,7 @@ extern "C" {
 #endif
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 1u
+#define ROPECHECK_ABI_VERSION_MINOR 2u
 
 typedef enum ropecheck_status_t {
   ROPECHECK_OK = 0,
@@ -207,6 +216,11 @@ typedef struct ropecheck_policy_ext_t {
  * original_max_position (the factors a kernel without a runtime sequence
  * length applies: llama.cpp picks LongRoPE's list once, at load) */
 #define ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN (1u << 10)
+/* 1.2, a grant (0: the kernel never sees seq_len > 0): apply reads seq_len and
+ * the per-sequence strides q_seq_stride / k_seq_stride. Without it the gate
+ * gives the kernel batched cases only where the sequences lie back to back
+ * (one run of tokens) and says why it skips the others. */
+#define ROPECHECK_CAP_SEQ_STRIDES (1u << 11)
 
 typedef struct ropecheck_caps_t {
   uint32_t struct_size;
@@ -242,7 +256,25 @@ typedef struct ropecheck_apply_params_t {
   const void* cos_sin_cache;
   uint32_t cache_dtype;
   int64_t cache_max_position;  /* rows in the cache; ids must be in [0, this) */
+  /* ---- ABI 1.2: a 1.1 host's params end here (struct_size
+   * ROPECHECK_APPLY_PARAMS_SIZE_1_1); read these only when struct_size covers
+   * them. ---- */
+  /* Tokens per sequence: 0 means one sequence of num_tokens tokens (every
+   * 1.1 call). > 0 (only for a table declaring CAP_SEQ_STRIDES): num_tokens is
+   * a multiple of it and token t is index t % seq_len of sequence
+   * t / seq_len, which starts q_seq_stride (k_seq_stride) elements after the
+   * previous one. Decode is seq_len 1: one token per sequence. */
+  int64_t seq_len;
+  int64_t q_seq_stride, k_seq_stride;
+  /* Threads the kernel may use for this call; 0: its own choice. The result
+   * must be bitwise the same for every value (the gate checks it). */
+  int32_t num_threads;
+  int32_t reserved1;   /* 0 */
 } ropecheck_apply_params_t;
+
+/* struct_size of the params of each minor version. */
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_1 offsetof(ropecheck_apply_params_t, seq_len)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_2 sizeof(ropecheck_apply_params_t)
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -276,6 +308,8 @@ typedef struct ropecheck_impl_t {
  * these sizes (and larger ones whose unknown tail is zero). */
 #define ROPECHECK_IMPL_SIZE_1_0 offsetof(ropecheck_impl_t, abi_minor)
 #define ROPECHECK_IMPL_SIZE_1_1 (offsetof(ropecheck_impl_t, policy_ext) + sizeof(ropecheck_policy_ext_t))
+/* 1.2 appends nothing to the table: its size is 1.1's, abi_minor says 2. */
+#define ROPECHECK_IMPL_SIZE_1_2 ROPECHECK_IMPL_SIZE_1_1
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

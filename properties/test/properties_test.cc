@@ -29,7 +29,7 @@ class PropertyTest : public ::testing::Test {
     rc::detail::checkGTest([p, impl] {
       const Case c = *gen_case();
       prop::CaseContext ctx(c);
-      const prop::PropertyResult r = p->check(*impl, ctx);
+      const prop::PropertyResult r = prop::run_property(*p, *impl, ctx);
       if (r.outcome == Outcome::kSkipped) RC_DISCARD(r.message);
       RC_TAG(std::string(scheme_name(c.freq.scheme)));
       if (r.outcome == Outcome::kFail) RC_FAIL(r.message);

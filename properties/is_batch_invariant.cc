@@ -1,0 +1,78 @@
+// Rope/IsBatchInvariant: a token's output bits do not depend on what else is
+// in the call: the same token rotated alone, in a batch with the token order
+// reversed, and with one thread or several gives the same bits. Engines
+// rely on it (a request's output must not change with the batch it lands
+// in), and the size-dependent code paths of real kernels break it silently:
+// a prefill path with other rounding, a thread split that changes a
+// reduction, a batched decode that reads another row's position (MLX #3494).
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "properties/property_helpers.h"
+
+namespace ropecheck::prop {
+namespace {
+
+// Runs `d` (inputs remapped from the case by token_of) and compares each of
+// its tokens with token_of[t] of the case's run; a failure names `how`.
+std::optional<PropertyResult> compare_derived(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
+                                              const KernelRun& full, const Case& d,
+                                              const std::vector<std::int64_t>& token_of, const std::string& how) {
+  if (!outside_capabilities(impl, d).empty()) return std::nullopt;  // nothing to compare with
+  KernelRun r;
+  if (auto f = call_or_fail(impl, d, remap_inputs(c, in, d, token_of), &r)) return f;
+  for (std::int64_t t = 0; t < d.tokens; ++t) {
+    const std::int64_t src = token_of[static_cast<std::size_t>(t)];
+    if (std::string diff = first_token_difference(c, full.out, src, d, r.out, t); !diff.empty())
+      return PropertyResult::fail("token " + std::to_string(src) + " (position " +
+                                  std::to_string(c.positions[static_cast<std::size_t>(src)]) + ") of " +
+                                  std::to_string(c.tokens) + " has other bits " + how + ": " + diff);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  const Case& c = ctx.spec();
+  if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
+  const QkBuffers& in = ctx.inputs();
+  KernelRun full;
+  if (auto f = call_or_fail(impl, c, in, &full)) return *f;
+
+  // One token alone (a seeded pick; the last token when the first is 0).
+  if (c.tokens > 1) {
+    Rng rng(c.data_seed, 0x62617463ULL);  // "batc"
+    const std::int64_t t = rng.range(0, c.tokens - 1);
+    Case one = c;
+    one.tokens = 1;
+    one.seq_len = 0;
+    one.seq_pad = 0;
+    one.positions = {c.positions[static_cast<std::size_t>(t)]};
+    if (auto f = compare_derived(impl, c, in, full, one, {t}, "when rotated alone")) return *f;
+
+    // The whole batch with the token order reversed, as one run of tokens.
+    Case rev = c;
+    rev.seq_len = 0;
+    rev.seq_pad = 0;
+    std::vector<std::int64_t> order;
+    for (std::int64_t i = c.tokens - 1; i >= 0; --i) order.push_back(i);
+    rev.positions.clear();
+    for (std::int64_t i : order) rev.positions.push_back(c.positions[static_cast<std::size_t>(i)]);
+    if (auto f = compare_derived(impl, c, in, full, rev, order, "with the token order reversed")) return *f;
+  }
+
+  // Another thread count: one thread, or four when the case asked for one.
+  Case threads = c;
+  threads.num_threads = c.num_threads == 1 ? 4 : 1;
+  std::vector<std::int64_t> same;
+  for (std::int64_t i = 0; i < c.tokens; ++i) same.push_back(i);
+  if (auto f = compare_derived(impl, c, in, full, threads, same,
+                               "with num_threads " + std::to_string(threads.num_threads) + " instead of " +
+                                   std::to_string(c.num_threads)))
+    return *f;
+  return {};
+}
+
+}  // namespace ropecheck::prop
