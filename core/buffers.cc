@@ -14,11 +14,11 @@ Geometry geometry(const Case& c) {
   g.head_dim = c.shape.head_dim;
   g.rotary_dim = c.shape.rotary_dim;
   g.tokens = c.tokens;
-  g.seq_len = c.seq_len > 0 ? c.seq_len : std::max<std::int64_t>(c.tokens, 1);
+  g.seq_len = c.batch_seq_len() > 0 ? c.batch_seq_len() : std::max<std::int64_t>(c.tokens, 1);
   g.esize = dtype_size(c.dtype);
   g.heads = {c.q_heads, c.kv_heads};
   const std::int64_t d = c.shape.head_dim, s = g.seq_len, seqs = c.sequences();
-  const std::int64_t seq_pad = c.seq_len > 0 ? c.seq_pad : 0;  // one sequence: nothing between
+  const std::int64_t seq_pad = c.batch_seq_len() > 0 ? c.seq_pad : 0;  // one sequence: nothing between
   for (int w = 0; w < 2; ++w) {
     const std::int64_t h = g.heads[w];
     std::int64_t &hs = g.head_stride[w], &ts = g.token_stride[w], &ss = g.seq_stride[w];
@@ -55,9 +55,9 @@ std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool g
   CallStrides s;
   s.token_stride = g.token_stride;
   s.head_stride = g.head_stride;
-  if (c.seq_len == 0) return s;
+  if (c.batch_seq_len() == 0) return s;
   if (granted) {
-    s.seq_len = c.seq_len;
+    s.seq_len = c.batch_seq_len();
     s.seq_stride = g.seq_stride;
     return s;
   }

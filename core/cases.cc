@@ -140,7 +140,7 @@ void prefill_positions(Choices& rng, std::int64_t max_start, Case* c) {
   c->positions.clear();
   for (std::int64_t s = 0; s < c->sequences(); ++s) {
     const std::int64_t start = rng.chance(0.3) ? 0 : rng.range(0, max_start);
-    const std::int64_t n = c->seq_len > 0 ? c->seq_len : c->tokens;
+    const std::int64_t n = c->batch_seq_len() > 0 ? c->batch_seq_len() : c->tokens;
     for (std::int64_t i = 0; i < n; ++i) c->positions.push_back(start + i);
   }
 }
@@ -389,7 +389,7 @@ std::string Case::describe() const {
      << " q_heads=" << q_heads << " kv_heads=" << kv_heads << " "
      << (in_place ? "in-place" : "out-of-place") << " pad=" << head_pad << "/" << token_pad << " "
      << memory_layout_name(memory);
-  if (seq_len > 0) os << " seq_len=" << seq_len << " seq_pad=" << seq_pad;
+  if (batch_seq_len() > 0) os << " seq_len=" << batch_seq_len() << " seq_pad=" << seq_pad;
   if (num_threads > 0) os << " threads=" << num_threads;
   os << " " << size_class_name(size_class) << " positions(" << (position_type == ROPECHECK_INDEX_INT32 ? "i32" : "i64") << ")=[";
   // A long case names its first and last positions (the case index rebuilds them all).

@@ -76,7 +76,10 @@ struct Case {
   SizeClass size_class = SizeClass::kTiny;
   int num_threads = 0;  // apply_params.num_threads (0: the kernel's choice)
 
-  std::int64_t sequences() const { return seq_len > 0 ? tokens / seq_len : 1; }
+  // seq_len when it splits the tokens into sequences, else 0 (one run): a
+  // case derived by changing its token count falls back to one run.
+  std::int64_t batch_seq_len() const { return seq_len > 0 && tokens % seq_len == 0 ? seq_len : 0; }
+  std::int64_t sequences() const { return batch_seq_len() > 0 ? tokens / batch_seq_len() : 1; }
   // Rotated elements of q and k together: what the cost of a case scales with.
   std::int64_t rotated_elements() const {
     return tokens * static_cast<std::int64_t>(q_heads + kv_heads) * shape.rotary_dim;

@@ -95,7 +95,7 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
     return "negative positions";
   if (!call_strides(c, geometry(c), (k.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0))
     return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
-           ", seq_len " + std::to_string(c.seq_len) + "; needs SEQ_STRIDES, ABI 1.2)";
+           ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
   if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";

@@ -109,7 +109,7 @@ std::vector<std::int64_t> judged_tokens(const Case& c) {
   const auto add = [&](std::int64_t i) {
     if (!take[static_cast<std::size_t>(i)] && n < kSampledTokens) take[static_cast<std::size_t>(i)] = 1, ++n;
   };
-  const std::int64_t per = c.seq_len > 0 ? c.seq_len : c.tokens;
+  const std::int64_t per = c.batch_seq_len() > 0 ? c.batch_seq_len() : c.tokens;
   for (std::int64_t s = 0; s < c.sequences() && n < kSampledTokens / 2; ++s) {
     add(s * per);
     add(s * per + per - 1);

@@ -77,19 +77,19 @@ namespace ropecheck::mutant {
   X(attention_factor_dropped_no_explicit,                                                                    \
     "declares NO_EXPLICIT_ATTENTION_FACTOR and drops the derived YaRN mscale too",                           \
     "", "")                                                                                                  \
-  X(k_head_stride_from_q, "k addressed with q's head stride (SGLang #20559)", "ConformsToReference", "")    \
+  X(k_head_stride_from_q, "k addressed with q's head stride (SGLang #20559)", "", "")    \
   X(seq_stride_ignored, "batched tokens addressed as one run, the stride between sequences ignored",        \
-    "ConformsToReference", "")                                                                               \
+    "", "")                                                                               \
   X(decode_first_row_position, "batched decode rotates every sequence with the first one's position (MLX #3494)", \
-    "ConformsToReference", "")                                                                               \
+    "", "")                                                                               \
   X(batch_positions_ignored, "every sequence of a batch rotated with the first sequence's positions "        \
-    "(Liger-Kernel PR #477)", "ConformsToReference", "")                                                     \
+    "(Liger-Kernel PR #477)", "", "")                                                     \
   X(k_unrotated_single_kv_head, "k passed through unrotated when there is one kv head (Liger-Kernel #342)", \
-    "ConformsToReference", "")                                                                               \
+    "", "")                                                                               \
   X(tail_pairs_unrotated, "a vector loop of 8 pairs with no tail: the last pairs % 8 pairs unrotated",       \
-    "ConformsToReference", "")                                                                               \
+    "", "")                                                                               \
   X(partition_drops_tail_rows, "rows split in blocks of 64, the last partial block dropped",                \
-    "ConformsToReference", "")                                                                               \
+    "", "")                                                                               \
   X(fma_when_many_tokens, "a prefill path for calls of more than 32 tokens that fuses the rotation into an "  \
     "FMA: in budget, but a token's bits depend on its batch", "IsBatchInvariant", "")                        \
   X(fma_when_q_alone, "q alone (no k in the call) rotated through a fused multiply-add: in budget, other bits", \
