@@ -65,6 +65,8 @@ std::string flags_text(std::uint32_t f) {
   add(ROPECHECK_CAP_YARN_TRUNCATED_ONLY, "yarn-truncated-only");
   add(ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR, "no-explicit-attention-factor");
   add(ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN, "no-runtime-seq-len");
+  add(ROPECHECK_CAP_SEQ_STRIDES, "seq-strides");
+  add(ROPECHECK_CAP_BATCH_INVARIANT, "batch-invariant");
   return s;
 }
 

@@ -14,7 +14,8 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_PARTIAL_ROTARY | ROPECHECK_CAP_POS_INT32 |
                                       ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_NEGATIVE_POSITIONS |
                                       ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |
-                                      ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN | ROPECHECK_CAP_SEQ_STRIDES;
+                                      ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN | ROPECHECK_CAP_SEQ_STRIDES |
+                                      ROPECHECK_CAP_BATCH_INVARIANT;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -101,9 +102,13 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
   if (c.max_head_dim < 2 || c.max_head_dim > 4096)
     return "caps.max_head_dim: must be in [2, 4096] (got " + std::to_string(c.max_head_dim) + ")";
   if (c.flags & ~kKnownFlags) return "caps.flags: unknown bits " + bits(c.flags & ~kKnownFlags);
-  // A grant of 1.2: an older table's bit 11 is not a promise it knew it made.
+  // The grants of 1.2: an older table's bits 11 and 12 are not promises it
+  // knew it made.
   if ((c.flags & ROPECHECK_CAP_SEQ_STRIDES) && t->abi_minor < 2)
     return "caps.flags: SEQ_STRIDES (bit 11) needs abi_minor >= 2 (ABI 1.2; got " + std::to_string(t->abi_minor) + ")";
+  if ((c.flags & ROPECHECK_CAP_BATCH_INVARIANT) && t->abi_minor < 2)
+    return "caps.flags: BATCH_INVARIANT (bit 12) needs abi_minor >= 2 (ABI 1.2; got " + std::to_string(t->abi_minor) +
+           ")";
   if (!(c.flags & (ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE)))
     return "caps.flags: must allow in-place or out-of-place";
   if (!(c.flags & (ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64)))

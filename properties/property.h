@@ -76,7 +76,7 @@ struct Property {
   bool large_cases = false;
 };
 
-inline constexpr std::int64_t kLargeCase = std::int64_t{1} << 17;
+inline constexpr std::int64_t kLargeCase = std::int64_t{1} << 14;
 
 // p.check, or a skip when the case is too large for p (large_cases).
 PropertyResult run_property(const Property& p, const ropecheck_impl_t& impl, CaseContext& ctx);

@@ -43,7 +43,7 @@ constexpr Property kProperties[] = {
     {"RefusesPositionsBeyondTheCache", "a position id past the cos/sin cache gives POSITION_OUT_OF_RANGE",
      refuses_positions_beyond_the_cache, ROPECHECK_CAP_COS_SIN_CACHE},
     {"IsBatchInvariant", "a token's bits do not depend on its batch, the token order or the thread count",
-     is_batch_invariant, 0, 0, true},
+     is_batch_invariant, ROPECHECK_CAP_BATCH_INVARIANT, 0, true},
     {"RotatesQTheSameWithoutK", "q rotated alone (no k in the call) has the bits of q rotated with k",
      rotates_q_the_same_without_k, 0, 0, true},
     {"WritesOnlyItsViews", "nothing outside the q and k views is written (padding, the v part of a fused qkv row)",

@@ -90,3 +90,23 @@ TEST(ImplValidation, BadDeclarationsNameTheirField) {
 
 }  // namespace
 }  // namespace ropecheck
+
+namespace ropecheck {
+namespace {
+
+// SEQ_STRIDES and BATCH_INVARIANT (1.2) grant: a table of minor 2 may set it; an
+// older table that sets bit 11 did not know what it promised and is refused.
+TEST(ImplValidation, TheSeqStridesGrantNeedsMinorTwo) {
+  ropecheck_impl_t t = table();
+  t.caps.flags |= ROPECHECK_CAP_SEQ_STRIDES;
+  EXPECT_EQ(validate_impl_table(&t), "");
+  t.abi_minor = 1;
+  EXPECT_EQ(validate_impl_table(&t), "caps.flags: SEQ_STRIDES (bit 11) needs abi_minor >= 2 (ABI 1.2; got 1)");
+  t = table();
+  t.abi_minor = 1;
+  t.caps.flags |= ROPECHECK_CAP_BATCH_INVARIANT;
+  EXPECT_EQ(validate_impl_table(&t), "caps.flags: BATCH_INVARIANT (bit 12) needs abi_minor >= 2 (ABI 1.2; got 1)");
+}
+
+}  // namespace
+}  // namespace ropecheck

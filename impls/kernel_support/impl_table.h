@@ -18,7 +18,8 @@ inline constexpr std::uint32_t kBothLayouts =
     (1u << ROPECHECK_LAYOUT_INTERLEAVED) | (1u << ROPECHECK_LAYOUT_HALF_SPLIT);
 inline constexpr std::uint32_t kCommonFlags =
     ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE | ROPECHECK_CAP_INVERSE |
-    ROPECHECK_CAP_PARTIAL_ROTARY | ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_SEQ_STRIDES;
+    ROPECHECK_CAP_PARTIAL_ROTARY | ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_SEQ_STRIDES |
+    ROPECHECK_CAP_BATCH_INVARIANT;
 
 constexpr ropecheck_caps_t standard_caps(std::uint32_t layouts, std::uint32_t extra_flags) {
   return ropecheck_caps_t{sizeof(ropecheck_caps_t), layouts, kStorageDtypes, kAllSchemes, 4096,

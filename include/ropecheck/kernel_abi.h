@@ -27,9 +27,10 @@
  *   1.2  ropecheck_apply_params_t gains seq_len, q_seq_stride, k_seq_stride
  *        (batched sequences: head-major [batch, heads, seq, dim] and any
  *        layout with a stride between sequences) and num_threads; capability
- *        flag SEQ_STRIDES. It is the first flag that GRANTS rather than
- *        restricts: a host passes seq_len > 0 only to a table of minor >= 2
- *        that sets it, and a table of minor < 2 may not set it.
+ *        flags SEQ_STRIDES and BATCH_INVARIANT, the first flags that GRANT
+ *        rather than restrict: a host passes seq_len > 0 only to a table of
+ *        minor >= 2 that sets SEQ_STRIDES, and a table of minor < 2 may set
+ *        neither.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -221,6 +222,12 @@ typedef struct ropecheck_policy_ext_t {
  * gives the kernel batched cases only where the sequences lie back to back
  * (one run of tokens) and says why it skips the others. */
 #define ROPECHECK_CAP_SEQ_STRIDES (1u << 11)
+/* 1.2, a grant: a token's output bits depend neither on the other tokens of
+ * the call (batch size, order, sequences) nor on num_threads. The gate holds
+ * a kernel declaring it to that (IsBatchInvariant); eager framework code
+ * often is not (its vectorised paths change with tensor sizes), and need
+ * not declare it. */
+#define ROPECHECK_CAP_BATCH_INVARIANT (1u << 12)
 
 typedef struct ropecheck_caps_t {
   uint32_t struct_size;

@@ -136,6 +136,9 @@ void bind_check(py::module_& m) {
           // A built-in kernel declares what its table declares.
           const ropecheck_impl_t& t = fn.cast<const BuiltinKernel&>().table();
           ko.caps = t.caps;
+          // Called through arrays of [tokens, heads, head_dim] (array_bridge):
+          // one run of tokens, no sequence strides.
+          ko.caps.flags &= ~ROPECHECK_CAP_SEQ_STRIDES;
           ko.policy = policy_of(t);
           ko.description = std::string("the built-in ") + t.name + " called from Python";
         } else {
