@@ -70,9 +70,8 @@ TEST(ModelRope, LayerTypesWithTheSameRopeAreOneEntry) {
 
 // Llama 4: a NoPE layer every no_rope_layer_interval (default 4) layers, or
 // the layers no_rope_layers marks 0; text_config holds the language model.
-// (The scaling fields here are Llama 3.1's: Llama 4's own rope_scaling has
-// low_freq_factor == high_freq_factor, which the reference refuses; see
-// docs/ZOO.md.)
+// (The scaling fields here are Llama 3.1's, not Llama 4's, which this
+// project has no citable copy of; see docs/ZOO.md.)
 TEST(ModelRope, LlamaFourNamesItsNoPeLayers) {
   const ModelRope dflt = parse_model_rope(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
     "head_dim": 128, "num_hidden_layers": 8, "rope_theta": 500000.0,
