@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/file_read.h"
 #include "core/interrupt.h"
+#include "core/model_rope.h"
 #include "impls/simd/simd_impls.h"
 #include "properties/property.h"
 
@@ -28,6 +29,25 @@ bool parse_shard(const std::string& s, int* index, int* count) {
   *index = static_cast<int>(i);
   *count = static_cast<int>(n);
   return true;
+}
+
+// What --config was read as: every layer type's rope, the layers without
+// RoPE, the fields read as not affecting RoPE, and how the cases use it.
+void print_model_rope(const std::string& path, const ModelRope& m, std::size_t variants, std::ostream& os) {
+  os << "config " << path << (m.model_type.empty() ? "" : " (" + m.model_type + ")") << ":\n";
+  std::istringstream lines(describe_model_rope(m));
+  for (std::string line; std::getline(lines, line);) os << "  " << line << "\n";
+  for (const LayerTypeRope& t : m.layer_types)
+    if (!t.config.shape_stated)
+      os << "  it states no head shape, so every case keeps its own\n";
+  if (!m.ignored.empty()) {
+    os << "  ignored (not RoPE):";
+    for (const std::string& k : m.ignored) os << " " << k;
+    os << "\n";
+  }
+  if (variants > 1)
+    os << "  case i uses config variant i % " << variants
+       << " (each layer type; seq_len at L-1, L, L+1 and the max context where the scheme switches on it)\n";
 }
 
 }  // namespace
@@ -124,8 +144,10 @@ int run_check(const CheckArgs& a) {
     return interrupt_signal() ? interrupted_exit_code() : 2;
   }
   if (!a.config_path.empty()) {
+    ModelRope model;
     try {
-      o.config = read_rope_config_file(a.config_path);
+      model = read_model_rope_file(a.config_path);
+      o.configs = config_variants(model);
       o.config_path = a.config_path;
     } catch (const FileReadError& e) {
       std::cerr << "error: --config " << e.what() << "\n";
@@ -134,12 +156,7 @@ int run_check(const CheckArgs& a) {
       std::cerr << "error: --config " << a.config_path << ": " << e.what() << "\n";
       return 2;
     }
-    if (o.config->shape_stated)
-      std::cerr << "config " << a.config_path << ": head_dim " << o.config->shape.head_dim << ", rotary_dim "
-                << o.config->shape.rotary_dim << ", " << o.config->freq.describe() << "\n";
-    else
-      std::cerr << "config " << a.config_path << ": " << o.config->freq.describe()
-                << "; it states no head shape, so every case keeps its own\n";
+    print_model_rope(a.config_path, model, o.configs.size(), std::cerr);
   }
   impl::set_simd_threads(a.threads);
   const int total = o.cases ? *o.cases : suite_size(o.suite);

@@ -6,6 +6,7 @@
 
 #include "cli/list_command.h"
 #include "cli/properties_command.h"
+#include "cli/zoo_command.h"
 #include "core/interrupt.h"
 
 namespace ropecheck::cli {
@@ -19,6 +20,7 @@ CommandLine::CommandLine() {
   fuzz = add_fuzz_command(app, fuzz_args);
   mutants = add_mutants_command(app, mutants_args);
   golden = add_golden_command(app, golden_args);
+  zoo = add_zoo_command(app, zoo_args);
 }
 
 int parse_command_line(CommandLine& cl, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -57,6 +59,7 @@ int run_command(CommandLine& cl, const char* argv0) {
     if (*cl.fuzz) return run_fuzz(cl.fuzz_args, argv0);
     if (*cl.mutants) return run_mutants(cl.mutants_args);
     if (*cl.golden) return run_golden(cl.golden_args);
+    if (*cl.zoo) return run_zoo(cl.zoo_args);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return interrupt_signal() ? interrupted_exit_code() : 2;

@@ -16,6 +16,7 @@
 #include "cli/golden_command.h"
 #include "cli/merge_command.h"
 #include "cli/mutants_command.h"
+#include "cli/zoo_command.h"
 
 namespace ropecheck::cli {
 
@@ -27,6 +28,8 @@ struct CommandLine {
   MutantsArgs mutants_args;
   GoldenArgs golden_args;
   MergeArgs merge_args;
+  ZooArgs zoo_args;
+  CLI::App *zoo = nullptr;
   CLI::App *list = nullptr, *check = nullptr, *props = nullptr, *fuzz = nullptr, *mutants = nullptr,
            *golden = nullptr, *merge = nullptr;
 };

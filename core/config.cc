@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
 #include "core/file_read.h"
 #include "core/json_reader.h"
+#include "core/config_internal.h"
+#include "core/model_rope.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck {
@@ -84,43 +87,93 @@ RopeConfig parse_own(const json& j) {
   return c;
 }
 
-RopeConfig parse_hf(const json& j) {
-  const Reader top(j, "");
-  RopeConfig c;
-  // The dict with the scheme: rope_parameters (newer HF), rope_scaling, or
-  // the object itself when it carries a rope_type.
-  const json* scheme_obj = nullptr;
-  std::string scheme_path;
+// The fields a rope_scaling / rope_parameters dict may hold (transformers'
+// modeling_rope_utils.py reads these, and rope_theta / partial_rotary_factor
+// moved inside the dict in Transformers v5). Any other key is a field
+// ropecheck does not understand: an error, never silently ignored (#21).
+constexpr const char* kRopeDictKeys[] = {
+    "rope_type", "type", "factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
+    "attention_factor", "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor", "short_factor",
+    "long_factor", "rope_theta", "partial_rotary_factor"};
+// Head geometry a bare rope dict may carry beside its scheme.
+constexpr const char* kBareGeometryKeys[] = {"head_dim", "hidden_size", "num_attention_heads", "max_position_embeddings"};
+
+bool in_list(const std::string& key, std::span<const char* const> list) {
+  for (const char* k : list)
+    if (key == k) return true;
+  return false;
+}
+
+void require_known_rope_keys(const json& dict, const std::string& path, bool bare) {
+  for (const auto& [key, value] : dict.items()) {
+    (void)value;
+    if (in_list(key, kRopeDictKeys) || (bare && in_list(key, kBareGeometryKeys))) continue;
+    throw ConfigError(path + key, "is not a RoPE field ropecheck understands (it reads: rope_type, type, factor, "
+                                  "original_max_position_embeddings, beta_fast, beta_slow, truncate, attention_factor, "
+                                  "mscale, mscale_all_dim, low_freq_factor, high_freq_factor, short_factor, long_factor, "
+                                  "rope_theta, partial_rotary_factor)");
+  }
+}
+
+void read_rotary_fraction(const Reader& r, const char* key, RopeConfig& c) {
+  if (!r.has(key)) return;
+  const double f = r.number(key);
+  if (!(f > 0.0 && f <= 1.0)) throw ConfigError(r.name(key), "must be in (0, 1]");
+  c.shape.rotary_dim = static_cast<int>(c.shape.head_dim * f);  // HF: int(head_dim * factor)
+}
+
+}  // namespace
+
+namespace detail {
+
+const json* rope_dict_of(const json& top, const std::string& top_path, std::string* dict_path) {
+  const Reader r(top, top_path);
+  if (r.has("rope_parameters") && r.has("rope_scaling"))
+    throw ConfigError(r.name("rope_scaling"), "given together with rope_parameters (a config states one of them)");
   for (const char* key : {"rope_parameters", "rope_scaling"}) {
-    if (top.has(key)) {
-      if (!j.at(key).is_object()) throw ConfigError(key, "must be an object or null");
-      scheme_obj = &j.at(key);
-      scheme_path = std::string(key) + ".";
-      // An object that names no scheme ({} included) is a mistake, not the
-      // default scheme: null is how a config says "no scaling".
-      const Reader r(*scheme_obj, scheme_path);
-      if (!r.has("rope_type") && !r.has("type"))
-        throw ConfigError(r.name("rope_type"), "missing (the object must name its scheme; use null for none)");
-      break;
-    }
+    if (!r.has(key)) continue;
+    if (!top.at(key).is_object()) throw ConfigError(r.name(key), "must be an object or null");
+    *dict_path = r.name(key) + ".";
+    return &top.at(key);
+  }
+  return nullptr;
+}
+
+RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* scheme_obj,
+                        const std::string& scheme_path) {
+  const Reader top(j, top_path);
+  RopeConfig c;
+  if (scheme_obj) {
+    // An object that names no scheme ({} included) is a mistake, not the
+    // default scheme: null is how a config says "no scaling".
+    const Reader r(*scheme_obj, scheme_path);
+    if (!r.has("rope_type") && !r.has("type"))
+      throw ConfigError(r.name("rope_type"), "missing (the object must name its scheme; use null for none)");
+    require_known_rope_keys(*scheme_obj, scheme_path, false);
   }
   // The bare rope_scaling / rope_parameters dict (what --help advertises).
   const bool bare = !scheme_obj && (top.has("rope_type") || top.has("type"));
-  if (bare) scheme_obj = &j;
+  if (bare) {
+    scheme_obj = &j;
+    require_known_rope_keys(j, top_path, true);
+  }
+  const std::string model_type = top.has("model_type") ? top.string("model_type") : "";
   // Head geometry. GPT-J / GPT-2 configs name the widths n_embd and n_head.
   const char* hidden_key = top.has("hidden_size") ? "hidden_size" : "n_embd";
   const char* heads_key = top.has("num_attention_heads") ? "num_attention_heads" : "n_head";
   if (top.has("qk_rope_head_dim")) {
-    // DeepSeek MLA: only the qk_rope_head_dim part of a head is rotated, and
-    // it is passed to RoPE as a tensor of its own.
+    // DeepSeek MLA (and MiniCPM3): only the qk_rope_head_dim part of a head
+    // is rotated, and it is passed to RoPE as a tensor of its own.
     c.shape.head_dim = static_cast<int>(top.integer("qk_rope_head_dim", 2, ref::kMaxHeadDim));
   } else if (top.has("head_dim")) {
     c.shape.head_dim = static_cast<int>(top.integer("head_dim", 1, ref::kMaxHeadDim));
+  } else if (top.has("kv_channels")) {  // ChatGLM names the head width kv_channels
+    c.shape.head_dim = static_cast<int>(top.integer("kv_channels", 1, ref::kMaxHeadDim));
   } else if (top.has(hidden_key) && top.has(heads_key)) {
     const std::int64_t hidden = top.integer(hidden_key, 1, std::int64_t{1} << 24);
     const std::int64_t heads = top.integer(heads_key, 1, 1 << 16);
     if (hidden % heads != 0)
-      throw ConfigError(hidden_key, std::string("must be a multiple of ") + heads_key);
+      throw ConfigError(top.name(hidden_key), std::string("must be a multiple of ") + heads_key);
     c.shape.head_dim = static_cast<int>(std::min<std::int64_t>(hidden / heads, ref::kMaxHeadDim + 1));
   } else if (bare) {
     // No head geometry: the cases keep their own shapes (RopeConfig).
@@ -130,33 +183,51 @@ RopeConfig parse_hf(const json& j) {
       c.shape.head_dim = static_cast<int>(std::min<std::size_t>(2 * (*scheme_obj)["short_factor"].size(),
                                                                 ref::kMaxHeadDim + 1));
   } else {
-    throw ConfigError("head_dim", "is required (or hidden_size and num_attention_heads)");
+    throw ConfigError(top.name("head_dim"), "is required (or hidden_size and num_attention_heads)");
   }
   c.shape.rotary_dim = c.shape.head_dim;
+  // The pairing layout of the model's own implementation where it is not
+  // rotate_half: GLM-4 and Cohere pair x[2i], x[2i+1] (their rotate_half takes
+  // x[..., 0::2] and x[..., 1::2]: transformers models/glm/modeling_glm.py,
+  // models/cohere/modeling_cohere.py); Llama 4 multiplies complex numbers
+  // formed from adjacent channels (models/llama4/modeling_llama4.py,
+  // view_as_complex); DeepSeek-V2/V3 permute q_pe/k_pe into that order
+  // (deepseek-ai/DeepSeek-V3 inference/model.py, apply_rotary_emb), which
+  // transformers states as rope_interleave (default true); ChatGLM reshapes
+  // the rotary part into (.., rot_dim/2, 2) (THUDM modeling_chatglm.py).
+  for (const char* t : {"glm", "glm4", "cohere", "cohere2", "llama4", "llama4_text", "deepseek_v2", "deepseek_v3",
+                        "chatglm", "gptj", "minicpm3"})
+    if (model_type == t) c.layout = ROPECHECK_LAYOUT_INTERLEAVED;
   if (top.has("rope_interleave")) {  // DeepSeek-V3 in HF: pairs adjacent
-    if (!j.at("rope_interleave").is_boolean()) throw ConfigError("rope_interleave", "must be true or false");
+    if (!j.at("rope_interleave").is_boolean()) throw ConfigError(top.name("rope_interleave"), "must be true or false");
     c.layout = j.at("rope_interleave").get<bool>() ? ROPECHECK_LAYOUT_INTERLEAVED : ROPECHECK_LAYOUT_HALF_SPLIT;
   }
   if (top.has("rotary_dim")) {  // GPT-J: rotary part, interleaved pairs
     c.shape.rotary_dim = static_cast<int>(top.integer("rotary_dim", 0, ref::kMaxHeadDim));
     c.layout = ROPECHECK_LAYOUT_INTERLEAVED;
   }
-  for (const char* key : {"partial_rotary_factor", "rotary_pct"}) {
-    if (!top.has(key)) continue;
-    const double f = top.number(key);
-    if (!(f > 0.0 && f <= 1.0)) throw ConfigError(key, "must be in (0, 1]");
-    c.shape.rotary_dim = static_cast<int>(c.shape.head_dim * f);  // HF: int(head_dim * factor)
+  read_rotary_fraction(top, "partial_rotary_factor", c);
+  read_rotary_fraction(top, "rotary_pct", c);
+  if (model_type == "chatglm") {
+    // ChatGLM builds RotaryEmbedding(kv_channels // 2) and rotates that many
+    // channels of each head, with base 10000 * rope_ratio
+    // (THUDM/chatglm3-6b and glm-4-9b-chat modeling_chatglm.py; vLLM
+    // model_executor/models/chatglm.py restates it).
+    c.shape.rotary_dim = c.shape.head_dim / 2;
+    c.freq.base = 10000.0 * (top.has("rope_ratio") ? top.number("rope_ratio") : 1.0);
   }
-  const std::int64_t max_pos =
-      top.has("max_position_embeddings") ? top.integer("max_position_embeddings", 1, kMaxPos) : 0;
+  std::int64_t max_pos = 0;
+  if (top.has("max_position_embeddings")) max_pos = top.integer("max_position_embeddings", 1, kMaxPos);
+  else if (top.has("seq_length")) max_pos = top.integer("seq_length", 1, kMaxPos);  // ChatGLM
   // rope_theta lives at the top level, or inside rope_parameters.
   if (top.has("rope_theta")) c.freq.base = top.number("rope_theta");
   else if (top.has("rotary_emb_base")) c.freq.base = top.number("rotary_emb_base");  // GPT-NeoX
   if (scheme_obj) {
-    const Reader r(*scheme_obj, scheme_path);
+    const Reader r(*scheme_obj, bare ? top_path : scheme_path);
     if (r.has("rope_theta")) c.freq.base = r.number("rope_theta");
     const char* type_key = r.has("rope_type") ? "rope_type" : (r.has("type") ? "type" : nullptr);
     if (type_key) c.freq.scheme = hf_scheme(r.string(type_key), r.name(type_key));
+    if (!bare) read_rotary_fraction(r, "partial_rotary_factor", c);
     read_scheme_fields(r, c.freq);
   }
   // HF fallbacks: dynamic NTK uses max_position_embeddings as L; YaRN and
@@ -172,6 +243,11 @@ RopeConfig parse_hf(const json& j) {
   return c;
 }
 
+RopeConfig read_own_schema(const json& j) { return parse_own(j); }
+
+}  // namespace detail
+
+namespace {
 }  // namespace
 
 RopeConfig read_rope_config_file(const std::string& path) {
@@ -181,20 +257,15 @@ RopeConfig read_rope_config_file(const std::string& path) {
 }
 
 RopeConfig parse_rope_config(std::string_view text) {
-  if (text.size() > kMaxConfigBytes)
-    throw ConfigError("json", "must be at most " + std::to_string(kMaxConfigBytes) + " bytes (got " +
-                                  std::to_string(text.size()) + ")");
-  // Duplicate keys, NUL bytes, trailing bytes and deep nesting are refused.
-  const json j = parse_json_strictly(text);
-  if (!j.is_object()) throw ConfigError("json", "must be an object");
-  RopeConfig c;
-  try {
-    c = j.contains("ropecheck_config") ? parse_own(j) : parse_hf(j);
-  } catch (const json::exception& e) {
-    throw ConfigError("json", std::string("unexpected value: ") + e.what());
+  ModelRope m = parse_model_rope(text);
+  if (m.layer_types.size() != 1) {
+    std::string names;
+    for (const auto& t : m.layer_types) names += (names.empty() ? "" : ", ") + t.name;
+    throw ConfigError("layer_types", "the model has " + std::to_string(m.layer_types.size()) +
+                                         " layer types with different RoPE (" + names +
+                                         "); read it with parse_model_rope, which gives one config per layer type");
   }
-  ref::validate(c.freq, c.shape);
-  return c;
+  return std::move(m.layer_types.front().config);
 }
 
 void apply_config(const RopeConfig& config, ref::FreqSpec* freq, ref::HeadShape* shape) {

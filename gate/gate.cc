@@ -83,12 +83,14 @@ void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
   }
 }
 
-// Case `idx` as the options shape it (a --config replaces scheme and shape).
+// Case `idx` as the options shape it (a --config replaces scheme and shape:
+// its variants in turn, so every layer type and boundary gets cases).
 Case gate_case(const GateOptions& o, int idx) {
   Case c = make_case(o.suite, o.seed, idx);
-  if (o.config) {
-    apply_config(*o.config, &c.freq, &c.shape);
-    if (o.config->layout) c.layout = *o.config->layout;
+  if (!o.configs.empty()) {
+    const RopeConfig& config = o.configs[static_cast<std::size_t>(idx) % o.configs.size()];
+    apply_config(config, &c.freq, &c.shape);
+    if (config.layout) c.layout = *config.layout;
   }
   return c;
 }

@@ -29,10 +29,12 @@ struct GateOptions {
   std::optional<int> cases;      // run the first N cases instead of the suite's size
   std::vector<const ropecheck_impl_t*> impls;
   std::vector<std::string> properties;  // names; empty: all kernel properties
-  // A model's rope config (--config): every case keeps its grid-drawn
-  // positions, dtype, heads and strides but uses this scheme and head shape
-  // (and layout, when the config states one).
-  std::optional<RopeConfig> config;
+  // A model's rope configs (--config; config_variants of core/model_rope.h:
+  // one per layer type and sequence-length boundary): case i keeps its
+  // grid-drawn positions, dtype, heads and strides but uses the scheme and
+  // head shape of configs[i % configs.size()] (and its layout, when the
+  // config states one). Empty: the cases' own.
+  std::vector<RopeConfig> configs;
   std::string config_path;  // repeated in reproduce lines
   // Appended to every reproduce line, per implementation name (e.g.
   // "--plugin /abs/libmine.so" for a plugin's kernels).

@@ -38,7 +38,7 @@ expect config-dev-zero 2 "--config /dev/zero: holds more than the limit of 10485
 expect config-directory 2 "--config $t: is a directory, not a file" -- "$bin" "${one[@]}" --config "$t"
 expect config-missing 2 "cannot be opened: No such file" -- "$bin" "${one[@]}" --config "$t/none.json"
 (sleep 1; printf '{"head_dim": 64, "rope_theta": 10000}' >"$t/fifo") &
-expect config-fifo 0 "config $t/fifo: head_dim 64" -- "$bin" "${one[@]}" --config "$t/fifo"
+expect config-fifo 0 "all: default\(base=10000\), head_dim 64" -- "$bin" "${one[@]}" --config "$t/fifo"
 wait
 : >"$t/empty.json"
 expect config-empty 2 "--config $t/empty.json: json: is not valid JSON" -- "$bin" "${one[@]}" --config "$t/empty.json"
