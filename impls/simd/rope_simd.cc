@@ -114,6 +114,8 @@ ropecheck_status_t apply_otf(void*, const ropecheck_apply_params_t* p, char* err
 void set_simd_threads(int threads) { g_threads.store(std::clamp(threads, 1, 256)); }
 int simd_threads() { return g_threads.load(); }
 const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+std::int64_t simd_compiled_targets() { return HWY_TARGETS; }
+std::int64_t simd_baseline_target() { return HWY_STATIC_TARGET; }
 
 void simd_sincos_row(double position, const double* inv_freq, int pairs, float* c, float* s) {
   std::vector<double> padded(static_cast<std::size_t>(padded_pairs(pairs)), 0.0);
