@@ -29,6 +29,7 @@ namespace ropecheck::impl {
 
 HWY_EXPORT(RunRows);
 HWY_EXPORT(SinCosRow);
+HWY_EXPORT(WidenF16Row);
 HWY_EXPORT(TargetName);
 
 namespace {
@@ -123,6 +124,8 @@ void simd_sincos_row(double position, const double* inv_freq, int pairs, float* 
   std::vector<float> scratch(static_cast<std::size_t>(8 * padded_pairs(pairs)), 0.0f);
   HWY_DYNAMIC_DISPATCH(SinCosRow)(position, padded.data(), pairs, scratch.data(), c, s);
 }
+
+void simd_widen_f16(const std::uint16_t* in, int n, float* out) { HWY_DYNAMIC_DISPATCH(WidenF16Row)(in, n, out); }
 
 const ropecheck_impl_t* simd_cache_impl() {
   static const ropecheck_impl_t impl = kernel_table(

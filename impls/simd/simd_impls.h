@@ -41,6 +41,10 @@ std::int64_t simd_baseline_target();
 // the dispatched target, with m = 1 (for the accuracy test).
 void simd_sincos_row(double position, const double* inv_freq, int pairs, float* c, float* s);
 
+// fp16 bits in[0, n) widened to fp32 as the kernels' loops load them, on the
+// dispatched target (for the conversion test).
+void simd_widen_f16(const std::uint16_t* in, int n, float* out);
+
 }  // namespace ropecheck::impl
 
 #endif  // ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_

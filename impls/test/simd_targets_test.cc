@@ -2,7 +2,7 @@
 // CPU supports, not only the one the dispatcher would pick, the static
 // baseline target included: each target is a gtest parameter printed by name
 // (SimdTargetsGroup/SimdTargets.PassEveryPropertyOnThisTarget/SCALAR;
-// simd_target_param.h).
+// simd_target_param.h). Non-finite inputs: simd_special_inputs_test.cc.
 //   - the whole quick gate (every property);
 //   - every storage dtype x layout x head shape whose pair count exercises a
 //     different mix of whole vectors and tails (1 pair up to 256, odd counts,
