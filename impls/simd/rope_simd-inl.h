@@ -163,6 +163,18 @@ void SinCosRow(double position, const double* inv_freq, int pairs, float* scratc
   std::memcpy(s, sc.s, sizeof(float) * static_cast<std::size_t>(pairs));
 }
 
+// fp16 bits widened to fp32 as the rotation loops load them (LoadWide),
+// whole vectors then one lane at a time, for the conversion test.
+void WidenF16Row(const std::uint16_t* in, int n, float* out) {
+  const hn::ScalableTag<float> df;
+  const hn::CappedTag<float, 1> d1;
+  const int N = static_cast<int>(hn::Lanes(df));
+  const auto* h = reinterpret_cast<const hwy::float16_t*>(in);
+  int i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(LoadWide(df, h + i), df, out + i);
+  for (; i < n; ++i) hn::StoreU(LoadWide(d1, h + i), d1, out + i);
+}
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace ropecheck::impl::HWY_NAMESPACE

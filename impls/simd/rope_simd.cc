@@ -30,6 +30,7 @@ namespace ropecheck::impl {
 
 HWY_EXPORT(RunRows);
 HWY_EXPORT(SinCosRow);
+HWY_EXPORT(WidenF16Row);
 HWY_EXPORT(TargetName);
 
 namespace {
@@ -117,6 +118,8 @@ ropecheck_status_t apply_otf(void*, const ropecheck_apply_params_t* p, char* err
 void set_simd_threads(int threads) { g_threads.store(std::clamp(threads, 1, 256)); }
 int simd_threads() { return g_threads.load(); }
 const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+std::int64_t simd_compiled_targets() { return HWY_TARGETS; }
+std::int64_t simd_baseline_target() { return HWY_STATIC_TARGET; }
 
 void simd_sincos_row(double position, const double* inv_freq, int pairs, float* c, float* s) {
   std::vector<double> padded(static_cast<std::size_t>(padded_pairs(pairs)), 0.0);
@@ -124,6 +127,8 @@ void simd_sincos_row(double position, const double* inv_freq, int pairs, float* 
   std::vector<float> scratch(static_cast<std::size_t>(8 * padded_pairs(pairs)), 0.0f);
   HWY_DYNAMIC_DISPATCH(SinCosRow)(position, padded.data(), pairs, scratch.data(), c, s);
 }
+
+void simd_widen_f16(const std::uint16_t* in, int n, float* out) { HWY_DYNAMIC_DISPATCH(WidenF16Row)(in, n, out); }
 
 const ropecheck_impl_t* simd_cache_impl() {
   static const ropecheck_impl_t impl = kernel_table(

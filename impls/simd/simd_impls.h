@@ -10,6 +10,8 @@
 #ifndef ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_
 #define ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_
 
+#include <cstdint>
+
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::impl {
@@ -27,9 +29,21 @@ int simd_threads();
 // Name of the Highway target the dispatcher chose for this process.
 const char* simd_target_name();
 
+// The Highway targets the kernels were compiled for (HWY_TARGETS of
+// rope_simd.cc, a bit mask of HWY_* target bits) and among them the static
+// baseline target (HWY_STATIC_TARGET: what the compiler may assume of any
+// CPU, SCALAR or EMU128 without -march flags). The target tests run every one
+// of them this CPU supports (impls/test/simd_target_param.h).
+std::int64_t simd_compiled_targets();
+std::int64_t simd_baseline_target();
+
 // simd_otf's sin/cos of the angles position * inv_freq[i], i < pairs, on
 // the dispatched target, with m = 1 (for the accuracy test).
 void simd_sincos_row(double position, const double* inv_freq, int pairs, float* c, float* s);
+
+// fp16 bits in[0, n) widened to fp32 as the kernels' loops load them, on the
+// dispatched target (for the conversion test).
+void simd_widen_f16(const std::uint16_t* in, int n, float* out);
 
 }  // namespace ropecheck::impl
 

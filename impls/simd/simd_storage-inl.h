@@ -23,15 +23,27 @@ HWY_BEFORE_NAMESPACE();
 namespace ropecheck::impl::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Highway 1.0.3 converts f32 -> f16 with an instruction only where the CPU
-// has one (x86 F16C from AVX2 up, Arm FCVT; both round to nearest even) and
-// emulates it by truncation elsewhere (SSSE3, SSE4, scalar; found by
-// simd_targets_test). Where it truncates we round with ropecheck's own scalar
-// conversion instead. Widening f16 -> f32 is exact on every target.
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM
-inline constexpr bool kVectorF16Demote = true;
+// Highway 1.0.3 converts between f16 and f32 with an instruction only where
+// the CPU has one (x86 F16C from AVX2 up, Arm FCVT; exact widening, narrowing
+// with round to nearest even) and emulates both directions elsewhere (SSSE3,
+// SSE4, SCALAR, EMU128), with two faults, each found by simd_targets_test:
+//   - narrowing truncates: we round with ropecheck's own scalar f32_to_f16;
+//   - widening maps exponent 31 (Inf, NaN) to 2^16 (1 + m / 1024), a finite
+//     number: an Inf or NaN input came out finite or as an overflowed Inf
+//     (the static-dispatch build's differential_fuzzer finding, issue #23;
+//     simd_special_inputs_test.cc). LoadWide repairs those lanes.
+// (On Arm, NEON converts by instruction where __ARM_FP has the half-precision
+// bit, always on AArch64, and SVE always; SCALAR and EMU128 emulate on every
+// architecture. Elsewhere we assume emulation: the repairs are then merely
+// redundant.)
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+inline constexpr bool kHardwareF16 = false;
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+inline constexpr bool kHardwareF16 = true;
+#elif HWY_ARCH_ARM && defined(__ARM_FP) && (__ARM_FP & 2)
+inline constexpr bool kHardwareF16 = true;
 #else
-inline constexpr bool kVectorF16Demote = false;
+inline constexpr bool kHardwareF16 = false;
 #endif
 
 // A loaded vector kept in a register. GCC folds a load into every
@@ -58,9 +70,29 @@ template <class D>
 HWY_INLINE hn::Vec<D> LoadWide(D d, const float* p) {
   return LoadOnce(d, p);
 }
+// The emulated widening gives every finite f16 exactly and puts each Inf or
+// NaN at |v| >= 2^16, above the largest finite f16 (65504), with its sign
+// and its mantissa in the top 10 mantissa bits. Setting the exponent bits
+// there makes it ropecheck::f16_to_f32's value: Inf, or the NaN with that
+// payload, quieted (bit 22) as F16C's VCVTPH2PS and f16_to_f32 quiet it.
+template <class D>
+HWY_INLINE hn::Vec<D> WidenF16(D d, hn::Vec<hn::Rebind<hwy::float16_t, D>> h) {
+  const hn::Vec<D> v = hn::PromoteTo(d, h);
+  if constexpr (kHardwareF16) {
+    return v;
+  } else {
+    const hn::RebindToUnsigned<D> du;
+    const auto special = hn::RebindMask(du, hn::Ge(hn::Abs(v), hn::Set(d, 65536.0f)));
+    const auto b = hn::Or(hn::BitCast(du, v), hn::Set(du, 0x7f800000u));
+    const auto nan = hn::RebindMask(du, hn::IsNaN(hn::BitCast(d, b)));
+    const auto fixed = hn::Or(b, hn::IfThenElseZero(nan, hn::Set(du, 0x00400000u)));
+    return hn::BitCast(d, hn::IfThenElse(special, fixed, hn::BitCast(du, v)));
+  }
+}
+
 template <class D>
 HWY_INLINE hn::Vec<D> LoadWide(D d, const hwy::float16_t* p) {
-  return InRegister(hn::PromoteTo(d, hn::LoadU(hn::Rebind<hwy::float16_t, D>(), p)));
+  return InRegister(WidenF16(d, hn::LoadU(hn::Rebind<hwy::float16_t, D>(), p)));
 }
 template <class D>
 HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, float* p) {
@@ -68,7 +100,7 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, float* p) {
 }
 template <class D>
 HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, hwy::float16_t* p) {
-  if constexpr (kVectorF16Demote) {
+  if constexpr (kHardwareF16) {
     const hn::Rebind<hwy::float16_t, D> dh;
     hn::StoreU(hn::DemoteTo(dh, v), dh, p);
   } else {

@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 
 #include <hwy/targets.h>
-#include <hwy/tests/hwy_gtest.h>
 
 #include <cmath>
 #include <cstdint>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "impls/simd/simd_impls.h"
+#include "impls/test/simd_target_param.h"
 
 namespace ropecheck {
 namespace {
@@ -48,8 +48,8 @@ void sweep(double position, const std::vector<double>& w, Worst& worst) {
   }
 }
 
-class SimdSinCos : public hwy::TestWithParamTarget {};
-HWY_TARGET_INSTANTIATE_TEST_SUITE_P(SimdSinCos);
+class SimdSinCos : public SimdTargetTest {};
+ROPECHECK_SIMD_TARGETS_INSTANTIATE(SimdSinCos);
 
 TEST_P(SimdSinCos, WithinTheDeclaredBoundOnThisTarget) {
   ASSERT_STREQ(impl::simd_target_name(), hwy::TargetName(GetParam())) << "the dispatcher did not switch target";

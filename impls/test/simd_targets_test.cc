@@ -1,6 +1,8 @@
-// The SIMD kernels on every Highway target this CPU supports, not only the
-// one the dispatcher would pick: each target is a gtest parameter printed by
-// name (SimdTargets/Gate.AllProperties/AVX2).
+// The SIMD kernels on every Highway target they were compiled for that this
+// CPU supports, not only the one the dispatcher would pick, the static
+// baseline target included: each target is a gtest parameter printed by name
+// (SimdTargetsGroup/SimdTargets.PassEveryPropertyOnThisTarget/SCALAR;
+// simd_target_param.h). Non-finite inputs: simd_special_inputs_test.cc.
 //   - the whole quick gate (every property);
 //   - every storage dtype x layout x head shape whose pair count exercises a
 //     different mix of whole vectors and tails (1 pair up to 256, odd counts,
@@ -10,10 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <hwy/targets.h>
-#include <hwy/tests/hwy_gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,14 +23,34 @@
 #include "core/cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/simd/simd_impls.h"
+#include "impls/test/simd_target_param.h"
 #include "properties/property.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck {
 namespace {
 
-class SimdTargets : public hwy::TestWithParamTarget {};
-HWY_TARGET_INSTANTIATE_TEST_SUITE_P(SimdTargets);
+// The baseline target is the one every CPU of the build's architecture runs,
+// and the only one a static-dispatch build (HWY_COMPILE_ONLY_STATIC) has: it
+// must be among the parameters, as must every target the CPU supports.
+TEST(SimdTargetList, HoldsTheBaselineAndEverySupportedCompiledTarget) {
+  const std::vector<std::int64_t> targets = simd_test_targets();
+  std::string names;
+  std::int64_t all = 0;
+  for (std::int64_t t : targets) {
+    names += std::string(" ") + hwy::TargetName(t);
+    all |= t;
+  }
+  std::printf("kernels compiled for 0x%llx, baseline %s; tested:%s\n",
+              static_cast<unsigned long long>(impl::simd_compiled_targets()),
+              hwy::TargetName(impl::simd_baseline_target()), names.c_str());
+  EXPECT_NE(all & impl::simd_baseline_target(), 0) << "baseline " << hwy::TargetName(impl::simd_baseline_target())
+                                                   << " untested; tested:" << names;
+  EXPECT_EQ(all, hwy::SupportedTargets() & impl::simd_compiled_targets());
+}
+
+class SimdTargets : public SimdTargetTest {};
+ROPECHECK_SIMD_TARGETS_INSTANTIATE(SimdTargets);
 
 TEST_P(SimdTargets, PassEveryPropertyOnThisTarget) {
   const std::string expected = hwy::TargetName(GetParam());
