@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -204,8 +205,30 @@ void arm_call(ChildShared* shared, double memory_limit_gib, bool worker) {
   errno = 0;
 }
 
+namespace {
+
+// The body closed fd or put another file in its place (a library that
+// closes every descriptor it did not open does): the child cannot answer.
+[[noreturn]] void lost_channel(ChildShared* shared) {
+  shared->lost_channel = 1;
+  ::_exit(126);
+}
+
+bool same_file(int fd, const struct stat& was) {
+  struct stat now {};
+  return ::fstat(fd, &now) == 0 && now.st_dev == was.st_dev && now.st_ino == was.st_ino;
+}
+
+}  // namespace
+
+void answer_once(ChildShared* shared, int fd) {
+  if (::send(fd, "r", 1, MSG_NOSIGNAL) != 1) lost_channel(shared);
+}
+
 void serve_calls(ChildShared* shared, int fd, double memory_limit_gib,
                  const std::function<int(char*, std::size_t)>& body) {
+  struct stat channel {};
+  if (::fstat(fd, &channel) != 0) ::_exit(126);
   for (;;) {
     char c;
     const ssize_t k = ::recv(fd, &c, 1, 0);
@@ -218,9 +241,11 @@ void serve_calls(ChildShared* shared, int fd, double memory_limit_gib,
       shared->returned = 1;
     }
     shared->state_left = lingering_state();
+    ::signal(SIGCONT, SIG_DFL);  // the next call's SIGCONT runs nothing of this one
     shared->vm_after = g_vm_after = address_space_bytes();
     shared->done_seq = shared->seq;
-    if (::send(fd, "r", 1, MSG_NOSIGNAL) != 1) ::_exit(126);
+    if (!same_file(fd, channel)) lost_channel(shared);
+    if (::send(fd, "r", 1, MSG_NOSIGNAL) != 1) lost_channel(shared);
     // Stopped until the next call (the parent reads nothing before it sees
     // the stop, and sends SIGCONT with the next request).
     ::kill(0, SIGSTOP);

@@ -45,6 +45,7 @@ struct ChildShared {
   std::uint64_t seq;       // the call the parent asked for
   std::uint64_t done_seq;  // the call the worker answered
   int arm_errno;           // mprotect() failed while arming: the call did not run
+  int lost_channel;        // the body closed or replaced the socket the child answers on
   int state_left;          // 1: a timer (alarm, setitimer, timer_create) armed after the body returned; 2: a signal pending
   std::uint64_t vm_base;   // the worker's address space when it started (bytes)
   std::uint64_t vm_after;  // and after its last call
@@ -62,6 +63,10 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
 // Before every call in the child: what the body (this call's, or an earlier
 // call's in a worker) may have changed is set again.
 void arm_call(ChildShared* shared, double memory_limit_gib, bool worker);
+
+// A child per call's answer once its body returned: a byte on fd (the
+// child _exits, lost_channel set, when the body closed fd).
+void answer_once(ChildShared* shared, int fd);
 
 // A worker's loop: waits for a byte on fd, runs the body, answers with a
 // byte, for as long as the parent lives (core/worker.h).

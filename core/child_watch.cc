@@ -99,6 +99,9 @@ std::string describe_signal(int sig, const ChildShared& s, const ChildOptions& o
 
 std::string describe_exit(int code, const ChildShared& s) {
   const std::string n = std::to_string(code);
+  if (s.lost_channel)
+    return "closed or replaced a descriptor it did not open (the socket its process answers ropecheck on), so its "
+           "return could not be reported";
   if (s.exit_called) return "called exit(" + n + ")";
   if (s.quick_exit_called) return "called quick_exit(" + n + ")";
   return "ended the process with status " + n + " without returning (_exit() or exit_group)";

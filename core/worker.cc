@@ -111,6 +111,7 @@ ChildRun Worker::call(const ChildOptions& o) {
   s.fault_addr = 0;
   s.arm_errno = 0;
   s.state_left = 0;
+  s.lost_channel = 0;
   s.message[0] = '\0';
   set_guard_table(&s, o);
   s.arm_begin = o.arm_begin;

@@ -34,6 +34,7 @@ enum Command : std::int64_t {
   kHang,           // sleeps 30 s
   kReadAddress,    // reads the byte at positions[1]
   kLeak400MiB,     // 400 MiB of address space, never freed
+  kCloseAll,       // closes every descriptor from 3 up (as some libraries do before they daemonize)
 };
 
 constexpr int kTokens = 2, kHeadDim = 4;
@@ -74,6 +75,9 @@ ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, st
       break;
     }
     case kExit3: std::exit(3);
+    case kCloseAll:
+      for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+      break;
     case kHang: std::this_thread::sleep_for(std::chrono::seconds(30)); break;
     case kReadAddress: {
       const volatile char c = *reinterpret_cast<const volatile char*>(static_cast<std::uintptr_t>(pos[1]));
@@ -193,6 +197,7 @@ TEST(Worker, EveryFailingCallGetsTheNextCallANewProcess) {
   for (const Row& row : {Row{kCrash, "isolated call: crashed with signal 11 (a NULL pointer dereference at 0x40)"},
                          Row{kLeaveThread, "isolated call: left 1 thread(s) running after it returned"},
                          Row{kExit3, "isolated call: called exit(3)"},
+                         Row{kCloseAll, "isolated call: closed or replaced a descriptor it did not open"},
                          Row{kHang, "isolated call: timed out after 0.5 s"}}) {
     const Report before = call(t, kReport);
     ASSERT_EQ(before.status, ROPECHECK_OK) << before.message;
@@ -207,6 +212,18 @@ TEST(Worker, EveryFailingCallGetsTheNextCallANewProcess) {
     ASSERT_EQ(after.status, ROPECHECK_OK) << after.message;
     EXPECT_TRUE(after.identity) << row.message;
     EXPECT_NE(after.pid, before.pid) << row.message;
+  }
+  retire_workers();
+}
+
+TEST(Worker, ClosingTheDescriptorItAnswersOnIsNamedInBothModes) {
+  // Before, a child per call that lost its socket waited to be killed at
+  // the timeout ("timed out", 10 s by default).
+  for (IsolationMode mode : {IsolationMode::kWorker, IsolationMode::kFork}) {
+    const Report r = call(isolated_probe(mode, /*timeout=*/5), kCloseAll);
+    EXPECT_EQ(r.status, ROPECHECK_INTERNAL_ERROR) << isolation_mode_name(mode);
+    EXPECT_EQ(r.message.rfind("isolated call: closed or replaced a descriptor it did not open", 0), 0u)
+        << isolation_mode_name(mode) << ": " << r.message;
   }
   retire_workers();
 }
