@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <new>
@@ -56,6 +57,27 @@ void release(unsigned char* base, std::size_t body) {
   } else {
     unmap_for_child(base, body + 2 * page_size());
   }
+}
+
+// The canary bytes of core/buffers.h (period 2) a page at a time: a byte
+// loop over every slack was 2% of a gate run with a worker.
+const unsigned char* canary_page() {
+  static const auto* page = [] {
+    auto* p = new unsigned char[4096];
+    fill_canary(p, 4096);
+    return p;
+  }();
+  return page;
+}
+
+void fill_canaries(unsigned char* p, std::size_t n) {
+  for (std::size_t at = 0; at < n; at += 4096) std::memcpy(p + at, canary_page(), std::min<std::size_t>(4096, n - at));
+}
+
+bool canaries_intact(const unsigned char* p, std::size_t n) {
+  for (std::size_t at = 0; at < n; at += 4096)
+    if (std::memcmp(p + at, canary_page(), std::min<std::size_t>(4096, n - at)) != 0) return false;
+  return true;
 }
 
 }  // namespace
@@ -114,7 +136,7 @@ void GuardedCopies::place_in_region(unsigned char* region) {
 
 void GuardedCopies::fill() const {
   for (const Copy& c : copies_) {
-    fill_canary(c.slack, static_cast<std::size_t>(c.data - c.slack));
+    fill_canaries(c.slack, static_cast<std::size_t>(c.data - c.slack));
     if (c.src && c.bytes) std::memcpy(c.data, c.src, c.bytes);
   }
 }
@@ -139,9 +161,8 @@ std::vector<SharedRange> GuardedCopies::mappings() const {
 
 std::string GuardedCopies::damage() const {
   for (const Copy& c : copies_) {
-    const std::size_t slack = static_cast<std::size_t>(c.data - c.slack);
-    for (std::size_t i = 0; i < slack; ++i)
-      if (c.slack[i] != canary_byte(i)) return "wrote before the start of " + c.name + " (canary overwritten)";
+    if (!canaries_intact(c.slack, static_cast<std::size_t>(c.data - c.slack)))
+      return "wrote before the start of " + c.name + " (canary overwritten)";
     if (c.input && c.src && c.bytes && std::memcmp(c.data, c.src, c.bytes) != 0) return "wrote into its input " + c.name;
   }
   return {};

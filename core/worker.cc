@@ -119,7 +119,7 @@ ChildRun Worker::call(const ChildOptions& o) {
   s.seq = seq;
   s.done_seq = 0;
   if (stopped_) {
-    ::kill(-pid_, SIGCONT);
+    ::kill(pid_, SIGCONT);  // the worker alone: anything else it left retired it
     stopped_ = false;
   }
   [[maybe_unused]] const ssize_t sent = ::send(fd_, "c", 1, MSG_NOSIGNAL);  // if it is gone, the wait sees its death

@@ -139,6 +139,13 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
     case Misbehaviour::overrun:
       if (big) static_cast<volatile unsigned char*>(p->q_out)[q_bytes(p)] = 1;
       break;
+    case Misbehaviour::underrun:
+      if (big) {
+        const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+        volatile unsigned char* before = static_cast<unsigned char*>(p->q_out) - es;
+        for (std::size_t i = 0; i < es; ++i) before[i] = 0;
+      }
+      break;
     case Misbehaviour::reads_output:
       return rotate_reading_output(p);
     case Misbehaviour::stale_results:

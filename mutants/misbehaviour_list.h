@@ -34,6 +34,7 @@ namespace ropecheck::mutant {
   X(stack_overflow, "recurses without end on big cases")                                                        \
   X(null_after_alloc, "mallocs 128 GiB on big cases and writes through the pointer unchecked")                 \
   X(overrun, "writes one element past the end of q_out on big cases")                                          \
+  X(underrun, "writes one element before the start of q_out on big cases")                                     \
   X(stale_results, "returns the output it computed before for the same q_in address, without computing")     \
   X(timer_left_armed, "its process's first call arms SIGALRM for 50 ms later; later calls take 100 ms")       \
   X(handler_left_installed, "first call: a SIGSEGV handler that exits 0; second: writes past the end of q_out")\

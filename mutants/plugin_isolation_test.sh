@@ -43,6 +43,9 @@ expect "null-after-alloc$sfx" 1 "exceeded the memory limit \(16 GiB, --memory-li
 expect "memory-limit-option$sfx" 1 "exceeded the memory limit \(2 GiB, --memory-limit\)" -- \
   "$bin" "${gate[@]}" --memory-limit 2 --plugin "$(p null_after_alloc)"
 expect "overrun$sfx" 1 "an access outside its buffers \(past the end of q_out at 0x" -- "$bin" "${gate[@]}" --plugin "$(p overrun)"
+# An underrun within the page before a buffer hits the canaries there (one
+# a whole page away, the guard page: "an access outside its buffers").
+expect "underrun$sfx" 1 "wrote before the start of q_out \(canary overwritten\)" -- "$bin" "${gate[@]}" --plugin "$(p underrun)"
 expect "unwritten$sfx" 1 "FAIL misbehaving_unwritten ConformsToReference" -- "$bin" "${gate[@]}" --plugin "$(p unwritten)"
 
 # Writes into inputs.
