@@ -70,8 +70,9 @@ struct ChildRun {
 ChildRun run_in_child(const ChildOptions& o, const std::function<int(char* message, std::size_t size)>& body);
 
 // Shared memory for a child (read-write, MAP_SHARED): inherited only by the
-// children it is handed to in ChildOptions::share. Throws std::bad_alloc.
-void* map_for_child(std::size_t bytes);
+// children it is handed to in ChildOptions::share. lazy: MAP_NORESERVE (no
+// memory is set aside for pages never touched). Throws std::bad_alloc.
+void* map_for_child(std::size_t bytes, bool lazy = false);
 void unmap_for_child(void* base, std::size_t bytes);
 
 }  // namespace ropecheck

@@ -109,8 +109,8 @@ std::string describe_exit(int code, const ChildShared& s) {
 
 }  // namespace
 
-void* map_for_child(std::size_t bytes) {
-  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+void* map_for_child(std::size_t bytes, bool lazy) {
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | (lazy ? MAP_NORESERVE : 0), -1, 0);
   if (m == MAP_FAILED) throw std::bad_alloc();
   if (::madvise(m, bytes, MADV_DONTFORK) != 0) {
     ::munmap(m, bytes);

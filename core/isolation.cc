@@ -88,11 +88,23 @@ class WorkerSlot {
     arena_ = nullptr;
   }
   std::size_t bytes() const { return page_size() * (1 + 2 * region_pages_); }
+  // A new arena means a new worker: a fork() of ropecheck, whose pages are
+  // then each copied at their next write here. So the first arena holds
+  // the calls of the standard suites at once (a 64 MiB cos/sin cache with
+  // its q and k): address space only, its pages allocated when touched
+  // (MAP_NORESERVE). A call that needs more gets an arena of twice that.
   void grow(std::size_t pages) {
     drop();
-    region_pages_ = 16;
-    while (region_pages_ < pages) region_pages_ *= 2;
-    arena_ = static_cast<unsigned char*>(map_for_child(bytes()));
+    const std::size_t first = (std::size_t{256} << 20) / page_size();
+    std::size_t fit = 16;
+    while (fit < pages) fit *= 2;
+    region_pages_ = std::max(fit, first);
+    try {
+      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
+    } catch (const std::bad_alloc&) {  // strict overcommit: only what this call needs
+      region_pages_ = fit;
+      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
+    }
     const ropecheck_impl_t* in = w_.inner;
     const Request* r = request();
     worker_ = std::make_unique<Worker>(std::vector<SharedRange>{{arena_, bytes()}}, w_.options.memory_limit_gib,
@@ -319,7 +331,9 @@ const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOp
   return &w.table;
 }
 
-bool is_isolated(const ropecheck_impl_t& impl) { return impl.apply == isolated_apply; }
+const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
+  return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
+}
 
 void retire_workers() { t_slots.clear(); }
 

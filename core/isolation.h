@@ -45,9 +45,10 @@ struct IsolationOptions {
 // a CUDA context does not survive fork()) are not wrapped by the caller.
 const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOptions& o);
 
-// Whether impl is a table isolate() made: its kernel only ever sees copies
-// of what it is handed, so the caller need not copy inputs for it.
-bool is_isolated(const ropecheck_impl_t& impl);
+// The table isolate() wrapped when impl is one of its tables, else null. An
+// isolated kernel only ever sees copies of what it is handed, so the caller
+// need not copy inputs for it.
+const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl);
 
 // Ends the calling thread's workers (a thread's workers also end with it):
 // a gate run calls it when it is done with its implementations.

@@ -181,7 +181,11 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
     std::string key = cache_key(abi_freq, c.shape.rotary_dim);
     CacheMemo& memo = t_cache_memo;
-    if (memo.build != impl.build_cache || memo.ctx != impl.ctx || memo.key != key || memo.rows < rows) {
+    // The builder is the kernel's own, isolated or not (isolation only moves
+    // where it runs): kernels sharing one builder share its caches either way.
+    const ropecheck_impl_t* const inner = isolated_inner(impl);
+    const ropecheck_impl_t& builder = inner ? *inner : impl;
+    if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
       memo.build = nullptr;  // invalid until built
       memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
       if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
@@ -191,12 +195,12 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         take_misbehaviour(r);
         return r;
       }
-      memo.build = impl.build_cache;
-      memo.ctx = impl.ctx;
+      memo.build = builder.build_cache;
+      memo.ctx = builder.ctx;
       memo.key = std::move(key);
       memo.rows = rows;
     }
-    if (is_isolated(impl)) {
+    if (inner) {
       // Isolation hands the kernel a copy of its own and proves it unchanged
       // (core/isolation.h): the memo itself is safe to hand over.
       p.cos_sin_cache = memo.cache.data();
