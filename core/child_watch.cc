@@ -243,8 +243,10 @@ std::string leftovers(pid_t child) {
            "what is judged; join every thread before returning)";
   if (const auto kids = children_of(child, true); !kids.empty())
     return "left a child process (pid " + std::to_string(kids[0]) + ") running after it returned";
-  std::vector<pid_t> strays = children_of(::getpid(), true);
-  strays.erase(std::remove_if(strays.begin(), strays.end(), registered), strays.end());
+  // ropecheck's own children (live workers) first, so only the rest is read.
+  std::vector<pid_t> strays = children_of(::getpid(), false);
+  strays.erase(std::remove_if(strays.begin(), strays.end(), [](pid_t c) { return registered(c) || !process_alive(c); }),
+               strays.end());
   if (!strays.empty())
     return "started a process (pid " + std::to_string(strays[0]) + ") that left its process group and was still running";
   return {};

@@ -87,6 +87,8 @@ std::vector<pid_t> children_of(pid_t pid, bool live_only) {
   return out;
 }
 
+bool process_alive(pid_t pid) { return alive("/proc/" + std::to_string(pid) + "/stat"); }
+
 int kill_and_reap(pid_t pgid, const std::function<bool(pid_t)>& keep) {
   int strays = 0;
   ::kill(-pgid, SIGKILL);

@@ -21,6 +21,8 @@ void become_subreaper();
 int live_threads(pid_t pid);
 // Children of every thread of pid; zombies left out when live_only.
 std::vector<pid_t> children_of(pid_t pid, bool live_only);
+// Whether pid is a process that runs (not a zombie, not gone).
+bool process_alive(pid_t pid);
 // SIGKILLs and reaps what a call left: its process group pgid (its leader
 // included) and every child of this process for which keep(pid) is false
 // (keep: the other calls under way and the live workers, asked when each
