@@ -2,7 +2,9 @@
 # Before/after figures for the gate's own speed (bench/RESULTS.md, "Gate
 # speed"), every "before" measured in the same run from a build of the
 # baseline commit: the reference per element, the quick gate over the
-# built-in kernels (isolated and in process), the standard suite, the
+# built-in kernels (isolated and in process; this tree's isolated rows use
+# its default, a worker per implementation, and it is also run with a child
+# per call), the standard suite, the
 # differential fuzzer's executions/s against simd_cache, and the profile's
 # top entries after. Take figures only on a quiet machine (the script
 # prints `uptime` before each measurement).
@@ -75,6 +77,10 @@ gate_row "quick gate, 6 built-in kernels, in process" quick_in_process --no-isol
 gate_row "quick suite, scalar_naive, isolated" naive_isolated --impl scalar_naive
 gate_row "quick suite, scalar_naive, in process" naive_in_process --impl scalar_naive --no-isolation
 gate_row "standard suite, 6 built-in kernels, isolated" standard_isolated --suite standard
+# The isolated rows above run the default mode: a persistent worker per
+# implementation since issue #18 (the baseline forks a child per call).
+# This tree's child per call, for the same comparison within one build:
+fork_q=$(seconds after_quick_isolated_fork "$new" check --quiet --isolation fork)
 jobs2=$(seconds after_quick_isolated_jobs2 "$new" check --quiet --jobs 2)
 jobs2s=$(seconds after_standard_isolated_jobs2 "$new" check --quiet --suite standard --jobs 2)
 
@@ -104,6 +110,8 @@ echo "|---|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "after, --jobs 2: quick gate isolated $jobs2 s, standard suite isolated $jobs2s s"
+echo "after, --isolation fork (a child per call): quick gate $fork_q s," \
+  "$(ratio "$fork_q" "${A[quick_in_process]}")x in process"
 echo "isolation overhead (isolated / in process): quick gate before $(ratio "${B[quick_isolated]}" "${B[quick_in_process]}")x," \
   "after $(ratio "${A[quick_isolated]}" "${A[quick_in_process]}")x; scalar_naive before" \
   "$(ratio "${B[naive_isolated]}" "${B[naive_in_process]}")x, after $(ratio "${A[naive_isolated]}" "${A[naive_in_process]}")x"

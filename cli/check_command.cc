@@ -165,7 +165,10 @@ int run_check(const CheckArgs& a) {
   if (o.shard_count > 1) std::cerr << ", shard " << o.shard_index << "/" << o.shard_count;
   std::cerr << ", " << o.impls.size() << " implementation(s)";
   if (o.jobs > 1) std::cerr << ", " << o.jobs << " jobs";
-  std::cerr << (a.selection.isolation ? "" : ", NOT isolated (--no-isolation)") << "\n";
+  std::cerr << (!a.selection.isolation                     ? ", NOT isolated (--no-isolation)"
+                : a.selection.isolation_mode == "fork" ? ", isolated: a child process per call (--isolation fork)"
+                                                       : "")
+            << "\n";
   if (!a.quiet) o.progress = progress_printer();
   const GateReport r = run_gate(o);
   std::ostringstream extra;  // the tables asked for, also in --summary

@@ -54,9 +54,15 @@ void add_selection_options(CLI::App* cmd, SelectionArgs& a) {
                   "Implementation(s) (default: every built-in one, or every kernel of --plugin)");
   cmd->add_option("--plugin", a.plugins, "Shared library exporting ropecheck_get_impls (repeatable)")
       ->check(non_empty_path());
-  cmd->add_flag("!--no-isolation", a.isolation,
-                "Run kernels in this process (default: a child process per call, guard pages, timeout; "
-                "docs/RELIABILITY.md says what this gives up)");
+  auto* off = cmd->add_flag("!--no-isolation", a.isolation,
+                            "Run kernels in this process (default: isolated, guard pages, timeout; "
+                            "docs/RELIABILITY.md says what this gives up)");
+  cmd->add_option("--isolation", a.isolation_mode,
+                  "How kernels are isolated: 'worker', one persistent worker process per implementation, "
+                  "replaced after any failing call; 'fork', a child process per call (docs/PLUGINS.md)")
+      ->check(CLI::IsMember({"worker", "fork"}))
+      ->capture_default_str()
+      ->excludes(off);
   cmd->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take")
       ->check(finite_in(0.01, 3600))
       ->capture_default_str();

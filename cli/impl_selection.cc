@@ -19,6 +19,7 @@ ImplSelection select_impls(const SelectionArgs& a) {
   IsolationOptions iso;
   iso.timeout_seconds = a.timeout_seconds;
   iso.memory_limit_gib = a.memory_limit_gib;
+  iso.mode = a.isolation_mode == "fork" ? IsolationMode::kFork : IsolationMode::kWorker;
   for (std::size_t i = 0; i < a.names.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (a.names[i] == a.names[j]) throw std::runtime_error("--impl: '" + a.names[i] + "' is given twice");

@@ -1,6 +1,7 @@
 // Which implementations a command runs: built-in ones and those of any
 // --plugin libraries, selected by --impl, each wrapped for crash isolation
-// unless --no-isolation. One place, so check, golden verify and mutants
+// (a persistent worker per implementation, or a child per call with
+// --isolation fork) unless --no-isolation. One place, so check, golden verify and mutants
 // resolve names and plugins alike.
 #ifndef ROPECHECK_CLI_IMPL_SELECTION_H_
 #define ROPECHECK_CLI_IMPL_SELECTION_H_
@@ -23,6 +24,7 @@ struct SelectionArgs {
   std::vector<std::string> names;    // --impl; empty: every plugin kernel, or every built-in one
   std::vector<std::string> plugins;  // --plugin paths
   bool isolation = true;
+  std::string isolation_mode = "worker";  // --isolation: "worker" or "fork"
   double timeout_seconds = 10;
   double memory_limit_gib = kDefaultMemoryLimitGiB;
 };

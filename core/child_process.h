@@ -1,5 +1,6 @@
 // Running untrusted code in a child process, and proving it is over before
-// anything it touched is read. One call:
+// anything it touched is read. One call in a child of its own (a persistent
+// worker that runs many is core/worker.h, with the same guarantees):
 //   - the child runs in a process group of its own, dies with ropecheck
 //     (PR_SET_PDEATHSIG), has an address-space limit (setrlimit RLIMIT_AS,
 //     the memory limit on top of what it inherits), and names its own death:
@@ -12,7 +13,11 @@
 //   - when the body has returned, a thread or a process it leaves running
 //     fails the call (it could still change what is judged);
 //   - then, whatever happened, every process of the call is SIGKILLed and
-//     reaped, those that left its group included (core/process_tree.h).
+//     reaped, those that left its group included (core/process_tree.h);
+//   - shared memory handed to one child is kept out of every other
+//     (MADV_DONTFORK), and a child closes the descriptors ropecheck holds
+//     for its other children: a child cannot write into another call's
+//     buffers or answer for another call (core/child_watch.h).
 #ifndef ROPECHECK_CORE_CHILD_PROCESS_H_
 #define ROPECHECK_CORE_CHILD_PROCESS_H_
 
@@ -32,11 +37,22 @@ struct GuardRange {
   std::string name;
 };
 
+// Shared memory (MAP_SHARED, from map_for_child) a child is handed.
+struct SharedRange {
+  void* base = nullptr;
+  std::size_t bytes = 0;
+};
+
 struct ChildOptions {
   double timeout_seconds = 10;
   double memory_limit_gib = kDefaultMemoryLimitGiB;  // 0: no limit
   bool check_leftovers = true;
   std::vector<GuardRange> guards;
+  // The memory the body works on: this child inherits it, no other does.
+  std::vector<SharedRange> share;
+  // A worker only (core/worker.h): the range that holds this call's
+  // buffers, made read-write before the guards are armed in it.
+  std::uintptr_t arm_begin = 0, arm_end = 0;
 };
 
 struct ChildRun {
@@ -52,6 +68,12 @@ struct ChildRun {
 
 // Runs body(message, size) in a child as above.
 ChildRun run_in_child(const ChildOptions& o, const std::function<int(char* message, std::size_t size)>& body);
+
+// Shared memory for a child (read-write, MAP_SHARED): inherited only by the
+// children it is handed to in ChildOptions::share. lazy: MAP_NORESERVE (no
+// memory is set aside for pages never touched). Throws std::bad_alloc.
+void* map_for_child(std::size_t bytes, bool lazy = false);
+void unmap_for_child(void* base, std::size_t bytes);
 
 }  // namespace ropecheck
 

@@ -1,14 +1,17 @@
 #include "core/child_side.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -19,9 +22,9 @@ namespace ropecheck {
 namespace {
 
 ChildShared* g_shared = nullptr;
-constexpr int kMaxRanges = 64;
-std::uintptr_t g_range_begin[kMaxRanges], g_range_end[kMaxRanges];
-int g_ranges = 0;
+stack_t g_alt_stack{};
+std::uint64_t g_hard_limit = 0;  // RLIMIT_AS set once after fork (0: none)
+std::uint64_t g_vm_after = 0;    // a worker's address space after its last call
 
 std::uintptr_t stack_pointer(void* ctx) {
   const auto* uc = static_cast<const ucontext_t*>(ctx);
@@ -44,8 +47,9 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
     const auto a = reinterpret_cast<std::uintptr_t>(si->si_addr);
     const std::uintptr_t sp = stack_pointer(ctx);
     FaultKind kind = FaultKind::kOther;
-    for (int i = 0; i < g_ranges; ++i)
-      if (a >= g_range_begin[i] && a < g_range_end[i]) {
+    const int n = s->guards < kMaxGuards ? s->guards : kMaxGuards;
+    for (int i = 0; i < n; ++i)
+      if (a >= s->guard_begin[i] && a < s->guard_end[i]) {
         kind = FaultKind::kGuard;
         s->fault_guard = i;
       }
@@ -74,63 +78,178 @@ void on_allocation_failure() {
   std::set_new_handler(nullptr);  // operator new now throws std::bad_alloc, which the kernel may handle
 }
 
-// Bytes of address space this process already has (the first field of
-// /proc/self/statm, in pages).
+// Bytes of address space this process has (the first field of
+// /proc/self/statm, in pages: what RLIMIT_AS is compared with). Read
+// without malloc: a worker reads it after every call.
 std::uint64_t address_space_bytes() {
+  char b[64] = {0};
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t n = ::read(fd, b, sizeof b - 1);
+  ::close(fd);
   std::uint64_t pages = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%" SCNu64, &pages) != 1) pages = 0;
-    std::fclose(f);
-  }
+  for (ssize_t i = 0; i < n && b[i] >= '0' && b[i] <= '9'; ++i) pages = pages * 10 + static_cast<std::uint64_t>(b[i] - '0');
   return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::uint64_t gib_bytes(double gib) { return static_cast<std::uint64_t>(gib * 1073741824.0); }
+
+// After a worker's call: state of the process that could act during a later
+// call (a timer that fires, a signal waiting for its mask to open). A child
+// per call takes it with it when it is killed; a worker that holds any is
+// replaced (core/worker.h), so the later call starts clean all the same.
+int lingering_state() {
+  int left = 0;
+  for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF}) {
+    itimerval v{};
+    if (::getitimer(which, &v) == 0 && (v.it_value.tv_sec != 0 || v.it_value.tv_usec != 0)) left |= 1;
+  }
+  // timer_create(2) timers are listed here (CONFIG_CHECKPOINT_RESTORE).
+  if (const int fd = ::open("/proc/self/timers", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    char c;
+    if (::read(fd, &c, 1) == 1) left |= 1;
+    ::close(fd);
+  }
+  sigset_t pending;
+  sigemptyset(&pending);
+  if (::sigpending(&pending) == 0)
+    for (int sig = 1; sig < NSIG; ++sig)
+      if (sigismember(&pending, sig) == 1) left |= 2;
+  return left;
+}
+
+// mprotect() the call's layout: the range read-write, then each guard page
+// PROT_NONE (adjacent ones together). errno of the first failure, or 0.
+int arm_guards(const ChildShared* s) {
+  const std::size_t ps = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (s->arm_end <= s->arm_begin) return 0;
+  if (::mprotect(reinterpret_cast<void*>(s->arm_begin), s->arm_end - s->arm_begin, PROT_READ | PROT_WRITE) != 0)
+    return errno;
+  const int n = s->guards < kMaxGuards ? s->guards : kMaxGuards;
+  for (int i = 0; i < n;) {
+    std::uintptr_t b = s->guard_begin[i], e = s->guard_end[i];
+    for (++i; i < n && s->guard_begin[i] == e; ++i) e = s->guard_end[i];
+    if (b % ps != 0 || e <= b) return EINVAL;
+    if (::mprotect(reinterpret_cast<void*>(b), e - b, PROT_NONE) != 0) return errno;
+  }
+  return 0;
 }
 
 }  // namespace
 
-void prepare_child(ChildShared* shared, const ChildOptions& o, pid_t parent) {
+void set_guard_table(ChildShared* shared, const ChildOptions& o) {
+  int n = 0;
+  for (const GuardRange& g : o.guards) {
+    if (n == kMaxGuards) break;
+    shared->guard_begin[n] = g.begin;
+    shared->guard_end[n++] = g.end;
+  }
+  shared->guards = n;
+}
+
+void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, bool worker) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent is already gone
   clear_host_guards_in_child();
   g_shared = shared;
-  g_ranges = 0;
-  for (const GuardRange& g : o.guards) {
-    if (g_ranges == kMaxRanges) break;
-    g_range_begin[g_ranges] = g.begin;
-    g_range_end[g_ranges++] = g.end;
+  constexpr std::size_t kAltStack = 1 << 16;  // the fault handler runs here when the stack itself overflowed
+  void* alt = ::mmap(nullptr, kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (alt != MAP_FAILED) {
+    g_alt_stack.ss_sp = alt;
+    g_alt_stack.ss_size = kAltStack;
   }
+#if defined(__GLIBC__)
+  ::on_exit(on_exit_hook, nullptr);
+#endif
+  std::at_quick_exit(on_quick_exit_hook);
+  const std::uint64_t base = address_space_bytes();
+  shared->vm_base = shared->vm_after = g_vm_after = base;
+  if (memory_limit_gib > 0) {
+    // On top of what the child inherits (a sanitizer reserves terabytes). A
+    // worker may keep up to one limit's worth between calls before it is
+    // replaced (core/worker.h), so its hard limit is two.
+    g_hard_limit = base + gib_bytes(memory_limit_gib) * (worker ? 2 : 1);
+    const rlimit r{g_hard_limit, g_hard_limit};
+    ::setrlimit(RLIMIT_AS, &r);
+  }
+  if (!worker) arm_call(shared, memory_limit_gib, false);
+}
+
+void arm_call(ChildShared* shared, double memory_limit_gib, bool worker) {
   // Default actions and no blocked signal: the parent's interrupt handling
-  // and a sanitizer's report-and-exit handlers are not the child's.
-  for (int sig : {SIGINT, SIGTERM, SIGALRM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGFPE, SIGILL, SIGABRT})
+  // and a sanitizer's report-and-exit handlers are not the child's, nor is
+  // what an earlier call in a worker installed.
+  for (int sig : {SIGINT, SIGTERM, SIGALRM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGFPE, SIGILL, SIGABRT, SIGUSR1, SIGUSR2,
+                  SIGVTALRM, SIGPROF})
     ::signal(sig, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  constexpr std::size_t kAltStack = 1 << 16;  // the fault handler runs here when the stack itself overflowed
-  void* alt = ::mmap(nullptr, kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (alt != MAP_FAILED) {
-    stack_t ss{};
-    ss.ss_sp = alt;
-    ss.ss_size = kAltStack;
-    ::sigaltstack(&ss, nullptr);
-  }
+  if (g_alt_stack.ss_sp) ::sigaltstack(&g_alt_stack, nullptr);
   struct sigaction sa {};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
   ::sigaction(SIGSEGV, &sa, nullptr);
   ::sigaction(SIGBUS, &sa, nullptr);
-#if defined(__GLIBC__)
-  ::on_exit(on_exit_hook, nullptr);
-#endif
-  std::at_quick_exit(on_quick_exit_hook);
   std::set_new_handler(on_allocation_failure);
-  if (o.memory_limit_gib > 0) {
-    // On top of what the child inherits (a sanitizer reserves terabytes).
-    const auto limit = address_space_bytes() + static_cast<std::uint64_t>(o.memory_limit_gib * 1073741824.0);
-    const rlimit r{limit, limit};
-    ::setrlimit(RLIMIT_AS, &r);
+  if (worker) {
+    if (memory_limit_gib > 0 && g_hard_limit > 0) {
+      std::uint64_t soft = g_vm_after + gib_bytes(memory_limit_gib);
+      if (soft > g_hard_limit) soft = g_hard_limit;
+      const rlimit r{soft, g_hard_limit};
+      ::setrlimit(RLIMIT_AS, &r);
+    }
+    shared->arm_errno = arm_guards(shared);
   }
   errno = 0;
+}
+
+namespace {
+
+// The body closed fd or put another file in its place (a library that
+// closes every descriptor it did not open does): the child cannot answer.
+[[noreturn]] void lost_channel(ChildShared* shared) {
+  shared->lost_channel = 1;
+  ::_exit(126);
+}
+
+bool same_file(int fd, const struct stat& was) {
+  struct stat now {};
+  return ::fstat(fd, &now) == 0 && now.st_dev == was.st_dev && now.st_ino == was.st_ino;
+}
+
+}  // namespace
+
+void answer_once(ChildShared* shared, int fd) {
+  if (::send(fd, "r", 1, MSG_NOSIGNAL) != 1) lost_channel(shared);
+}
+
+void serve_calls(ChildShared* shared, int fd, double memory_limit_gib,
+                 const std::function<int(char*, std::size_t)>& body) {
+  struct stat channel {};
+  if (::fstat(fd, &channel) != 0) ::_exit(126);
+  for (;;) {
+    char c;
+    const ssize_t k = ::recv(fd, &c, 1, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k != 1) ::_exit(0);  // the parent closed its end: it retired this worker
+    arm_call(shared, memory_limit_gib, true);
+    if (shared->arm_errno == 0) {
+      shared->status = body(shared->message, sizeof shared->message);
+      shared->message[sizeof shared->message - 1] = '\0';
+      shared->returned = 1;
+    }
+    shared->state_left = lingering_state();
+    ::signal(SIGCONT, SIG_DFL);  // the next call's SIGCONT runs nothing of this one
+    shared->vm_after = g_vm_after = address_space_bytes();
+    shared->done_seq = shared->seq;
+    if (!same_file(fd, channel)) lost_channel(shared);
+    if (::send(fd, "r", 1, MSG_NOSIGNAL) != 1) lost_channel(shared);
+    // Stopped until the next call (the parent reads nothing before it sees
+    // the stop, and sends SIGCONT with the next request).
+    ::kill(0, SIGSTOP);
+  }
 }
 
 }  // namespace ropecheck

@@ -1,124 +1,22 @@
 #include "core/isolation.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "core/buffers.h"
+#include "core/guarded_copies.h"
+#include "core/worker.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck {
 namespace {
-
-std::size_t page_size() {
-  static const std::size_t p = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  return p;
-}
-
-// Mappings are reused: a fresh 64 MiB shared mapping costs a page fault per
-// page on every call (the cos/sin caches made the gate 5x slower). Bodies
-// come in power-of-two page counts; a few of each size are kept. A mapping
-// returns here only after run_in_child has killed and reaped every process
-// of its call, so no later call shares memory with a live one.
-struct Mapping {
-  unsigned char* base = nullptr;
-  std::size_t body = 0;  // bytes between the two guard pages
-};
-
-std::vector<Mapping>& pool(std::size_t body) {
-  static thread_local std::map<std::size_t, std::vector<Mapping>> p;
-  return p[body];
-}
-
-Mapping acquire(std::size_t bytes) {
-  const std::size_t ps = page_size();
-  std::size_t body = ps;
-  while (body < bytes) body *= 2;
-  auto& free = pool(body);
-  if (!free.empty()) {
-    Mapping m = free.back();
-    free.pop_back();
-    return m;
-  }
-  void* m = ::mmap(nullptr, body + 2 * ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) throw std::bad_alloc();
-  Mapping g{static_cast<unsigned char*>(m), body};
-  ::mprotect(g.base, ps, PROT_NONE);
-  ::mprotect(g.base + ps + body, ps, PROT_NONE);
-  return g;
-}
-
-void release(const Mapping& m) {
-  auto& free = pool(m.body);
-  if (free.size() < 4) {
-    free.push_back(m);
-  } else {
-    ::munmap(m.base, m.body + 2 * page_size());
-  }
-}
-
-// One buffer in shared memory between two PROT_NONE guard pages, its last
-// byte against the rear guard; the slack before it holds canaries. An input
-// remembers where its bytes came from, to prove them unchanged.
-class GuardedBuffer {
- public:
-  GuardedBuffer(std::string name, const void* src, std::size_t bytes, bool input)
-      : name_(std::move(name)), src_(input ? src : nullptr), bytes_(bytes), m_(acquire(bytes)) {
-    data_ = m_.base + page_size() + m_.body - bytes;
-    fill_canary(m_.base + page_size(), m_.body - bytes);
-    if (src && bytes) std::memcpy(data_, src, bytes);
-  }
-  GuardedBuffer(const GuardedBuffer&) = delete;
-  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
-  ~GuardedBuffer() { release(m_); }
-  unsigned char* data() const { return data_; }
-  void add_guards(std::vector<GuardRange>* out) const {
-    const auto b = reinterpret_cast<std::uintptr_t>(m_.base);
-    const std::size_t ps = page_size();
-    out->push_back({b, b + ps, "before the start of " + name_});
-    out->push_back({b + ps + m_.body, b + 2 * ps + m_.body, "past the end of " + name_});
-  }
-  // Empty when nothing the kernel may not touch changed, else what did.
-  std::string damage() const {
-    const unsigned char* s = m_.base + page_size();
-    for (std::size_t i = 0; i < m_.body - bytes_; ++i)
-      if (s[i] != canary_byte(i)) return "wrote before the start of " + name_ + " (canary overwritten)";
-    if (src_ && bytes_ && std::memcmp(data_, src_, bytes_) != 0) return "wrote into its input " + name_;
-    return {};
-  }
-
- private:
-  std::string name_;
-  const void* src_;
-  std::size_t bytes_ = 0;
-  Mapping m_;
-  unsigned char* data_ = nullptr;
-};
-
-// Every buffer of one call; the table of guard pages for naming a fault.
-struct CallBuffers {
-  std::deque<GuardedBuffer> all;
-  unsigned char* add(const std::string& name, const void* src, std::size_t bytes, bool input) {
-    return all.emplace_back(name, src, bytes, input).data();
-  }
-  std::vector<GuardRange> guards() const {
-    std::vector<GuardRange> g;
-    for (const auto& b : all) b.add_guards(&g);
-    return g;
-  }
-  std::string damage() const {
-    for (const auto& b : all)
-      if (std::string d = b.damage(); !d.empty()) return d;
-    return {};
-  }
-};
 
 struct Isolated {
   const ropecheck_impl_t* inner;
@@ -148,33 +46,152 @@ std::size_t cache_esize(std::uint32_t dtype) {
   return dtype < ROPECHECK_DTYPE_COUNT ? dtype_size(static_cast<ropecheck_dtype_t>(dtype)) : 4;
 }
 
-// The frequency spec and the arrays it points to (rotary_dim/2 entries),
-// copied; returns the copy of the spec, its pointers moved to the copies.
-const ropecheck_freq_spec_t* copy_freq(CallBuffers& b, const ropecheck_freq_spec_t* f, int rotary_dim,
-                                       ropecheck_freq_spec_t* patched) {
-  if (!f) return nullptr;
-  *patched = *f;
-  const std::size_t n = static_cast<std::size_t>(rotary_dim / 2) * sizeof(double);
-  if (f->short_factor) patched->short_factor = reinterpret_cast<const double*>(b.add("freq.short_factor", f->short_factor, n, true));
-  if (f->long_factor) patched->long_factor = reinterpret_cast<const double*>(b.add("freq.long_factor", f->long_factor, n, true));
-  if (f->inv_freq) patched->inv_freq = reinterpret_cast<const double*>(b.add("freq.inv_freq", f->inv_freq, n, true));
-  return reinterpret_cast<const ropecheck_freq_spec_t*>(b.add("freq", patched, sizeof *patched, true));
+// What a worker runs for one call: written into the first page of its arena
+// by this process while the worker is stopped; every pointer points into the
+// arena, which the worker shares at the same address.
+struct Request {
+  bool apply;
+  const ropecheck_apply_params_t* params;
+  const ropecheck_freq_spec_t* freq;
+  std::int32_t rotary_dim;
+  std::int64_t rows;
+  std::uint32_t dtype;
+  void* out;
+};
+
+int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n) {
+  if (r.apply) return in.apply(in.ctx, r.params, e, n);
+  return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
 }
 
-ChildOptions child_options(const Isolated& w, const CallBuffers& b) {
-  ChildOptions o;
-  o.timeout_seconds = w.options.timeout_seconds;
-  o.memory_limit_gib = w.options.memory_limit_gib;
-  o.guards = b.guards();
-  return o;
+// One worker of one implementation on one thread, with its arena: a page for
+// the request, then two regions the calls alternate between (applies and
+// cache builds each in turn), so two calls in a row never see their buffers
+// at the same addresses (call_kernel_twice, core/kernel_call.h). The arena
+// grows, by a new one and a new worker, when a call needs more.
+class WorkerSlot {
+ public:
+  explicit WorkerSlot(const Isolated& w) : w_(w), owner_(::getpid()) {}
+  ~WorkerSlot() {
+    if (::getpid() == owner_) drop();  // not from the thread_local destructors exit() runs in a child
+  }
+  WorkerSlot(const WorkerSlot&) = delete;
+  WorkerSlot& operator=(const WorkerSlot&) = delete;
+
+  const Isolated& wrapper() const { return w_; }
+  // The region for the next call of this kind, `pages` long at least.
+  unsigned char* region_for(std::size_t pages, bool apply) {
+    if (pages > region_pages_) grow(pages);
+    const std::uint64_t k = apply ? applies_++ : builds_++;
+    return arena_ + page_size() * (1 + (k % 2) * region_pages_);
+  }
+  Request* request() { return reinterpret_cast<Request*>(arena_); }
+  Worker& worker() { return *worker_; }
+
+ private:
+  void drop() {
+    worker_.reset();
+    if (arena_) unmap_for_child(arena_, bytes());
+    arena_ = nullptr;
+  }
+  std::size_t bytes() const { return page_size() * (1 + 2 * region_pages_); }
+  // A new arena means a new worker: a fork() of ropecheck, whose pages are
+  // then each copied at their next write here. So the first arena holds
+  // the calls of the standard suites at once (a 64 MiB cos/sin cache with
+  // its q and k): address space only, its pages allocated when touched
+  // (MAP_NORESERVE). A call that needs more gets an arena of twice that.
+  void grow(std::size_t pages) {
+    drop();
+    const std::size_t first = (std::size_t{256} << 20) / page_size();
+    std::size_t fit = 16;
+    while (fit < pages) fit *= 2;
+    region_pages_ = std::max(fit, first);
+    try {
+      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
+    } catch (const std::bad_alloc&) {  // strict overcommit: only what this call needs
+      region_pages_ = fit;
+      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
+    }
+    const ropecheck_impl_t* in = w_.inner;
+    const Request* r = request();
+    worker_ = std::make_unique<Worker>(std::vector<SharedRange>{{arena_, bytes()}}, w_.options.memory_limit_gib,
+                                       [in, r](char* e, std::size_t n) { return serve(*in, *r, e, n); });
+  }
+
+  const Isolated& w_;
+  const pid_t owner_;
+  unsigned char* arena_ = nullptr;
+  std::size_t region_pages_ = 0;
+  std::unique_ptr<Worker> worker_;
+  std::uint64_t applies_ = 0, builds_ = 0;
+};
+
+// This thread's workers, most recently used last. A gate thread's workers
+// end with the thread; a run's end retires them (retire_workers).
+constexpr std::size_t kMaxWorkersPerThread = 16;
+thread_local std::vector<std::unique_ptr<WorkerSlot>> t_slots;
+
+WorkerSlot& slot_for(const Isolated& w) {
+  auto it = std::find_if(t_slots.begin(), t_slots.end(), [&](const auto& s) { return &s->wrapper() == &w; });
+  std::unique_ptr<WorkerSlot> s;
+  if (it != t_slots.end()) {
+    s = std::move(*it);
+    t_slots.erase(it);
+  } else {
+    if (t_slots.size() >= kMaxWorkersPerThread) t_slots.erase(t_slots.begin());
+    s = std::make_unique<WorkerSlot>(w);
+  }
+  t_slots.push_back(std::move(s));
+  return *t_slots.back();
 }
+
+// One isolated call: the buffers planned in `b` are placed (mappings of
+// their own for a child per call, a region of the worker's arena for a
+// worker), filled by the caller's `fill` (which may patch pointers to the
+// copies first), and the call run.
+class IsolatedCall {
+ public:
+  IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply) : w_(w), b_(b) {
+    if (w.options.mode == IsolationMode::kWorker) {
+      slot_ = &slot_for(w);
+      b.place_in_region(slot_->region_for(b.pages(), apply));
+    } else {
+      b.place_in_mappings();
+    }
+  }
+  ChildRun run(const Request& r) {
+    ChildOptions o;
+    o.timeout_seconds = w_.options.timeout_seconds;
+    o.memory_limit_gib = w_.options.memory_limit_gib;
+    o.guards = b_.guards();
+    if (!slot_) {
+      o.share = b_.mappings();
+      return run_in_child(o, [&](char* e, std::size_t n) { return serve(*w_.inner, r, e, n); });
+    }
+    *slot_->request() = r;
+    o.arm_begin = b_.arm_begin();
+    o.arm_end = b_.arm_end();
+    return slot_->worker().call(o);
+  }
+  // After a call whose buffers show damage: nothing of it may reach the
+  // next call.
+  void retire() {
+    if (slot_) slot_->worker().retire();
+  }
+
+ private:
+  const Isolated& w_;
+  GuardedCopies& b_;
+  WorkerSlot* slot_ = nullptr;
+};
 
 // The status of the call: the kernel's own, or INTERNAL_ERROR naming what
 // isolation saw go wrong.
-ropecheck_status_t verdict(const ChildRun& run, const CallBuffers& b, char* err, std::size_t n) {
+ropecheck_status_t verdict(const ChildRun& run, const GuardedCopies* b, IsolatedCall* call, char* err, std::size_t n) {
   std::string failure = run.failure;
-  if (failure.empty()) failure = b.damage();
+  if (failure.empty() && b) failure = b->damage();
   if (!failure.empty()) {
+    if (call) call->retire();
     if (err && n) std::snprintf(err, n, "%s%s", kIsolatedCallPrefix, failure.c_str());
     return ROPECHECK_INTERNAL_ERROR;
   }
@@ -182,45 +199,93 @@ ropecheck_status_t verdict(const ChildRun& run, const CallBuffers& b, char* err,
   return static_cast<ropecheck_status_t>(run.status);
 }
 
+// Params the kernel must refuse anyway: it does so in a child of its own
+// with the caller's pointers (nothing is copied back), whatever the mode.
+ropecheck_status_t refuse_in_child(const Isolated& w, const std::function<int(char*, std::size_t)>& body, char* err,
+                                   std::size_t n) {
+  ChildOptions o;
+  o.timeout_seconds = w.options.timeout_seconds;
+  o.memory_limit_gib = w.options.memory_limit_gib;
+  return verdict(run_in_child(o, body), nullptr, nullptr, err, n);
+}
+
+// The frequency spec's arrays (rotary_dim/2 entries each) and the spec
+// itself, planned; `patched` is filled by patch_freq once they are placed.
+struct FreqCopies {
+  int short_factor = -1, long_factor = -1, inv_freq = -1, spec = -1;
+};
+
+FreqCopies plan_freq(GuardedCopies& b, const ropecheck_freq_spec_t* f, int rotary_dim,
+                     const ropecheck_freq_spec_t* patched) {
+  FreqCopies c;
+  if (!f) return c;
+  const std::size_t n = static_cast<std::size_t>(rotary_dim / 2) * sizeof(double);
+  if (f->short_factor) c.short_factor = b.plan("freq.short_factor", f->short_factor, n, true);
+  if (f->long_factor) c.long_factor = b.plan("freq.long_factor", f->long_factor, n, true);
+  if (f->inv_freq) c.inv_freq = b.plan("freq.inv_freq", f->inv_freq, n, true);
+  c.spec = b.plan("freq", patched, sizeof *patched, true);
+  return c;
+}
+
+const ropecheck_freq_spec_t* patch_freq(const GuardedCopies& b, const FreqCopies& c, const ropecheck_freq_spec_t* f,
+                                        ropecheck_freq_spec_t* patched) {
+  if (!f) return nullptr;
+  *patched = *f;
+  const auto at = [&](int i) { return reinterpret_cast<const double*>(b.data(i)); };
+  if (c.short_factor >= 0) patched->short_factor = at(c.short_factor);
+  if (c.long_factor >= 0) patched->long_factor = at(c.long_factor);
+  if (c.inv_freq >= 0) patched->inv_freq = at(c.inv_freq);
+  return reinterpret_cast<const ropecheck_freq_spec_t*>(b.data(c.spec));
+}
+
 ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Isolated& w = *static_cast<const Isolated*>(ctx);
   const ropecheck_impl_t& in = *w.inner;
-  // Params the kernel must refuse anyway: let it do so in the child, with
-  // the caller's pointers (nothing is copied back).
   const bool sane = p && p->struct_size >= sizeof(ropecheck_apply_params_t) && p->dtype < ROPECHECK_DTYPE_COUNT &&
                     p->num_tokens >= 0 && p->num_tokens <= (std::int64_t{1} << 32) && p->head_dim > 0 &&
                     p->head_dim <= 65536 && p->num_q_heads > 0 && p->num_kv_heads >= 0 && p->q_in && p->q_out &&
                     (p->num_kv_heads == 0 || (p->k_in && p->k_out)) && p->positions && p->position_type <= ROPECHECK_INDEX_INT64 &&
                     p->cache_max_position >= 0 && p->rotary_dim >= 0 && p->rotary_dim <= p->head_dim &&
                     p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0);
-  CallBuffers b;
-  if (!sane) {
-    const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); });
-    return verdict(run, b, err, n);
-  }
+  if (!sane) return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
   const std::size_t qb = static_cast<std::size_t>(extent(*p, true)) * es;
   const std::size_t kb = static_cast<std::size_t>(extent(*p, false)) * es;
   const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
+  // Every buffer the kernel sees, the params themselves included.
+  GuardedCopies b;
   ropecheck_apply_params_t c = *p;
-  c.q_out = b.add("q_out", p->q_out, qb, false);
-  c.k_out = p->k_out ? b.add("k_out", p->k_out, kb, false) : nullptr;
-  c.q_in = q_inplace ? c.q_out : b.add("q_in", p->q_in, qb, true);
-  c.k_in = !p->k_in ? nullptr : k_inplace ? c.k_out : b.add("k_in", p->k_in, kb, true);
-  c.positions = b.add("positions", p->positions,
-                      static_cast<std::size_t>(p->num_tokens) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8), true);
-  if (p->cos_sin_cache)
-    c.cos_sin_cache = b.add("cos_sin_cache", p->cos_sin_cache,
-                            static_cast<std::size_t>(p->cache_max_position) * static_cast<std::size_t>(p->rotary_dim) *
-                                cache_esize(p->cache_dtype),
-                            true);
-  ropecheck_freq_spec_t patched;
-  c.freq = copy_freq(b, p->freq, p->rotary_dim, &patched);
-  const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) { return in.apply(in.ctx, &c, e, en); });
-  const ropecheck_status_t st = verdict(run, b, err, n);
+  ropecheck_freq_spec_t patched{};
+  const int q_out = b.plan("q_out", p->q_out, qb, false);
+  const int k_out = p->k_out ? b.plan("k_out", p->k_out, kb, false) : -1;
+  const int q_in = q_inplace ? q_out : b.plan("q_in", p->q_in, qb, true);
+  const int k_in = !p->k_in ? -1 : k_inplace ? k_out : b.plan("k_in", p->k_in, kb, true);
+  const int positions = b.plan("positions", p->positions,
+                               static_cast<std::size_t>(p->num_tokens) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8), true);
+  const int cache = !p->cos_sin_cache ? -1
+                                      : b.plan("cos_sin_cache", p->cos_sin_cache,
+                                               static_cast<std::size_t>(p->cache_max_position) *
+                                                   static_cast<std::size_t>(p->rotary_dim) * cache_esize(p->cache_dtype),
+                                               true);
+  const FreqCopies fc = plan_freq(b, p->freq, p->rotary_dim, &patched);
+  const int params = b.plan("params", &c, sizeof c, true);
+  IsolatedCall call(w, b, /*apply=*/true);
+  c.q_out = b.data(q_out);
+  c.k_out = k_out >= 0 ? b.data(k_out) : nullptr;
+  c.q_in = b.data(q_in);
+  c.k_in = k_in >= 0 ? b.data(k_in) : nullptr;
+  c.positions = b.data(positions);
+  if (cache >= 0) c.cos_sin_cache = b.data(cache);
+  c.freq = patch_freq(b, fc, p->freq, &patched);
+  b.fill();
+  Request r{};
+  r.apply = true;
+  r.params = reinterpret_cast<const ropecheck_apply_params_t*>(b.data(params));
+  const ChildRun run = call.run(r);
+  const ropecheck_status_t st = verdict(run, &b, &call, err, n);
   if (st == ROPECHECK_OK) {
-    std::memcpy(p->q_out, c.q_out, qb);
-    if (kb && p->k_out) std::memcpy(p->k_out, c.k_out, kb);
+    std::memcpy(p->q_out, b.data(q_out), qb);
+    if (kb && k_out >= 0) std::memcpy(p->k_out, b.data(k_out), kb);
   }
   return st;
 }
@@ -230,22 +295,27 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
                                         std::size_t n) {
   const Isolated& w = *static_cast<const Isolated*>(ctx);
   const ropecheck_impl_t& in = *w.inner;
-  CallBuffers b;
-  if (!out || rotary_dim <= 0 || rows <= 0 || rows > (std::int64_t{1} << 32) || dtype >= ROPECHECK_DTYPE_COUNT) {
-    const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) {
-      return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, out, e, en);
-    });
-    return verdict(run, b, err, n);
-  }
+  if (!out || rotary_dim <= 0 || rows <= 0 || rows > (std::int64_t{1} << 32) || dtype >= ROPECHECK_DTYPE_COUNT)
+    return refuse_in_child(
+        w, [&](char* e, std::size_t en) { return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, out, e, en); }, err,
+        n);
   const std::size_t bytes = static_cast<std::size_t>(rows) * static_cast<std::size_t>(rotary_dim) * cache_esize(dtype);
-  unsigned char* cache = b.add("cos_sin_cache", out, bytes, false);
-  ropecheck_freq_spec_t patched;
-  const ropecheck_freq_spec_t* fc = copy_freq(b, f, rotary_dim, &patched);
-  const ChildRun run = run_in_child(child_options(w, b), [&](char* e, std::size_t en) {
-    return in.build_cache(in.ctx, fc, rotary_dim, rows, dtype, cache, e, en);
-  });
-  const ropecheck_status_t st = verdict(run, b, err, n);
-  if (st == ROPECHECK_OK) std::memcpy(out, cache, bytes);
+  GuardedCopies b;
+  ropecheck_freq_spec_t patched{};
+  const int cache = b.plan("cos_sin_cache", out, bytes, false);
+  const FreqCopies fc = plan_freq(b, f, rotary_dim, &patched);
+  IsolatedCall call(w, b, /*apply=*/false);
+  Request r{};
+  r.apply = false;
+  r.freq = patch_freq(b, fc, f, &patched);
+  r.rotary_dim = rotary_dim;
+  r.rows = rows;
+  r.dtype = dtype;
+  r.out = b.data(cache);
+  b.fill();
+  const ChildRun run = call.run(r);
+  const ropecheck_status_t st = verdict(run, &b, &call, err, n);
+  if (st == ROPECHECK_OK) std::memcpy(out, b.data(cache), bytes);
   return st;
 }
 
@@ -266,5 +336,13 @@ const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOp
   w.table.target = inner->target ? isolated_target : nullptr;
   return &w.table;
 }
+
+const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
+  return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
+}
+
+void retire_workers() { t_slots.clear(); }
+
+const char* isolation_mode_name(IsolationMode m) { return m == IsolationMode::kFork ? "fork" : "worker"; }
 
 }  // namespace ropecheck

@@ -128,7 +128,14 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   ref::FreqSpec freq = c.freq;
   const ropecheck_freq_spec_t abi_freq = freq.to_abi();
   const ropecheck_freq_spec_t abi_freq_before = abi_freq;
-  std::vector<float> cache, cache_before;
+  // This thread's storage, reused: a fresh vector of up to 64 MiB per call
+  // cost a page fault per page, twice (most of an in-process gate's system
+  // time). Emptied here, so a kernel without a cache compares two empties.
+  thread_local std::vector<float> t_cache, t_cache_before;
+  std::vector<float>& cache = t_cache;
+  std::vector<float>& cache_before = t_cache_before;
+  cache.clear();
+  cache_before.clear();
   char err[1024] = {0};
   ropecheck_apply_params_t p{};
   p.struct_size = sizeof(p);
@@ -188,7 +195,11 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
     std::string key = cache_key(abi_freq, c.shape.rotary_dim);
     CacheMemo& memo = t_cache_memo;
-    if (memo.build != impl.build_cache || memo.ctx != impl.ctx || memo.key != key || memo.rows < rows) {
+    // The builder is the kernel's own, isolated or not (isolation only moves
+    // where it runs): kernels sharing one builder share its caches either way.
+    const ropecheck_impl_t* const inner = isolated_inner(impl);
+    const ropecheck_impl_t& builder = inner ? *inner : impl;
+    if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
       memo.build = nullptr;  // invalid until built
       memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
       if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
@@ -198,14 +209,20 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         take_misbehaviour(r);
         return r;
       }
-      memo.build = impl.build_cache;
-      memo.ctx = impl.ctx;
+      memo.build = builder.build_cache;
+      memo.ctx = builder.ctx;
       memo.key = std::move(key);
       memo.rows = rows;
     }
-    cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
-    cache_before = cache;
-    p.cos_sin_cache = cache.data();
+    if (inner) {
+      // Isolation hands the kernel a copy of its own and proves it unchanged
+      // (core/isolation.h): the memo itself is safe to hand over.
+      p.cos_sin_cache = memo.cache.data();
+    } else {
+      cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
+      cache_before = cache;
+      p.cos_sin_cache = cache.data();
+    }
     p.cache_dtype = ROPECHECK_DTYPE_F32;
     p.cache_max_position = rows;
   }

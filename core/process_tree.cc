@@ -87,7 +87,9 @@ std::vector<pid_t> children_of(pid_t pid, bool live_only) {
   return out;
 }
 
-int kill_and_reap(pid_t pgid, const std::vector<pid_t>& keep) {
+bool process_alive(pid_t pid) { return alive("/proc/" + std::to_string(pid) + "/stat"); }
+
+int kill_and_reap(pid_t pgid, const std::function<bool(pid_t)>& keep) {
   int strays = 0;
   ::kill(-pgid, SIGKILL);
   ::kill(pgid, SIGKILL);  // the leader, should it have left its group
@@ -97,9 +99,7 @@ int kill_and_reap(pid_t pgid, const std::vector<pid_t>& keep) {
     while (::waitpid(-pgid, &status, 0) > 0 || errno == EINTR) {
     }
     std::vector<pid_t> rest = children_of(::getpid(), false);
-    rest.erase(std::remove_if(rest.begin(), rest.end(),
-                              [&](pid_t c) { return std::find(keep.begin(), keep.end(), c) != keep.end(); }),
-               rest.end());
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [&](pid_t c) { return c != pgid && keep(c); }), rest.end());
     if (rest.empty()) break;
     for (pid_t c : rest) {
       ++strays;

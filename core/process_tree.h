@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <vector>
 
 namespace ropecheck {
@@ -20,11 +21,15 @@ void become_subreaper();
 int live_threads(pid_t pid);
 // Children of every thread of pid; zombies left out when live_only.
 std::vector<pid_t> children_of(pid_t pid, bool live_only);
+// Whether pid is a process that runs (not a zombie, not gone).
+bool process_alive(pid_t pid);
 // SIGKILLs and reaps what a call left: its process group pgid (its leader
-// included) and every child of this process not in `keep` (the other calls
-// under way), round after round until none is left. Returns how many
-// processes outside the group it found.
-int kill_and_reap(pid_t pgid, const std::vector<pid_t>& keep);
+// included) and every child of this process for which keep(pid) is false
+// (keep: the other calls under way and the live workers, asked when each
+// child is found, so a child forked meanwhile is never taken for a stray),
+// round after round until none is left. Returns how many processes outside
+// the group it found.
+int kill_and_reap(pid_t pgid, const std::function<bool(pid_t)>& keep);
 
 }  // namespace ropecheck
 

@@ -25,6 +25,8 @@ namespace {
 void check_selection(const ropecheck::cli::SelectionArgs& s) {
   if (!(s.timeout_seconds >= 0.01 && s.timeout_seconds <= 3600)) fail("accepted --timeout " + std::to_string(s.timeout_seconds));
   if (!(s.memory_limit_gib >= 0 && s.memory_limit_gib <= 65536)) fail("accepted --memory-limit");
+  if (s.isolation_mode != "worker" && s.isolation_mode != "fork") fail("accepted --isolation " + s.isolation_mode);
+  if (!s.isolation && s.isolation_mode != "worker") fail("accepted --isolation with --no-isolation");
   for (std::size_t i = 0; i < s.plugins.size(); ++i)
     if (s.plugins[i].empty()) fail("accepted an empty --plugin");
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/interrupt.h"
+#include "core/isolation.h"
 #include "core/ordered_parallel.h"
 #include "gate/gate.h"
 #include "properties/property.h"
@@ -253,6 +254,8 @@ GateReport run_gate(const GateOptions& o) {
         return true;
       });
   apply_verdict_floor(r);
+  // This run's workers end with it (on --jobs threads they ended with them).
+  retire_workers();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -4,7 +4,10 @@
 // mutants/plugin_isolation_test.sh runs through the CLI, asserting the exact
 // exit code and message; docs/RELIABILITY.md lists them by threat class.
 // Rows that act on "big" cases do so when a call has more than 3 tokens, so
-// some cases of a run pass and the run must go on past the others.
+// some cases of a run pass and the run must go on past the others. The
+// rows from stale_results to leaks_address_space attack a persistent worker
+// (core/worker.h): state one call leaves for a later call in the same
+// process.
 #ifndef ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_
 #define ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_
 
@@ -31,6 +34,11 @@ namespace ropecheck::mutant {
   X(stack_overflow, "recurses without end on big cases")                                                        \
   X(null_after_alloc, "mallocs 128 GiB on big cases and writes through the pointer unchecked")                 \
   X(overrun, "writes one element past the end of q_out on big cases")                                          \
+  X(underrun, "writes one element before the start of q_out on big cases")                                     \
+  X(stale_results, "returns the output it computed before for the same q_in address, without computing")     \
+  X(timer_left_armed, "its process's first call arms SIGALRM for 50 ms later; later calls take 100 ms")       \
+  X(handler_left_installed, "first call: a SIGSEGV handler that exits 0; second: writes past the end of q_out")\
+  X(leaks_address_space, "leaks 256 MiB of address space per call and needs 512 MiB more (refused: an error)") \
   X(exit_at_load, "calls exit(0) in a constructor when the library is loaded (plugin_entry.cc)")              \
   X(crash_at_load, "dereferences NULL inside ropecheck_get_impls (plugin_entry.cc)")
 

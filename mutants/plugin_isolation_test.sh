@@ -5,7 +5,10 @@
 # they must not, leave work running or read their outputs are failing cases
 # with a reproduce line, never the end of the run and never a pass; plugins
 # that cannot load are refused (exit 2); SIGINT/SIGTERM stop at once (130 /
-# 143) with a partial report and nothing left running.
+# 143) with a partial report and nothing left running. Isolated rows run
+# with a persistent worker per implementation (the default) and with a
+# child per call (--isolation fork), plus the rows that attack a worker:
+# state one call leaves for the next.
 # Usage: plugin_isolation_test.sh ROPECHECK BAD_DIR MUTANT_DIR [SMOKE_DIR]
 set -uo pipefail
 bin=$1 bad=$2 mutants=$3
@@ -19,48 +22,86 @@ none_left() {  # none_left NAME PROCESS_NAME: nothing of that name may outlive t
   fi
 }
 p() { echo "$bad/misbehaving_$1.so"; }
-gate=(check --cases 8 --quiet)
+# Every row that runs kernels isolated runs in both modes: a persistent
+# worker per implementation (the default; names without a suffix) and a
+# child per call (--isolation fork; names ending in -fork).
+for mode in worker fork; do
+sfx="" iso_mode=()
+if [[ $mode == fork ]]; then sfx=-fork iso_mode=(--isolation fork); fi
+gate=(check --cases 8 --quiet "${iso_mode[@]}")
 
 # Crashes, hangs and deaths are named, and the run goes on.
-expect crash 1 "crashed with signal 11 \(a NULL pointer dereference at 0x40\)" -- "$bin" "${gate[@]}" --plugin "$(p crash)"
-expect crash-reproduce 1 "reproduce: ropecheck check --impl misbehaving_crash .* --plugin /.*misbehaving_crash.so" -- \
+expect "crash$sfx" 1 "crashed with signal 11 \(a NULL pointer dereference at 0x40\)" -- "$bin" "${gate[@]}" --plugin "$(p crash)"
+expect "crash-reproduce$sfx" 1 "reproduce: ropecheck check --impl misbehaving_crash .* --plugin /.*misbehaving_crash.so" -- \
   "$bin" "${gate[@]}" --plugin "$(p crash)"
-expect crash-goes-on 1 "\| misbehaving_crash \| ConformsToReference \| 8 \|" -- "$bin" "${gate[@]}" --plugin "$(p crash)"
-expect hang 1 "timed out after 1 s" -- "$bin" "${gate[@]}" --property ConformsToReference --timeout 1 --plugin "$(p hang)"
-expect exit-in-apply 1 "isolated call: called exit\(0\)" -- "$bin" "${gate[@]}" --plugin "$(p exit_in_apply)"
-expect exit-in-apply-no-isolation 1 \
-  "error: the kernel misbehaving_exit_in_apply \(called in ropecheck's own process\) called exit\(0\); ropecheck stops here without a verdict" -- \
-  "$bin" "${gate[@]}" --no-isolation --plugin "$(p exit_in_apply)"
-expect stack-overflow 1 "crashed with signal 11 \(a stack overflow at 0x" -- "$bin" "${gate[@]}" --plugin "$(p stack_overflow)"
-expect null-after-alloc 1 "exceeded the memory limit \(16 GiB, --memory-limit\): an allocation failed and the NULL it returned was dereferenced" -- \
+expect "crash-goes-on$sfx" 1 "\| misbehaving_crash \| ConformsToReference \| 8 \|" -- "$bin" "${gate[@]}" --plugin "$(p crash)"
+expect "hang$sfx" 1 "timed out after 1 s" -- "$bin" "${gate[@]}" --property ConformsToReference --timeout 1 --plugin "$(p hang)"
+expect "exit-in-apply$sfx" 1 "isolated call: called exit\(0\)" -- "$bin" "${gate[@]}" --plugin "$(p exit_in_apply)"
+expect "stack-overflow$sfx" 1 "crashed with signal 11 \(a stack overflow at 0x" -- "$bin" "${gate[@]}" --plugin "$(p stack_overflow)"
+expect "null-after-alloc$sfx" 1 "exceeded the memory limit \(16 GiB, --memory-limit\): an allocation failed and the NULL it returned was dereferenced" -- \
   "$bin" "${gate[@]}" --plugin "$(p null_after_alloc)"
-expect memory-limit-option 1 "exceeded the memory limit \(2 GiB, --memory-limit\)" -- \
+expect "memory-limit-option$sfx" 1 "exceeded the memory limit \(2 GiB, --memory-limit\)" -- \
   "$bin" "${gate[@]}" --memory-limit 2 --plugin "$(p null_after_alloc)"
-expect overrun 1 "an access outside its buffers \(past the end of q_out at 0x" -- "$bin" "${gate[@]}" --plugin "$(p overrun)"
-expect unwritten 1 "FAIL misbehaving_unwritten ConformsToReference" -- "$bin" "${gate[@]}" --plugin "$(p unwritten)"
+expect "overrun$sfx" 1 "an access outside its buffers \(past the end of q_out at 0x" -- "$bin" "${gate[@]}" --plugin "$(p overrun)"
+# An underrun within the page before a buffer hits the canaries there (one
+# a whole page away, the guard page: "an access outside its buffers").
+expect "underrun$sfx" 1 "wrote before the start of q_out \(canary overwritten\)" -- "$bin" "${gate[@]}" --plugin "$(p underrun)"
+expect "unwritten$sfx" 1 "FAIL misbehaving_unwritten ConformsToReference" -- "$bin" "${gate[@]}" --plugin "$(p unwritten)"
 
-# Writes into inputs, isolated or not.
-for iso in "" --no-isolation; do
-  expect "writes-positions$iso" 1 "wrote into its input positions" -- "$bin" "${gate[@]}" $iso --plugin "$(p writes_positions)"
-  expect "writes-q-in$iso" 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" $iso --plugin "$(p writes_q_in)"
-  expect "writes-freq$iso" 1 "wrote into its input freq" -- "$bin" "${gate[@]}" $iso --plugin "$(p writes_freq)"
-done
+# Writes into inputs.
+expect "writes-positions$sfx" 1 "wrote into its input positions" -- "$bin" "${gate[@]}" --plugin "$(p writes_positions)"
+expect "writes-q-in$sfx" 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --plugin "$(p writes_q_in)"
+expect "writes-freq$sfx" 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --plugin "$(p writes_freq)"
 # Outputs read before they are written: two calls, two poisons, two results.
-expect reads-output 1 "two calls on the same case differ at .*it reads its output before writing it" -- \
+expect "reads-output$sfx" 1 "two calls on the same case differ at .*it reads its output before writing it" -- \
   "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p reads_output)"
 
 # Work left running after apply returned fails the call, is killed before
 # the outputs are read, and cannot touch a later call.
-expect background-thread 1 "left 1 thread\(s\) running after it returned" -- "$bin" "${gate[@]}" --plugin "$(p background_thread)"
-expect forked-writer 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
+expect "background-thread$sfx" 1 "left 1 thread\(s\) running after it returned" -- "$bin" "${gate[@]}" --plugin "$(p background_thread)"
+expect "forked-writer$sfx" 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
   "$bin" "${gate[@]}" --plugin "$(p forked_writer)"
-expect daemon 1 "started a process \(pid [0-9]+\) that left its process group and was still running" -- \
+expect "daemon$sfx" 1 "started a process \(pid [0-9]+\) that left its process group and was still running" -- \
   "$bin" "${gate[@]}" --plugin "$(p daemon)"
-expect daemon-then-correct-kernel 1 "\| mutant_none \| ConformsToReference \| 8 \| 8 \| 0 \| 0 \|" -- \
+expect "daemon-then-correct-kernel$sfx" 1 "\| mutant_none \| ConformsToReference \| 8 \| 8 \| 0 \| 0 \|" -- \
   "$bin" "${gate[@]}" --plugin "$(p daemon)" --plugin "$mutants/mutant_none.so"
-expect sleeping-child 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
+expect "sleeping-child$sfx" 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
   timeout 120 "$bin" "${gate[@]}" --plugin "$(p sleeping_child)"
-none_left sleeping-child-killed rc_sleeping_kid
+none_left "sleeping-child-killed$sfx" rc_sleeping_kid
+
+# State one call leaves for a later one in the same process (a worker lives
+# across calls; a child per call takes its state with it, so there these
+# kernels only ever make first calls and pass).
+if [[ $mode == worker ]]; then
+  # A result kept by input address is returned for another case whose
+  # buffers sit at that address: wrong, and caught.
+  expect stale-results 1 "FAIL misbehaving_stale_results" -- "$bin" "${gate[@]}" --plugin "$(p stale_results)"
+  # A SIGSEGV handler left by the first call would turn the second call's
+  # overrun into a clean exit(0): handlers are installed again before every
+  # call, so the overrun is named.
+  expect handler-left-installed 1 "an access outside its buffers \(past the end of q_out at 0x" -- \
+    "$bin" "${gate[@]}" --plugin "$(p handler_left_installed)"
+else
+  expect stale-results-fork 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p stale_results)"
+  expect handler-left-installed-fork 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p handler_left_installed)"
+fi
+# An alarm left armed by the first call would end the second with SIGALRM:
+# a worker holding a timer is replaced after the call, as a child is killed.
+expect "timer-left-armed$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p timer_left_armed)"
+# Address space kept by earlier calls would leave a later call less than
+# --memory-limit: a worker holding more than the limit is replaced.
+expect "leaks-address-space$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --memory-limit 1 --plugin "$(p leaks_address_space)"
+
+expect "control-passes$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$mutants/mutant_none.so"
+done
+
+gate=(check --cases 8 --quiet)
+expect exit-in-apply-no-isolation 1 \
+  "error: the kernel misbehaving_exit_in_apply \(called in ropecheck's own process\) called exit\(0\); ropecheck stops here without a verdict" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p exit_in_apply)"
+expect writes-positions--no-isolation 1 "wrote into its input positions" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_positions)"
+expect writes-q-in--no-isolation 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_q_in)"
+expect writes-freq--no-isolation 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_freq)"
 
 # Loading: refused with a message naming the plugin and the cause.
 expect wrong-abi 2 "abi_version: this host speaks version 1 \(got 99\)" -- "$bin" check --plugin "$(p wrong_abi)"
@@ -83,16 +124,15 @@ expect min-judged 1 "judged on [0-9]+ case\(s\), fewer than --min-judged 1000" -
   "$bin" "${gate[@]}" --min-judged 1000 --plugin "$mutants/mutant_none.so"
 
 # Correct kernels pass; --no-isolation says what it gives up.
-expect control-passes 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$mutants/mutant_none.so"
 expect no-isolation-note 0 "Isolation: off \(--no-isolation\)" -- "$bin" "${gate[@]}" --no-isolation --plugin "$mutants/mutant_none.so"
 expect golden-verify-plugin 1 "FAIL case" -- "$bin" golden verify --dir "$smoke" --plugin "$mutants/mutant_layout_swapped.so"
 
 # Signals: SIGTERM to ropecheck, SIGINT to its process group (Ctrl-C), in
 # the middle of a hanging call: out at once, partial report, nothing left.
 scratch=$(mktemp -d)
-interrupt() {  # interrupt NAME SIGNAL WANT_RC TARGET(pid|group)
+interrupt() {  # interrupt NAME SIGNAL WANT_RC TARGET(pid|group) [ARGS...]
   local start=$SECONDS pid rc
-  setsid "$bin" check --cases 8 --quiet --timeout 600 --plugin "$(p hang)" --summary "$scratch/$1.md" \
+  setsid "$bin" check --cases 8 --quiet --timeout 600 --plugin "$(p hang)" --summary "$scratch/$1.md" "${@:5}" \
     >"$scratch/$1.out" 2>&1 &
   pid=$!
   sleep 3
@@ -110,5 +150,7 @@ interrupt() {  # interrupt NAME SIGNAL WANT_RC TARGET(pid|group)
 }
 interrupt sigterm SIGTERM 143 pid
 interrupt sigint-group SIGINT 130 group
+interrupt sigterm-fork SIGTERM 143 pid --isolation fork
+interrupt sigint-group-fork SIGINT 130 group --isolation fork
 rm -rf "$scratch"
 exit $((fails > 0))

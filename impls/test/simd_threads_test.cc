@@ -94,8 +94,11 @@ TEST(SimdThreads, DecodeSplitGivesTheSameBitsAsOneThread) {
 
 TEST(SimdThreads, IsolatedThreadedCallsPassAndGiveTheSameBits) {
   // What `ropecheck check --threads N` does by default: each call in a
-  // forked child (core/isolation.h), which fails a call that leaves a
-  // thread running. The split must happen (about 1 MB of q and k).
+  // forked process, a worker (core/worker.h) or a child per call
+  // (core/isolation.h), which fails a call that leaves a thread running.
+  // The split must happen (about 1 MB of q and k). A worker is forked at
+  // its first call and keeps the thread count set then, as --threads is set
+  // before any: one wrapper per count and mode.
   Case c = big_case(20, 301, 4, 2);
   c.shape.head_dim = c.shape.rotary_dim = 256;
   const Geometry g = geometry(c);
@@ -105,14 +108,23 @@ TEST(SimdThreads, IsolatedThreadedCallsPassAndGiveTheSameBits) {
     impl::set_simd_threads(1);
     const KernelRun one = call_kernel(*k, c, in);
     ASSERT_EQ(one.status, ROPECHECK_OK) << one.message;
-    const ropecheck_impl_t* isolated = isolate(k, IsolationOptions{});
-    for (int threads : {2, 3}) {
-      impl::set_simd_threads(threads);
-      const KernelRun many = call_kernel(*isolated, c, in);
-      impl::set_simd_threads(1);
-      ASSERT_TRUE(many.ok()) << k->name << ", " << threads << " threads, isolated: " << many.failure();
-      expect_same_rows(g, one, many, std::string(k->name) + ", " + std::to_string(threads) + " threads, isolated");
-    }
+    for (IsolationMode mode : {IsolationMode::kWorker, IsolationMode::kFork})
+      for (int threads : {2, 3}) {
+        IsolationOptions o;
+        o.mode = mode;
+        const ropecheck_impl_t* isolated = isolate(k, o);
+        impl::set_simd_threads(threads);
+        const KernelRun many = call_kernel(*isolated, c, in);
+        const KernelRun again = call_kernel(*isolated, c, in);  // a worker's second call
+        impl::set_simd_threads(1);
+        const std::string what = std::string(k->name) + ", " + std::to_string(threads) + " threads, isolated (" +
+                                 isolation_mode_name(mode) + ")";
+        ASSERT_TRUE(many.ok()) << what << ": " << many.failure();
+        ASSERT_TRUE(again.ok()) << what << ", second call: " << again.failure();
+        expect_same_rows(g, one, many, what);
+        expect_same_rows(g, one, again, what + ", second call");
+      }
+    retire_workers();
   }
 }
 

@@ -1,0 +1,274 @@
+// The persistent worker of core/isolation.h (core/worker.h), seen from the
+// caller: calls run in one process, each in another place of its arena; a
+// call that fails in any way, or leaves a timer armed or address space
+// behind, gets the next call a new process; nothing of one worker reaches
+// another (its memory, its socket); --isolation fork keeps a child per call.
+// A probe kernel does what positions[0] of each call says and reports its
+// pid and buffer addresses in its message; the misbehaving plugins through
+// the CLI are mutants/plugin_isolation_test.sh.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "core/isolation.h"
+
+namespace ropecheck {
+namespace {
+
+enum Command : std::int64_t {
+  kReport = 0,     // the identity, and the report
+  kCrash,          // a write near address 0
+  kLeaveThread,    // a detached thread writing into q_out forever
+  kArmTimer,       // SIGALRM 50 ms later, left armed
+  kExit3,          // exit(3)
+  kHang,           // sleeps 30 s
+  kReadAddress,    // reads the byte at positions[1]
+  kLeak400MiB,     // 400 MiB of address space, never freed
+  kCloseAll,       // closes every descriptor from 3 up (as some libraries do before they daemonize)
+};
+
+constexpr int kTokens = 2, kHeadDim = 4;
+constexpr std::size_t kBytes = kTokens * kHeadDim * sizeof(float);
+
+int socket_descriptors() {
+  int n = 0;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (const dirent* e = ::readdir(d)) {
+      char target[64] = {0};
+      const std::string link = std::string("/proc/self/fd/") + e->d_name;
+      if (::readlink(link.c_str(), target, sizeof target - 1) > 0 && std::strncmp(target, "socket:", 7) == 0) ++n;
+    }
+    ::closedir(d);
+  }
+  return n;
+}
+
+[[noreturn]] void scribble(void* q_out) {
+  for (unsigned char v = 0;; ++v) std::memset(q_out, v, kBytes);
+}
+
+ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  const auto* pos = static_cast<const std::int64_t*>(p->positions);
+  std::memcpy(p->q_out, p->q_in, kBytes);
+  std::memcpy(p->k_out, p->k_in, kBytes);
+  switch (pos[0]) {
+    case kCrash: {
+      volatile std::uintptr_t wild = 64;  // an address the compiler cannot see through
+      *reinterpret_cast<volatile int*>(wild) = 1;
+      break;
+    }
+    case kLeaveThread: std::thread(scribble, p->q_out).detach(); break;
+    case kArmTimer: {
+      itimerval t{};
+      t.it_value.tv_usec = 50000;
+      ::setitimer(ITIMER_REAL, &t, nullptr);
+      break;
+    }
+    case kExit3: std::exit(3);
+    case kCloseAll:
+      for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+      break;
+    case kHang: std::this_thread::sleep_for(std::chrono::seconds(30)); break;
+    case kReadAddress: {
+      const volatile char c = *reinterpret_cast<const volatile char*>(static_cast<std::uintptr_t>(pos[1]));
+      (void)c;
+      break;
+    }
+    case kLeak400MiB: {
+      static void* volatile leaked;
+      leaked = std::malloc(std::size_t{400} << 20);
+      if (!leaked) {
+        std::snprintf(err, n, "malloc refused");
+        return ROPECHECK_INTERNAL_ERROR;
+      }
+      break;
+    }
+    default: break;
+  }
+  std::snprintf(err, n, "pid=%d q_in=%p q_out=%p sockets=%d", static_cast<int>(::getpid()), p->q_in,
+                static_cast<const void*>(p->q_out), socket_descriptors());
+  return ROPECHECK_OK;
+}
+
+ropecheck_impl_t probe_table() {
+  ropecheck_impl_t t{};
+  t.struct_size = sizeof t;
+  t.abi_version = ROPECHECK_ABI_VERSION;
+  t.name = "probe";
+  t.description = "";
+  t.apply = probe;
+  return t;
+}
+
+const ropecheck_impl_t* isolated_probe(IsolationMode mode, double timeout = 10, double memory_gib = 16) {
+  static const ropecheck_impl_t inner = probe_table();
+  IsolationOptions o;
+  o.mode = mode;
+  o.timeout_seconds = timeout;
+  o.memory_limit_gib = memory_gib;
+  return isolate(&inner, o);
+}
+
+struct Report {
+  ropecheck_status_t status = ROPECHECK_OK;
+  std::string message;
+  int pid = 0, sockets = -1;
+  const void* q_in = nullptr;
+  const void* q_out = nullptr;
+  bool identity = false;  // q_out came back equal to q_in
+};
+
+Report call(const ropecheck_impl_t* t, std::int64_t command, std::int64_t arg = 0) {
+  float q_in[kTokens * kHeadDim], k_in[kTokens * kHeadDim], q_out[kTokens * kHeadDim], k_out[kTokens * kHeadDim];
+  for (int i = 0; i < kTokens * kHeadDim; ++i) q_in[i] = k_in[i] = static_cast<float>(i + 1);
+  std::memset(q_out, 0, sizeof q_out);
+  std::memset(k_out, 0, sizeof k_out);
+  const std::int64_t positions[kTokens] = {command, arg};
+  ropecheck_freq_spec_t f{};
+  f.scheme = ROPECHECK_SCHEME_DEFAULT;
+  f.base = 10000;
+  ropecheck_apply_params_t p{};
+  p.struct_size = sizeof p;
+  p.dtype = ROPECHECK_DTYPE_F32;
+  p.num_tokens = kTokens;
+  p.num_q_heads = p.num_kv_heads = 1;
+  p.head_dim = p.rotary_dim = kHeadDim;
+  p.q_in = q_in;
+  p.q_out = q_out;
+  p.k_in = k_in;
+  p.k_out = k_out;
+  p.q_token_stride = p.k_token_stride = kHeadDim;
+  p.q_head_stride = p.k_head_stride = kHeadDim;
+  p.positions = positions;
+  p.position_type = ROPECHECK_INDEX_INT64;
+  p.freq = &f;
+  char err[1024] = {0};
+  Report r;
+  r.status = t->apply(t->ctx, &p, err, sizeof err);
+  r.message = err;
+  std::sscanf(err, "pid=%d q_in=%p q_out=%p sockets=%d", &r.pid, const_cast<void**>(&r.q_in),
+              const_cast<void**>(&r.q_out), &r.sockets);
+  r.identity = std::memcmp(q_out, q_in, sizeof q_in) == 0;
+  return r;
+}
+
+TEST(Worker, CallsRunInOneProcessAtAlternatingAddresses) {
+  const ropecheck_impl_t* t = isolated_probe(IsolationMode::kWorker);
+  const Report a = call(t, kReport), b = call(t, kReport), c = call(t, kReport);
+  ASSERT_EQ(a.status, ROPECHECK_OK) << a.message;
+  ASSERT_EQ(b.status, ROPECHECK_OK) << b.message;
+  ASSERT_EQ(c.status, ROPECHECK_OK) << c.message;
+  EXPECT_TRUE(a.identity && b.identity && c.identity) << "the outputs come back";
+  EXPECT_NE(a.pid, ::getpid());
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(b.pid, c.pid);
+  // Two calls in a row (conformance's two calls, core/kernel_call.h) never
+  // share an address; the third is back in the first's region.
+  EXPECT_NE(a.q_in, b.q_in);
+  EXPECT_NE(a.q_out, b.q_out);
+  EXPECT_EQ(a.q_in, c.q_in);
+  retire_workers();
+}
+
+TEST(Worker, AChildPerCallWithIsolationFork) {
+  const ropecheck_impl_t* t = isolated_probe(IsolationMode::kFork);
+  const Report a = call(t, kReport), b = call(t, kReport);
+  ASSERT_EQ(a.status, ROPECHECK_OK) << a.message;
+  ASSERT_EQ(b.status, ROPECHECK_OK) << b.message;
+  EXPECT_NE(a.pid, b.pid);
+}
+
+TEST(Worker, EveryFailingCallGetsTheNextCallANewProcess) {
+  const ropecheck_impl_t* t = isolated_probe(IsolationMode::kWorker, /*timeout=*/0.5);
+  struct Row {
+    Command command;
+    const char* message;
+  };
+  for (const Row& row : {Row{kCrash, "isolated call: crashed with signal 11 (a NULL pointer dereference at 0x40)"},
+                         Row{kLeaveThread, "isolated call: left 1 thread(s) running after it returned"},
+                         Row{kExit3, "isolated call: called exit(3)"},
+                         Row{kCloseAll, "isolated call: closed or replaced a descriptor it did not open"},
+                         Row{kHang, "isolated call: timed out after 0.5 s"}}) {
+    const Report before = call(t, kReport);
+    ASSERT_EQ(before.status, ROPECHECK_OK) << before.message;
+    const Report bad = call(t, row.command);
+    EXPECT_EQ(bad.status, ROPECHECK_INTERNAL_ERROR) << row.message;
+    EXPECT_EQ(bad.message.rfind(row.message, 0), 0u) << bad.message;
+    EXPECT_FALSE(bad.identity) << "no output is copied back from a failed call";
+    // A thread of the failed call wrote into its q_out forever: it is dead,
+    // and the next call's buffers are another process's.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const Report after = call(t, kReport);
+    ASSERT_EQ(after.status, ROPECHECK_OK) << after.message;
+    EXPECT_TRUE(after.identity) << row.message;
+    EXPECT_NE(after.pid, before.pid) << row.message;
+  }
+  retire_workers();
+}
+
+TEST(Worker, ClosingTheDescriptorItAnswersOnIsNamedInBothModes) {
+  // Before, a child per call that lost its socket waited to be killed at
+  // the timeout ("timed out", 10 s by default).
+  for (IsolationMode mode : {IsolationMode::kWorker, IsolationMode::kFork}) {
+    const Report r = call(isolated_probe(mode, /*timeout=*/5), kCloseAll);
+    EXPECT_EQ(r.status, ROPECHECK_INTERNAL_ERROR) << isolation_mode_name(mode);
+    EXPECT_EQ(r.message.rfind("isolated call: closed or replaced a descriptor it did not open", 0), 0u)
+        << isolation_mode_name(mode) << ": " << r.message;
+  }
+  retire_workers();
+}
+
+TEST(Worker, ATimerLeftArmedRetiresTheWorkerWithoutFailingTheCall) {
+  const ropecheck_impl_t* t = isolated_probe(IsolationMode::kWorker);
+  const Report armed = call(t, kArmTimer);
+  ASSERT_EQ(armed.status, ROPECHECK_OK) << armed.message;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past the alarm
+  const Report next = call(t, kReport);
+  ASSERT_EQ(next.status, ROPECHECK_OK) << next.message;
+  EXPECT_NE(next.pid, armed.pid);
+  retire_workers();
+}
+
+TEST(Worker, AddressSpaceKeptPastTheMemoryLimitRetiresTheWorker) {
+  // --memory-limit 1 GiB, 400 MiB kept per call: every call still gets its
+  // gibibyte; the worker serves calls until it holds more than that.
+  const ropecheck_impl_t* t = isolated_probe(IsolationMode::kWorker, 10, /*memory_gib=*/1);
+  int pids[6];
+  for (int& pid : pids) {
+    const Report r = call(t, kLeak400MiB);
+    ASSERT_EQ(r.status, ROPECHECK_OK) << r.message;
+    pid = r.pid;
+  }
+  EXPECT_EQ(pids[0], pids[1]) << "reused while under the limit";
+  EXPECT_NE(pids[0], pids[5]) << "replaced once over it";
+  retire_workers();
+}
+
+TEST(Worker, AWorkerSeesNeitherAnotherWorkersMemoryNorItsSocket) {
+  const ropecheck_impl_t* b = isolated_probe(IsolationMode::kWorker);
+  const Report rb = call(b, kReport);
+  ASSERT_EQ(rb.status, ROPECHECK_OK) << rb.message;
+  // Started after b's arena exists, while ropecheck holds b's socket.
+  const ropecheck_impl_t* a = isolated_probe(IsolationMode::kWorker);
+  const Report ra = call(a, kReport);
+  ASSERT_EQ(ra.status, ROPECHECK_OK) << ra.message;
+  EXPECT_EQ(ra.sockets, 1) << "its own socket only";
+  const Report reach = call(a, kReadAddress, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(rb.q_in)));
+  EXPECT_EQ(reach.status, ROPECHECK_INTERNAL_ERROR);
+  EXPECT_EQ(reach.message.rfind("isolated call: crashed with signal 11 (an access to memory it was not given", 0), 0u)
+      << reach.message;
+  retire_workers();
+}
+
+}  // namespace
+}  // namespace ropecheck
