@@ -135,9 +135,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     // The first write outside the view is named (core/views.h).
     if (const std::int64_t off = first_write_outside_view(g, w, view_mask(g, w), got, before); off >= 0)
       note({names[w], -1, -1, -1, 0, load_as_double(got, off, c.dtype), load_as_double(before, off, c.dtype), 0.0,
-            "wrote into padding outside the tensor (element " + std::to_string(off) + " of " + names[w] +
-                "'s buffer, outside every " + names[w] + " view: padding or another part of a fused qkv row)",
-            ""});
+            outside_view_message(w, off), ""});
   }
   out.tokens = c.tokens;
   out.judged_tokens = static_cast<std::int64_t>(ref.tokens.size());

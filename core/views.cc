@@ -21,17 +21,18 @@ std::int64_t first_write_outside_view(const Geometry& g, int w, const std::vecto
   return -1;
 }
 
+std::string outside_view_message(int w, std::int64_t off) {
+  const char* name = w == 0 ? "q" : "k";
+  return std::string("wrote into padding outside the tensor (element ") + std::to_string(off) + " of " + name +
+         "'s buffer, outside every " + name + " view: padding or another part of a fused qkv row)";
+}
+
 std::string write_outside_views(const Case& c, const QkBuffers& got, const QkBuffers& before) {
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w) {
     const std::int64_t off =
         first_write_outside_view(g, w, view_mask(g, w), got.bytes[w].data(), before.bytes[w].data());
-    if (off >= 0) {
-      const char* name = w == 0 ? "q" : "k";
-      return std::string("wrote into padding outside the tensor (element ") + std::to_string(off) + " of " + name +
-             "'s buffer, outside every " + name + " view: padding or another part of a fused qkv row, " +
-             memory_layout_name(c.memory) + ")";
-    }
+    if (off >= 0) return outside_view_message(w, off) + " (" + memory_layout_name(c.memory) + ")";
   }
   return {};
 }

@@ -6,6 +6,7 @@
 #define ROPECHECK_CORE_VIEWS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/buffers.h"
@@ -20,6 +21,10 @@ std::vector<char> view_mask(const Geometry& g, int w);
 // between `got` and `before` (bitwise), or -1.
 std::int64_t first_write_outside_view(const Geometry& g, int w, const std::vector<char>& mask,
                                       const unsigned char* got, const unsigned char* before);
+
+// "wrote into padding outside the tensor (element N of q's buffer, ...)":
+// how the judge and WritesOnlyItsViews name such a write.
+std::string outside_view_message(int w, std::int64_t offset);
 
 // The same for a whole run: "wrote into padding outside the tensor (...)"
 // naming the tensor and element, or empty.

@@ -27,7 +27,7 @@ py::array dense_copy(const StridedView& v) {
   const std::size_t es = dtype_size(v.dtype), hes = host_esize(v.dtype);
   for (std::int64_t t = 0; t < v.tokens; ++t)
     for (std::int64_t h = 0; h < v.heads; ++h) {
-      const auto* src = static_cast<const unsigned char*>(v.in) + (t * v.token_stride + h * v.head_stride) * es;
+      const auto* src = static_cast<const unsigned char*>(v.in) + v.offset(t, h) * es;
       unsigned char* row = dst + ((t * v.heads + h) * v.head_dim) * hes;
       if (widened(v.dtype)) {
         for (std::int64_t j = 0; j < v.head_dim; ++j) {
@@ -73,7 +73,7 @@ void write_back(const py::array& a, const StridedView& v) {
   const std::size_t es = dtype_size(v.dtype), hes = host_esize(v.dtype);
   for (std::int64_t t = 0; t < v.tokens; ++t)
     for (std::int64_t h = 0; h < v.heads; ++h) {
-      auto* dst = static_cast<unsigned char*>(v.out) + (t * v.token_stride + h * v.head_stride) * es;
+      auto* dst = static_cast<unsigned char*>(v.out) + v.offset(t, h) * es;
       const unsigned char* row = src + ((t * v.heads + h) * v.head_dim) * hes;
       if (widened(v.dtype)) {
         for (std::int64_t j = 0; j < v.head_dim; ++j) {

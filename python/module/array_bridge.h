@@ -32,6 +32,14 @@ struct StridedView {
   std::int64_t tokens = 0, heads = 0, head_dim = 0;
   std::int64_t token_stride = 0, head_stride = 0;
   ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
+  // ABI 1.2 batched sequences (seq_len 0: one run of tokens): the kernel
+  // still sees one dense [tokens, heads, head_dim] array.
+  std::int64_t seq_len = 0, seq_stride = 0;
+  // Element offset of head h of token t.
+  std::int64_t offset(std::int64_t t, std::int64_t h) const {
+    return (seq_len > 0 ? (t / seq_len) * seq_stride + (t % seq_len) * token_stride : t * token_stride) +
+           h * head_stride;
+  }
 };
 
 // A dense numpy copy of the view's input (bf16 widened to float32).

@@ -136,14 +136,13 @@ void bind_check(py::module_& m) {
           // A built-in kernel declares what its table declares.
           const ropecheck_impl_t& t = fn.cast<const BuiltinKernel&>().table();
           ko.caps = t.caps;
-          // Called through arrays of [tokens, heads, head_dim] (array_bridge):
-          // one run of tokens, no sequence strides.
-          ko.caps.flags &= ~ROPECHECK_CAP_SEQ_STRIDES;
           ko.policy = policy_of(t);
           ko.description = std::string("the built-in ") + t.name + " called from Python";
         } else {
+          // The array bridge gathers batched sequences into one dense
+          // [tokens, heads, head_dim] array: every Python kernel takes them.
           std::uint32_t flags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE | ROPECHECK_CAP_POS_INT32 |
-                                ROPECHECK_CAP_POS_INT64;
+                                ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_SEQ_STRIDES;
           if (inverse) flags |= ROPECHECK_CAP_INVERSE;
           if (partial_rotary) flags |= ROPECHECK_CAP_PARTIAL_ROTARY;
           if (negative_positions) flags |= ROPECHECK_CAP_NEGATIVE_POSITIONS;

@@ -7,6 +7,7 @@
 #include "core/hf_config.h"
 #include "impls/kernel_support/abi_check.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/token_offsets.h"
 #include "reference/freq_spec.h"
 #include "ropecheck/names.h"
 
@@ -73,9 +74,10 @@ ropecheck_status_t PythonKernel::apply(void* ctx, const ropecheck_apply_params_t
 
 ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* err, std::size_t n) {
   const auto dtype = static_cast<ropecheck_dtype_t>(p.dtype);
+  const impl::TensorStrides qs = impl::q_strides(p), ks = impl::k_strides(p);
   const StridedView views[2] = {
-      {p.q_in, p.q_out, p.num_tokens, p.num_q_heads, p.head_dim, p.q_token_stride, p.q_head_stride, dtype},
-      {p.k_in, p.k_out, p.num_tokens, p.num_kv_heads, p.head_dim, p.k_token_stride, p.k_head_stride, dtype}};
+      {p.q_in, p.q_out, p.num_tokens, p.num_q_heads, p.head_dim, qs.token, qs.head, dtype, qs.seq_len, qs.seq},
+      {p.k_in, p.k_out, p.num_tokens, p.num_kv_heads, p.head_dim, ks.token, ks.head, dtype, ks.seq_len, ks.seq}};
   const char* names[2] = {"q", "k"};
   py::array host_in[2], pristine[2];
   py::object arg[2];
