@@ -47,27 +47,29 @@ GateReport empty_like(const GateReport& s) {
   return m;
 }
 
+// The counts every per-family and per-property row carries.
+template <class Stats>
+void add_counts(Stats& t, const Stats& f) {
+  t.cases += f.cases;
+  t.passed += f.passed;
+  t.failed += f.failed;
+  t.skipped += f.skipped;
+  t.worst_units = std::max(t.worst_units, f.worst_units);
+}
+
 void add(ImplReport& m, const ImplReport& s) {
   for (const auto& [mine, theirs] : {std::pair{&m.families, &s.families}, std::pair{&m.shapes, &s.shapes}})
     for (const auto& [family, f] : *theirs) {
       FamilyStats& t = (*mine)[family];
-      t.cases += f.cases;
-      t.passed += f.passed;
-      t.failed += f.failed;
-      t.skipped += f.skipped;
+      add_counts(t, f);
       t.sampled += f.sampled;
-      t.worst_units = std::max(t.worst_units, f.worst_units);
       t.worst_ulps = std::max(t.worst_ulps, f.worst_ulps);
     }
   for (std::size_t p = 0; p < s.properties.size(); ++p) {
     PropertyStats& t = m.properties[p].second;
     const PropertyStats& f = s.properties[p].second;
-    t.cases += f.cases;
-    t.passed += f.passed;
-    t.failed += f.failed;
-    t.skipped += f.skipped;
+    add_counts(t, f);
     t.declined += f.declined;
-    t.worst_units = std::max(t.worst_units, f.worst_units);
   }
   for (const auto& [why, n] : s.skipped) m.skipped[why] += n;
   for (int t = 0; t < kBudgetTermCount; ++t) {
