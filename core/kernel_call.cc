@@ -151,9 +151,10 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   unsigned char* q_out = r.out.bytes[0].data() + g.base[0] * g.esize;
   unsigned char* k_out = r.out.bytes[1].data() + g.base[1] * g.esize;
   const std::optional<CallStrides> st = call_strides(c, g, (impl.caps.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0);
-  if (!st) {  // outside_capabilities declines these cases first
-    r.status = ROPECHECK_UNSUPPORTED;
-    r.message = "batched case without SEQ_STRIDES";
+  if (!st) {  // outside_capabilities declines these cases first: a caller skipped it
+    r.status = ROPECHECK_INTERNAL_ERROR;
+    r.misbehaviour = "ropecheck called the kernel on a batched case it cannot express without SEQ_STRIDES "
+                     "(the caller did not check outside_capabilities)";
     return r;
   }
   p.q_in = c.in_place ? q_out : inputs.bytes[0].data() + g.base[0] * g.esize;
