@@ -63,7 +63,7 @@ void add_selection_options(CLI::App* cmd, SelectionArgs& a) {
       ->check(CLI::IsMember({"worker", "fork"}))
       ->capture_default_str()
       ->excludes(off);
-  cmd->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take")
+  cmd->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take, per 2^24 elements it computes (at least once)")
       ->check(finite_in(0.01, 3600))
       ->capture_default_str();
   cmd->add_option("--memory-limit", a.memory_limit_gib,

@@ -60,7 +60,7 @@ CLI::App* add_mutants_command(CLI::App& app, MutantsArgs& a) {
   mutants->add_option("--dir", a.dir, "Directory of mutant plugins (default: this build's mutants/plugins)");
   mutants->add_option("--summary", a.summary_path, "Also write the tables (markdown) to this file")
       ->check(non_empty_path());
-  mutants->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take")->check(finite_in(0.01, 3600));
+  mutants->add_option("--timeout", a.timeout_seconds, "Seconds one isolated kernel call may take, per 2^24 elements it computes (at least once)")->check(finite_in(0.01, 3600));
   mutants->add_flag("--skip-correct", a.skip_correct, "Only the mutants (the correct kernels are gated by `check`)");
   return mutants;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/cases.h"
+#include "core/fork_private.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -46,7 +47,7 @@ std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool g
 
 // Storage bytes of q (bytes[0]) and k (bytes[1]), padding included.
 struct QkBuffers {
-  std::array<std::vector<unsigned char>, 2> bytes;
+  std::array<ByteBuffer, 2> bytes;
 };
 
 // Inputs drawn from the case's data seed; padding holds canary bytes.

@@ -50,9 +50,14 @@ Mapping acquire(std::size_t bytes) {
   return g;
 }
 
+// Bodies over 64 MiB (the largest cos/sin cache of the standard suites)
+// are not kept: they come from the rare long cases, and a pool of them per
+// size and thread held gigabytes of shared memory for the rest of a run.
+constexpr std::size_t kLargestPooled = std::size_t{64} << 20;
+
 void release(unsigned char* base, std::size_t body) {
   auto& free = pool(body);
-  if (free.size() < 4) {
+  if (body <= kLargestPooled && free.size() < 4) {
     free.push_back({base, body});
   } else {
     unmap_for_child(base, body + 2 * page_size());

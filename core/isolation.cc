@@ -1,5 +1,6 @@
 #include "core/isolation.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,6 +88,17 @@ class WorkerSlot {
   }
   Request* request() { return reinterpret_cast<Request*>(arena_); }
   Worker& worker() { return *worker_; }
+  // After a call's buffers were read: a large call's pages go back to the
+  // system. Shared memory stays resident while it is mapped, so without this
+  // every worker kept the largest call it ever ran (two regions of a 36864-
+  // token case each): the exhaustive suite over six kernels with --jobs 2
+  // held 8.4 GB and was killed for memory. The next large call faults its
+  // pages in again, little next to judging a case that size.
+  void release_large(std::uintptr_t begin, std::uintptr_t end) {
+    if (end - begin <= kKeepResidentBytes) return;
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
+  }
+  static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
 
  private:
   void drop() {
@@ -145,6 +157,15 @@ WorkerSlot& slot_for(const Isolated& w) {
   return *t_slots.back();
 }
 
+// --timeout is per 2^24 elements a call computes, at least once: a fixed
+// limit would fail a correct but slow kernel (a debug build, an interpreter)
+// on the long cases only, and only on a loaded machine. A hang is still
+// caught, a little later on a large case.
+constexpr double kTimeoutElements = 16777216.0;
+double call_timeout(double seconds, double elements) {
+  return seconds * std::max(1.0, elements / kTimeoutElements);
+}
+
 // One isolated call: the buffers planned in `b` are placed (mappings of
 // their own for a child per call, a region of the worker's arena for a
 // worker), filled by the caller's `fill` (which may patch pointers to the
@@ -159,9 +180,10 @@ class IsolatedCall {
       b.place_in_mappings();
     }
   }
-  ChildRun run(const Request& r) {
+  // elements: what the call computes (q and k's elements, or the cache's).
+  ChildRun run(const Request& r, double elements) {
     ChildOptions o;
-    o.timeout_seconds = w_.options.timeout_seconds;
+    o.timeout_seconds = call_timeout(w_.options.timeout_seconds, elements);
     o.memory_limit_gib = w_.options.memory_limit_gib;
     o.guards = b_.guards();
     if (!slot_) {
@@ -177,6 +199,10 @@ class IsolatedCall {
   // next call.
   void retire() {
     if (slot_) slot_->worker().retire();
+  }
+  // The caller has read what it needs from the buffers.
+  ~IsolatedCall() {
+    if (slot_) slot_->release_large(b_.arm_begin(), b_.arm_end());
   }
 
  private:
@@ -281,7 +307,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   Request r{};
   r.apply = true;
   r.params = reinterpret_cast<const ropecheck_apply_params_t*>(b.data(params));
-  const ChildRun run = call.run(r);
+  const ChildRun run = call.run(r, static_cast<double>(extent(*p, true) + (p->k_out ? extent(*p, false) : 0)));
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
   if (st == ROPECHECK_OK) {
     std::memcpy(p->q_out, b.data(q_out), qb);
@@ -313,7 +339,7 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
   r.dtype = dtype;
   r.out = b.data(cache);
   b.fill();
-  const ChildRun run = call.run(r);
+  const ChildRun run = call.run(r, static_cast<double>(rows) * rotary_dim);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
   if (st == ROPECHECK_OK) std::memcpy(out, b.data(cache), bytes);
   return st;

@@ -62,7 +62,7 @@ struct CacheMemo {
   void* ctx = nullptr;
   std::string key;
   std::int64_t rows = 0;
-  std::vector<float> cache;
+  std::vector<float, ForkPrivateAllocator<float>> cache;  // up to 64 MiB per thread
 };
 thread_local CacheMemo t_cache_memo;
 

@@ -90,7 +90,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
   std::array<std::vector<std::int64_t>, 2> shape;
   for (int w = 0; w < 2; ++w) {
     shape[w] = {c.tokens, geo.heads[w], c.shape.head_dim};
-    Tensor t{kQk[w], storage_tensor_dtype(c.dtype), shape[w], in.bytes[w]};
+    Tensor t{kQk[w], storage_tensor_dtype(c.dtype), shape[w], {in.bytes[w].begin(), in.bytes[w].end()}};
     out.tensors.push_back(std::move(t));
   }
   Tensor pos{"positions", TensorDtype::kI64, {c.tokens}, {}};
@@ -98,7 +98,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
   std::memcpy(pos.bytes.data(), c.positions.data(), pos.bytes.size());
   out.tensors.push_back(std::move(pos));
   for (int w = 0; w < 2; ++w) {
-    Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], in.bytes[w]};
+    Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], {in.bytes[w].begin(), in.bytes[w].end()}};
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
     for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
     for (const ReferenceElement& x : r.elements(w)) {

@@ -68,7 +68,8 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   for (int w = 0; w < 2; ++w) {
     const std::vector<std::int64_t> shape{c.tokens, g.heads[w], hd};
     const std::string n = kQk[w];
-    L.in.bytes[w] = need(ts, n, sd, shape, where).bytes;
+    const auto& stored = need(ts, n, sd, shape, where).bytes;
+    L.in.bytes[w].assign(stored.begin(), stored.end());
     expected[w] = &need(ts, n + "_expected", sd, shape, where);
     exact[w] = &need(ts, n + "_expected_f64", TensorDtype::kF64, shape, where);
   }

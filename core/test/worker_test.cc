@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/isolation.h"
 
@@ -35,6 +36,7 @@ enum Command : std::int64_t {
   kReadAddress,    // reads the byte at positions[1]
   kLeak400MiB,     // 400 MiB of address space, never freed
   kCloseAll,       // closes every descriptor from 3 up (as some libraries do before they daemonize)
+  kSleepMs,        // sleeps positions[1] milliseconds
 };
 
 constexpr int kTokens = 2, kHeadDim = 4;
@@ -59,8 +61,8 @@ int socket_descriptors() {
 
 ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const auto* pos = static_cast<const std::int64_t*>(p->positions);
-  std::memcpy(p->q_out, p->q_in, kBytes);
-  std::memcpy(p->k_out, p->k_in, kBytes);
+  std::memmove(p->q_out, p->q_in, kBytes);
+  if (p->k_out) std::memmove(p->k_out, p->k_in, kBytes);
   switch (pos[0]) {
     case kCrash: {
       volatile std::uintptr_t wild = 64;  // an address the compiler cannot see through
@@ -79,6 +81,7 @@ ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, st
       for (int fd = 3; fd < 1024; ++fd) ::close(fd);
       break;
     case kHang: std::this_thread::sleep_for(std::chrono::seconds(30)); break;
+    case kSleepMs: std::this_thread::sleep_for(std::chrono::milliseconds(pos[1])); break;
     case kReadAddress: {
       const volatile char c = *reinterpret_cast<const volatile char*>(static_cast<std::uintptr_t>(pos[1]));
       (void)c;
@@ -177,6 +180,41 @@ TEST(Worker, CallsRunInOneProcessAtAlternatingAddresses) {
   EXPECT_NE(a.q_in, b.q_in);
   EXPECT_NE(a.q_out, b.q_out);
   EXPECT_EQ(a.q_in, c.q_in);
+  retire_workers();
+}
+
+// --timeout is per 2^24 elements a call computes (core/isolation.cc): a
+// call of 2^26 elements may take four times as long as a small one, in
+// both modes. q alone, in place: 256 MiB here and 256 MiB in the arena.
+TEST(Worker, TheTimeoutGrowsWithTheElementsOfTheCall) {
+  for (IsolationMode mode : {IsolationMode::kWorker, IsolationMode::kFork}) {
+    const ropecheck_impl_t* t = isolated_probe(mode, /*timeout=*/0.3);
+    const Report small = call(t, kSleepMs, 600);
+    EXPECT_EQ(small.status, ROPECHECK_INTERNAL_ERROR) << small.message;
+    EXPECT_NE(small.message.find("timed out after 0.3 s"), std::string::npos) << small.message;
+
+    const std::int64_t stride = (std::int64_t{1} << 26) - kHeadDim;  // extent: stride + head_dim elements
+    std::vector<float> q(static_cast<std::size_t>(stride + kHeadDim), 1.0f);
+    const std::int64_t positions[kTokens] = {kSleepMs, 600};
+    ropecheck_freq_spec_t f{};
+    f.scheme = ROPECHECK_SCHEME_DEFAULT;
+    f.base = 10000;
+    ropecheck_apply_params_t p{};
+    p.struct_size = sizeof p;
+    p.dtype = ROPECHECK_DTYPE_F32;
+    p.num_tokens = kTokens;
+    p.num_q_heads = 1;
+    p.num_kv_heads = 0;
+    p.head_dim = p.rotary_dim = kHeadDim;
+    p.q_in = p.q_out = q.data();
+    p.q_token_stride = stride;
+    p.q_head_stride = kHeadDim;
+    p.positions = positions;
+    p.position_type = ROPECHECK_INDEX_INT64;
+    p.freq = &f;
+    char err[1024] = {0};
+    EXPECT_EQ(t->apply(t->ctx, &p, err, sizeof err), ROPECHECK_OK) << err;
+  }
   retire_workers();
 }
 
