@@ -108,7 +108,9 @@ ropecheck_status_t rotate_reading_output(const ropecheck_apply_params_t* p) {
 
 ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Misbehaviour m = static_cast<const MisbehaviourInfo*>(ctx)->kind;
-  const ropecheck_impl_t& clean = *mutant_impl(Bug::none);
+  // writes_cache needs a cache kernel: the catalogue's, whose only bug
+  // (no bounds check) is outside every case its cache covers.
+  const ropecheck_impl_t& clean = *mutant_impl(m == Misbehaviour::writes_cache ? Bug::cache_no_bounds_check : Bug::none);
   if (auto st = impl::check_apply(clean.caps, p, err, n)) return st;
   const bool big = p->num_tokens > 3, out_of_place = p->q_in != p->q_out;
   // Before the work.
@@ -216,6 +218,9 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
     case Misbehaviour::writes_freq:
       const_cast<ropecheck_freq_spec_t*>(p->freq)->base *= 2;
       break;
+    case Misbehaviour::writes_cache:  // the sign bit of row 0's first cos
+      if (p->cos_sin_cache) static_cast<unsigned char*>(const_cast<void*>(p->cos_sin_cache))[3] ^= 0x80;
+      break;
     case Misbehaviour::background_thread:
       std::thread(scribble_forever, p->q_out, q_bytes(p)).detach();
       break;
@@ -259,7 +264,7 @@ const ropecheck_impl_t* misbehaving_impl(Misbehaviour m) {
     static ropecheck_impl_t t[kCount];
     for (int i = 0; i < kCount; ++i) {
       const MisbehaviourInfo& info = kMisbehaviours[i];
-      t[i] = *mutant_impl(Bug::none);
+      t[i] = *mutant_impl(info.kind == Misbehaviour::writes_cache ? Bug::cache_no_bounds_check : Bug::none);
       // Its misbehaviours address q as one run of tokens (no ABI 1.2 batch).
       t[i].caps.flags &= ~ROPECHECK_CAP_SEQ_STRIDES;
       t[i].name = info.name;

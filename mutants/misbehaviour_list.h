@@ -25,6 +25,7 @@ namespace ropecheck::mutant {
   X(writes_positions, "correct results, then writes into the position ids it was given")                      \
   X(writes_q_in, "correct results, then writes into q_in when out of place")                                  \
   X(writes_freq, "correct results, then writes into the frequency spec (rope_theta)")                        \
+  X(writes_cache, "a cos/sin cache kernel: results correct inside its cache, then writes into the cache")   \
   X(reads_output, "reads each output element before writing it and rounds differently by what it held")       \
   X(background_thread, "correct results, and a detached thread that overwrites q_out 50 ms later, forever")   \
   X(forked_writer, "correct results, and a forked child that overwrites q_out 50 ms later, forever")          \

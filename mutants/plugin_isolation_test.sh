@@ -52,6 +52,7 @@ expect "unwritten$sfx" 1 "FAIL misbehaving_unwritten ConformsToReference" -- "$b
 expect "writes-positions$sfx" 1 "wrote into its input positions" -- "$bin" "${gate[@]}" --plugin "$(p writes_positions)"
 expect "writes-q-in$sfx" 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --plugin "$(p writes_q_in)"
 expect "writes-freq$sfx" 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --plugin "$(p writes_freq)"
+expect "writes-cache$sfx" 1 "wrote into its input cos_sin_cache" -- "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p writes_cache)"
 # Outputs read before they are written: two calls, two poisons, two results.
 expect "reads-output$sfx" 1 "two calls on the same case differ at .*it reads its output before writing it" -- \
   "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p reads_output)"
@@ -102,6 +103,7 @@ expect exit-in-apply-no-isolation 1 \
 expect writes-positions--no-isolation 1 "wrote into its input positions" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_positions)"
 expect writes-q-in--no-isolation 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_q_in)"
 expect writes-freq--no-isolation 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_freq)"
+expect writes-cache--no-isolation 1 "wrote into its input cos_sin_cache" -- "$bin" "${gate[@]}" --no-isolation --property ConformsToReference --plugin "$(p writes_cache)"
 
 # Loading: refused with a message naming the plugin and the cause.
 expect wrong-abi 2 "abi_version: this host speaks version 1 \(got 99\)" -- "$bin" check --plugin "$(p wrong_abi)"
