@@ -15,7 +15,13 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   auto* golden = app.add_subcommand("golden", "Export golden vectors for other frameworks, or verify an implementation on them");
   golden->require_subcommand(1);
   a.export_cmd = golden->add_subcommand("export", "Write a golden suite (inputs, exact outputs, per-policy budgets, manifest)");
-  a.export_cmd->add_option("--suite", a.suite, "smoke | standard | long-context")->capture_default_str();
+  auto* suite = a.export_cmd->add_option("--suite", a.suite, "smoke | standard | long-context")->capture_default_str();
+  a.export_cmd
+      ->add_option("--config", a.config,
+                   "A model's config.json (e.g. golden/zoo/<family>.json): its cases per layer type and "
+                   "sequence-length variant, named by the file's stem, instead of --suite")
+      ->check(non_empty_path())
+      ->excludes(suite);
   a.export_cmd->add_option("--out", a.out_dir, "Directory to write (replaced atomically if it holds an export)")
       ->required()
       ->check(non_empty_path());
@@ -60,6 +66,7 @@ int run_golden(const GoldenArgs& a) {
   if (*a.export_cmd) {
     golden::ExportOptions o;
     o.suite = a.suite;
+    o.config_path = a.config;
     o.out_dir = a.out_dir;
     o.threads = a.threads;
     golden::parse_format(a.format, &o.format);
@@ -67,7 +74,7 @@ int run_golden(const GoldenArgs& a) {
     const auto t0 = std::chrono::steady_clock::now();
     const golden::ExportSummary s = golden::export_golden(o);  // throws when interrupted
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "golden export: suite " << a.suite << ", " << s.cases << " cases, " << s.bytes << " bytes ("
+    std::cout << "golden export: " << (a.config.empty() ? "suite " + a.suite : "config " + a.config) << ", " << s.cases << " cases, " << s.bytes << " bytes ("
               << a.format << ") in " << secs << " s -> " << a.out_dir << "\n";
     return 0;
   }

@@ -15,6 +15,7 @@ struct GoldenArgs {
   CLI::App* export_cmd = nullptr;
   CLI::App* verify_cmd = nullptr;
   std::string suite = "smoke";
+  std::string config;  // golden export --config
   std::string out_dir;
   std::string format = "safetensors";
   int threads = 0;

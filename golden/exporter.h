@@ -29,6 +29,9 @@ CaseTensors build_case_tensors(const GoldenCase& g);
 
 struct ExportOptions {
   std::string suite = "smoke";
+  // When set, the cases of this model config.json (build_config_suite,
+  // named by the file's stem) instead of `suite`.
+  std::string config_path;
   std::string out_dir;
   Format format = Format::kSafetensors;
   int threads = 0;  // 0: one per core

@@ -219,6 +219,36 @@ std::vector<GoldenCase> long_context() {
 
 }  // namespace
 
+std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string& model) {
+  SuiteBuilder b(4);
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name: the same cases on every platform
+  for (unsigned char ch : model) h = (h ^ ch) * 0x100000001b3ull;
+  Rng rng(h);
+  // Heads scaled down, the model's grouping kept (up to 4 q heads per kv head).
+  const int kv = 1, group = m.kv_heads > 0 && m.q_heads >= m.kv_heads ? std::min(4, m.q_heads / m.kv_heads) : 2;
+  for (const LayerTypeRope& lt : m.layer_types) {
+    ModelRope one = m;
+    one.layer_types = {lt};
+    const RopeConfig& rc = lt.config;
+    // Positions up to the model's context (or four times the scheme's
+    // original length when the config states none), edges included.
+    const std::int64_t ctx = m.max_position > 0 ? m.max_position
+                                                : std::max<std::int64_t>(rc.freq.original_max_position, 4096) * 4;
+    for (const RopeConfig& v : config_variants(one)) {
+      std::string name = model + "/" + lt.name;
+      if (v.freq.seq_len != rc.freq.seq_len) name += "/seq_len=" + std::to_string(v.freq.seq_len);
+      for (ropecheck_dtype_t t : {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16}) {
+        GoldenCase& g = b.add(name + "/" + std::string(dtype_name(t)), "model config " + model + ", layer type " + lt.name, v.freq,
+                              v.shape, v.layout.value_or(ROPECHECK_LAYOUT_HALF_SPLIT), t, mixed_positions(rng, 8, ctx),
+                              kv * group, kv);
+        g.model = model;
+        g.extra_flags.push_back("RealModelConfig");
+      }
+    }
+  }
+  return b.take();
+}
+
 std::vector<std::string> golden_suite_names() { return {"smoke", "standard", "long-context"}; }
 
 std::vector<GoldenCase> build_golden_suite(const std::string& name) {

@@ -14,6 +14,7 @@
 
 #include "core/cases.h"
 #include "core/config.h"
+#include "core/model_rope.h"
 
 namespace ropecheck::golden {
 
@@ -29,6 +30,13 @@ struct GoldenCase {
 std::vector<std::string> golden_suite_names();
 // Throws std::invalid_argument naming the known suites for an unknown name.
 std::vector<GoldenCase> build_golden_suite(const std::string& name);
+
+// The golden cases of one model's config.json (golden export --config):
+// per layer type, each sequence-length variant of config_variants (LongRoPE
+// and dynamic NTK at L - 1, L, L + 1 and the max context) in every storage
+// dtype, positions up to the model's context, heads scaled down with the
+// model's grouping. Names: "<model>/<layer type>[/seq_len=N]/<dtype>".
+std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string& model);
 
 // A published model's rope configuration, as its config.json states it.
 struct ModelConfig {

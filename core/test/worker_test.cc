@@ -131,30 +131,41 @@ struct Report {
   bool identity = false;  // q_out came back equal to q_in
 };
 
+// The params of a probe call: the command and its argument in positions,
+// one q head and one k head of kTokens contiguous tokens (q and k set by
+// the caller).
+struct ProbeParams {
+  std::int64_t positions[kTokens];
+  ropecheck_freq_spec_t f{};
+  ropecheck_apply_params_t p{};
+  ProbeParams(std::int64_t command, std::int64_t arg) : positions{command, arg} {
+    f.scheme = ROPECHECK_SCHEME_DEFAULT;
+    f.base = 10000;
+    p.struct_size = sizeof p;
+    p.dtype = ROPECHECK_DTYPE_F32;
+    p.num_tokens = kTokens;
+    p.num_q_heads = p.num_kv_heads = 1;
+    p.head_dim = p.rotary_dim = kHeadDim;
+    p.q_token_stride = p.k_token_stride = kHeadDim;
+    p.q_head_stride = p.k_head_stride = kHeadDim;
+    p.positions = positions;
+    p.position_type = ROPECHECK_INDEX_INT64;
+    p.freq = &f;
+  }
+  ProbeParams(const ProbeParams&) = delete;  // p points into it
+};
+
 Report call(const ropecheck_impl_t* t, std::int64_t command, std::int64_t arg = 0) {
   float q_in[kTokens * kHeadDim], k_in[kTokens * kHeadDim], q_out[kTokens * kHeadDim], k_out[kTokens * kHeadDim];
   for (int i = 0; i < kTokens * kHeadDim; ++i) q_in[i] = k_in[i] = static_cast<float>(i + 1);
   std::memset(q_out, 0, sizeof q_out);
   std::memset(k_out, 0, sizeof k_out);
-  const std::int64_t positions[kTokens] = {command, arg};
-  ropecheck_freq_spec_t f{};
-  f.scheme = ROPECHECK_SCHEME_DEFAULT;
-  f.base = 10000;
-  ropecheck_apply_params_t p{};
-  p.struct_size = sizeof p;
-  p.dtype = ROPECHECK_DTYPE_F32;
-  p.num_tokens = kTokens;
-  p.num_q_heads = p.num_kv_heads = 1;
-  p.head_dim = p.rotary_dim = kHeadDim;
+  ProbeParams pp(command, arg);
+  ropecheck_apply_params_t& p = pp.p;
   p.q_in = q_in;
   p.q_out = q_out;
   p.k_in = k_in;
   p.k_out = k_out;
-  p.q_token_stride = p.k_token_stride = kHeadDim;
-  p.q_head_stride = p.k_head_stride = kHeadDim;
-  p.positions = positions;
-  p.position_type = ROPECHECK_INDEX_INT64;
-  p.freq = &f;
   char err[1024] = {0};
   Report r;
   r.status = t->apply(t->ctx, &p, err, sizeof err);
@@ -195,23 +206,11 @@ TEST(Worker, TheTimeoutGrowsWithTheElementsOfTheCall) {
 
     const std::int64_t stride = (std::int64_t{1} << 26) - kHeadDim;  // extent: stride + head_dim elements
     std::vector<float> q(static_cast<std::size_t>(stride + kHeadDim), 1.0f);
-    const std::int64_t positions[kTokens] = {kSleepMs, 600};
-    ropecheck_freq_spec_t f{};
-    f.scheme = ROPECHECK_SCHEME_DEFAULT;
-    f.base = 10000;
-    ropecheck_apply_params_t p{};
-    p.struct_size = sizeof p;
-    p.dtype = ROPECHECK_DTYPE_F32;
-    p.num_tokens = kTokens;
-    p.num_q_heads = 1;
+    ProbeParams pp(kSleepMs, 600);
+    ropecheck_apply_params_t& p = pp.p;
     p.num_kv_heads = 0;
-    p.head_dim = p.rotary_dim = kHeadDim;
     p.q_in = p.q_out = q.data();
     p.q_token_stride = stride;
-    p.q_head_stride = kHeadDim;
-    p.positions = positions;
-    p.position_type = ROPECHECK_INDEX_INT64;
-    p.freq = &f;
     char err[1024] = {0};
     EXPECT_EQ(t->apply(t->ctx, &p, err, sizeof err), ROPECHECK_OK) << err;
   }
