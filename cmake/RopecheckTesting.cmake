@@ -45,3 +45,30 @@ function(ropecheck_scaled_timeout var seconds)
   math(EXPR t "${seconds} * ${ROPECHECK_TEST_TIMEOUT_SCALE}")
   set(${var} ${t} PARENT_SCOPE)
 endfunction()
+
+# A sanitized build's Python module (the debug preset) is loaded into an
+# uninstrumented interpreter: ASan's runtime must then be loaded first
+# (LD_PRELOAD), with libstdc++ right after it (the interpreter does not link
+# it, and ASan's __cxa_throw interceptor finds no real one otherwise: "CHECK
+# failed ... real___cxa_throw"); the interpreter's own allocations at exit
+# are not this project's leaks. Appended to the ENVIRONMENT of every test
+# that imports the module.
+set(ROPECHECK_PYTHON_SANITIZER_ENV "")
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so OUTPUT_VARIABLE _ropecheck_asan
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so OUTPUT_VARIABLE _ropecheck_stdcxx
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  get_filename_component(_ropecheck_stdcxx "${_ropecheck_stdcxx}" REALPATH)
+  if(IS_ABSOLUTE "${_ropecheck_asan}" AND EXISTS "${_ropecheck_asan}")  # GCC's shared runtime; clang links its own
+    set(ROPECHECK_PYTHON_SANITIZER_ENV ";LD_PRELOAD=${_ropecheck_asan}:${_ropecheck_stdcxx};ASAN_OPTIONS=detect_leaks=0")
+  endif()
+endif()
+
+# Under ASan a kernel's malloc of more than ASan supports ends its process
+# (exit 1) instead of returning NULL: the misbehaving plugins that test the
+# memory limit (null_after_alloc) need malloc to fail as it does unsanitized.
+set(ROPECHECK_PLUGIN_SANITIZER_ENV "")
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
+  set(ROPECHECK_PLUGIN_SANITIZER_ENV "ASAN_OPTIONS=allocator_may_return_null=1")
+endif()
