@@ -108,9 +108,8 @@ void require_known_rope_keys(const json& dict, const std::string& path, bool bar
   for (const auto& [key, value] : dict.items()) {
     (void)value;
     if (in_list(key, kRopeDictKeys) || (bare && in_list(key, kBareGeometryKeys))) continue;
-    // An empty key still names a field (found by config_parser_fuzzer: the
-    // error named no field at all).
-    throw ConfigError(path + (key.empty() ? "\"\"" : key), "is not a RoPE field ropecheck understands (it reads: rope_type, type, factor, "
+    // key_name: an empty key still names a field (config_parser_fuzzer).
+    throw ConfigError(path + key_name(key), "is not a RoPE field ropecheck understands (it reads: rope_type, type, factor, "
                                   "original_max_position_embeddings, beta_fast, beta_slow, truncate, attention_factor, "
                                   "mscale, mscale_all_dim, low_freq_factor, high_freq_factor, short_factor, long_factor, "
                                   "rope_theta, partial_rotary_factor)");

@@ -275,8 +275,9 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                     p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0);
   if (!sane) return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
-  const std::size_t qb = static_cast<std::size_t>(extent(*p, true)) * es;
-  const std::size_t kb = static_cast<std::size_t>(extent(*p, false)) * es;
+  const std::int64_t q_elements = extent(*p, true), k_elements = extent(*p, false);
+  const std::size_t qb = static_cast<std::size_t>(q_elements) * es;
+  const std::size_t kb = static_cast<std::size_t>(k_elements) * es;
   const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
   // Every buffer the kernel sees, the params themselves included.
   GuardedCopies b;
@@ -307,7 +308,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   Request r{};
   r.apply = true;
   r.params = reinterpret_cast<const ropecheck_apply_params_t*>(b.data(params));
-  const ChildRun run = call.run(r, static_cast<double>(extent(*p, true) + (p->k_out ? extent(*p, false) : 0)));
+  const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)));
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
   if (st == ROPECHECK_OK) {
     std::memcpy(p->q_out, b.data(q_out), qb);

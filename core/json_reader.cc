@@ -23,8 +23,7 @@ struct Frame {
   std::size_t index = 0;  // the current element of an array
   std::string child() const {
     if (object) {
-      const std::string k = key.empty() ? "\"\"" : key;  // an empty key still names a field
-      return path.empty() ? k : path + "." + k;
+      return path.empty() ? key_name(key) : path + "." + key_name(key);
     }
     return path + "[" + std::to_string(index) + "]";
   }

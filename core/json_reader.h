@@ -24,6 +24,10 @@ namespace ropecheck {
 // JSON path of the offending key ("rope_scaling.factor") or "json".
 nlohmann::json parse_json_strictly(std::string_view text, int max_depth = 32);
 
+// A key as a field name in an error: the empty key is written "" so that
+// the error still names a field.
+inline std::string key_name(const std::string& key) { return key.empty() ? "\"\"" : key; }
+
 class JsonReader {
  public:
   // `prefix` is prepended to every key in errors: "", "rope_scaling.", "$.".

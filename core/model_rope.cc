@@ -161,7 +161,7 @@ ModelRope parse_hf_model(const json& root) {
         throw ConfigError(dict_path + types[i], "missing (layer " + std::to_string(i) + " has this layer type)");
     for (const std::string& t : type_order)
       if (!types.empty() && std::find(types.begin(), types.end(), t) == types.end())
-        throw ConfigError(dict_path + (t.empty() ? "\"\"" : t), "no layer in layer_types has this type");
+        throw ConfigError(dict_path + key_name(t), "no layer in layer_types has this type");
   } else {
     shared = detail::read_hf_rope(*cfg, prefix, dict, dict_path);
     if (top.has("rope_local_base_freq")) {
