@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include "impls/registry.h"
@@ -49,25 +51,37 @@ std::string policy_text(const Policy& policy) {
   return s;
 }
 
-std::string flags_text(std::uint32_t f) {
+// The names of the bits of f that `names` lists, comma-separated.
+std::string bit_names(std::uint32_t f, std::initializer_list<std::pair<std::uint32_t, const char*>> names) {
   std::string s;
-  auto add = [&](std::uint32_t bit, const char* n) {
+  for (const auto& [bit, n] : names)
     if (f & bit) s += (s.empty() ? "" : ",") + std::string(n);
-  };
-  add(ROPECHECK_CAP_IN_PLACE, "in-place");
-  add(ROPECHECK_CAP_OUT_OF_PLACE, "out-of-place");
-  add(ROPECHECK_CAP_COS_SIN_CACHE, "cos/sin-cache");
-  add(ROPECHECK_CAP_INVERSE, "inverse");
-  add(ROPECHECK_CAP_PARTIAL_ROTARY, "partial-rotary");
-  add(ROPECHECK_CAP_POS_INT32, "pos-i32");
-  add(ROPECHECK_CAP_POS_INT64, "pos-i64");
-  add(ROPECHECK_CAP_NEGATIVE_POSITIONS, "negative-positions");
-  add(ROPECHECK_CAP_YARN_TRUNCATED_ONLY, "yarn-truncated-only");
-  add(ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR, "no-explicit-attention-factor");
-  add(ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN, "no-runtime-seq-len");
-  add(ROPECHECK_CAP_SEQ_STRIDES, "seq-strides");
-  add(ROPECHECK_CAP_BATCH_INVARIANT, "batch-invariant");
   return s;
+}
+
+std::string flags_text(std::uint32_t f) {
+  return bit_names(f, {{ROPECHECK_CAP_IN_PLACE, "in-place"},
+                       {ROPECHECK_CAP_OUT_OF_PLACE, "out-of-place"},
+                       {ROPECHECK_CAP_COS_SIN_CACHE, "cos/sin-cache"},
+                       {ROPECHECK_CAP_INVERSE, "inverse"},
+                       {ROPECHECK_CAP_PARTIAL_ROTARY, "partial-rotary"},
+                       {ROPECHECK_CAP_POS_INT32, "pos-i32"},
+                       {ROPECHECK_CAP_POS_INT64, "pos-i64"},
+                       {ROPECHECK_CAP_NEGATIVE_POSITIONS, "negative-positions"},
+                       {ROPECHECK_CAP_YARN_TRUNCATED_ONLY, "yarn-truncated-only"},
+                       {ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR, "no-explicit-attention-factor"},
+                       {ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN, "no-runtime-seq-len"},
+                       {ROPECHECK_CAP_SEQ_STRIDES, "seq-strides"},
+                       {ROPECHECK_CAP_BATCH_INVARIANT, "batch-invariant"}});
+}
+
+// ABI 1.3: the multi-axis forms a kernel takes ("-" for none).
+std::string axes_text(std::uint32_t f) {
+  const std::string s = bit_names(f, {{ROPECHECK_CAP_AXES_SECTIONS, "sections"},
+                                      {ROPECHECK_CAP_AXES_INTERLEAVED, "interleaved"},
+                                      {ROPECHECK_CAP_AXES_TABLE, "table"},
+                                      {ROPECHECK_CAP_AXIS_FREQUENCIES, "per-axis-frequencies"}});
+  return s.empty() ? "- (one position per token)" : s + " (M-RoPE / axial, ABI 1.3)";
 }
 
 }  // namespace
@@ -88,6 +102,7 @@ int run_list() {
               << "\n  schemes:  " << bits_to_names(impl->caps.schemes, ROPECHECK_SCHEME_COUNT, scheme_n)
               << "\n  head_dim: <= " << impl->caps.max_head_dim
               << "\n  flags:    " << flags_text(impl->caps.flags)
+              << "\n  axes:     " << axes_text(impl->caps.flags)
               << "\n  policy:   " << policy_text(policy_of(*impl)) << "\n";
   }
   return 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/axis_cases.h"
 #include "core/error_model.h"
 #include "core/size_classes.h"
 #include "ropecheck/dtype.h"
@@ -231,6 +232,11 @@ Case make_case(Suite suite, std::uint64_t seed, int index) {
   Rng rng(seed, static_cast<std::uint64_t>(index));
   Case c = draw_case(rng, suite_limits(suite));
   reshape_to_class(rng, suite, size_class_of(suite, seed, index), &c);
+  // Every eighth case past the size-class cycle is multi-axis, drawn last so
+  // the 1D cases keep the values they had before multi-axis cases existed.
+  // The first kSizeClassCount * 4 cases (every class four times) stay 1D, so
+  // runs of a few cases judge every 1D property as before.
+  if (is_multi_axis_index(index)) make_multi_axis(rng, multi_axis_family_of(index), &c);
   c.suite = suite;
   c.seed = seed;
   c.index = index;
@@ -239,7 +245,24 @@ Case make_case(Suite suite, std::uint64_t seed, int index) {
 
 std::span<const std::int64_t> edge_positions() { return kEdgePositions; }
 
-std::string Case::family() const { return std::string(scheme_name(freq.scheme)); }
+std::string Case::family() const {
+  return axes.multi() ? axis_family_name(*this) : std::string(scheme_name(freq.scheme));
+}
+
+std::vector<std::int64_t> Case::positions_of(const std::vector<std::int64_t>& picked) const {
+  std::vector<std::int64_t> ids;
+  ids.reserve(picked.size() * static_cast<std::size_t>(axis_count()));
+  for (const std::int64_t t : picked)
+    for (int a = 0; a < axis_count(); ++a) ids.push_back(position(t, a));
+  return ids;
+}
+
+std::string Case::token_positions(std::int64_t token) const {
+  if (!axes.multi()) return std::to_string(position(token));
+  std::string s = "(";
+  for (int a = 0; a < axis_count(); ++a) s += (a ? "," : "") + std::to_string(position(token, a));
+  return s + ")";
+}
 
 std::int64_t Case::max_abs_position() const {
   std::int64_t m = 0;
@@ -257,15 +280,16 @@ std::string Case::describe() const {
      << memory_layout_name(memory);
   if (batch_seq_len() > 0) os << " seq_len=" << batch_seq_len() << " seq_pad=" << seq_pad;
   if (num_threads > 0) os << " threads=" << num_threads;
+  if (axes.multi()) os << " axes=" << axes.describe() << " axis_pad=" << axis_pad;
   os << " " << size_class_name(size_class) << " positions(" << (position_type == ROPECHECK_INDEX_INT32 ? "i32" : "i64") << ")=[";
   // A long case names its first and last positions (the case index rebuilds them all).
-  const std::size_t n = positions.size();
+  const auto n = static_cast<std::size_t>(tokens);
   for (std::size_t i = 0; i < n; ++i) {
     if (n > 24 && i == 8) {
-      os << ",...(" << n << " positions)...";
+      os << ",...(" << n << " tokens)...";
       i = n - 4;
     }
-    os << (i ? "," : "") << positions[i];
+    os << (i ? "," : "") << token_positions(static_cast<std::int64_t>(i));
   }
   os << "] " << freq.describe();
   return os.str();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "reference/axis_spec.h"
 #include "reference/freq_spec.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -62,7 +63,13 @@ struct Case {
   std::int64_t tokens = 1;
   int q_heads = 1;
   int kv_heads = 1;
+  // Position ids, token-major: axis_count() per token (one for 1D RoPE;
+  // num_axes for multi-axis, position(t, a) = positions[t * axis_count() + a]).
   std::vector<std::int64_t> positions;
+  ref::AxisSpec axes;  // num_axes 0: 1D RoPE
+  // ids between the axis rows of the call's positions buffer
+  // (position_axis_stride = tokens + axis_pad; the gap holds ids no kernel may read)
+  int axis_pad = 0;
   ropecheck_index_type_t position_type = ROPECHECK_INDEX_INT64;
   bool in_place = true;
   int head_pad = 0;   // extra elements after each head (padded strides)
@@ -84,6 +91,16 @@ struct Case {
   std::int64_t rotated_elements() const {
     return tokens * static_cast<std::int64_t>(q_heads + kv_heads) * shape.rotary_dim;
   }
+
+  int axis_count() const { return axes.axis_count(); }
+  std::int64_t position(std::int64_t token, int axis = 0) const {
+    return positions[static_cast<std::size_t>(token * axis_count() + axis)];
+  }
+  // The ids of `tokens` in that order (axis_count() each): the positions of a
+  // case derived by picking, repeating or reordering tokens.
+  std::vector<std::int64_t> positions_of(const std::vector<std::int64_t>& tokens) const;
+  // The position ids of one token (axis_count() of them), as text: "7" or "(7,3,5)".
+  std::string token_positions(std::int64_t token) const;
 
   std::string family() const;    // the case family shown in the summary table
   std::string describe() const;  // one line with every parameter

@@ -10,6 +10,7 @@
 #include "core/json_reader.h"
 #include "core/config_internal.h"
 #include "core/model_rope.h"
+#include "ropecheck/float_compare.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck {
@@ -30,7 +31,11 @@ ropecheck_scheme_t hf_scheme(const std::string& type, const std::string& field) 
   if (type == "yarn") return ROPECHECK_SCHEME_YARN;
   if (type == "llama3") return ROPECHECK_SCHEME_LLAMA3;
   if (type == "longrope" || type == "su") return ROPECHECK_SCHEME_LONGROPE;
-  throw ConfigError(field, "must be one of default, linear, dynamic, ntk, yarn, llama3, longrope (got '" + type + "')");
+  // Qwen2-VL's "mrope": the default frequencies, positions by mrope_section
+  // (transformers configuration_qwen2_vl.py turns it into "default").
+  if (type == "mrope") return ROPECHECK_SCHEME_DEFAULT;
+  throw ConfigError(field, "must be one of default, linear, dynamic, ntk, yarn, llama3, longrope, mrope (got '" + type +
+                               "')");
 }
 
 // Schemes whose formula needs a scaling factor: leaving it out is an
@@ -62,6 +67,47 @@ void read_scheme_fields(const Reader& r, ref::FreqSpec& f) {
   if (r.has("seq_len")) f.seq_len = r.integer("seq_len", 0, kMaxPos);
 }
 
+// A list of whole numbers in [0, kMaxHeadDim] (pair counts, axis indices).
+std::vector<std::int32_t> whole_numbers(const Reader& r, const char* key, std::size_t max_count) {
+  std::vector<std::int32_t> out;
+  for (double n : r.numbers(key, max_count)) {
+    if (!(n >= 0 && n <= ref::kMaxHeadDim && exactly_equal(n, std::trunc(n))))
+      throw ConfigError(r.name(key), "must hold whole numbers in [0, " + std::to_string(ref::kMaxHeadDim) + "]");
+    out.push_back(static_cast<std::int32_t>(n));
+  }
+  return out;
+}
+
+// The multi-axis part of ropecheck's own schema: {"assignment": "sections" |
+// "interleaved" | "table", "frequencies": "shared" | "per_axis",
+// "sections": [...] or "table": [...]}, validated for the config's shape.
+ref::AxisSpec read_own_axes(const Reader& r, const RopeConfig& c) {
+  ref::AxisSpec a;
+  const std::string kind = r.has("assignment") ? r.string("assignment") : "sections";
+  if (kind == "sections") a.assignment = ROPECHECK_AXES_SECTIONS;
+  else if (kind == "interleaved") a.assignment = ROPECHECK_AXES_INTERLEAVED;
+  else if (kind == "table") a.assignment = ROPECHECK_AXES_TABLE;
+  else throw ConfigError(r.name("assignment"), "must be sections, interleaved or table (got '" + kind + "')");
+  const std::string freqs = r.has("frequencies") ? r.string("frequencies") : "shared";
+  if (freqs == "per_axis") a.frequencies = ROPECHECK_AXIS_FREQ_PER_AXIS;
+  else if (freqs != "shared") throw ConfigError(r.name("frequencies"), "must be shared or per_axis (got '" + freqs + "')");
+  if (a.assignment == ROPECHECK_AXES_TABLE) {
+    a.table = whole_numbers(r, "table", ref::kMaxHeadDim / 2);
+    int most = -1;
+    for (std::int32_t x : a.table) most = std::max(most, static_cast<int>(x));
+    a.num_axes = r.has("num_axes") ? static_cast<int>(r.integer("num_axes", 1, ROPECHECK_MAX_AXES)) : most + 1;
+  } else {
+    a.sections = whole_numbers(r, "sections", ROPECHECK_MAX_AXES);
+    a.num_axes = static_cast<int>(a.sections.size());
+  }
+  try {
+    ref::validate_axes(a, c.freq, c.shape);
+  } catch (const ConfigError& e) {
+    throw ConfigError(r.name(e.field().c_str()), e.message());
+  }
+  return a;
+}
+
 RopeConfig parse_own(const json& j) {
   const Reader r(j, "");
   RopeConfig c;
@@ -84,6 +130,7 @@ RopeConfig parse_own(const json& j) {
   if (!r.has("scheme") && r.has("factor")) throw ConfigError("scheme", "missing (a factor needs its scheme)");
   read_scheme_fields(r, c.freq);
   if (r.has("inv_freq")) c.freq.inv_freq = r.numbers("inv_freq", 2048);
+  if (r.has("axes")) c.axes = read_own_axes(Reader(r.at("axes"), "axes."), c);
   return c;
 }
 
@@ -94,7 +141,7 @@ RopeConfig parse_own(const json& j) {
 constexpr const char* kRopeDictKeys[] = {
     "rope_type", "type", "factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
     "attention_factor", "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor", "short_factor",
-    "long_factor", "rope_theta", "partial_rotary_factor"};
+    "long_factor", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"};
 // Head geometry a bare rope dict may carry beside its scheme.
 constexpr const char* kBareGeometryKeys[] = {"head_dim", "hidden_size", "num_attention_heads", "max_position_embeddings"};
 
@@ -112,7 +159,7 @@ void require_known_rope_keys(const json& dict, const std::string& path, bool bar
     throw ConfigError(path + key_name(key), "is not a RoPE field ropecheck understands (it reads: rope_type, type, factor, "
                                   "original_max_position_embeddings, beta_fast, beta_slow, truncate, attention_factor, "
                                   "mscale, mscale_all_dim, low_freq_factor, high_freq_factor, short_factor, long_factor, "
-                                  "rope_theta, partial_rotary_factor)");
+                                  "rope_theta, partial_rotary_factor, mrope_section, mrope_interleaved)");
   }
 }
 
@@ -138,6 +185,29 @@ const json* rope_dict_of(const json& top, const std::string& top_path, std::stri
     return &top.at(key);
   }
   return nullptr;
+}
+
+// M-RoPE: mrope_section's pair counts per axis (t, h, w) of Qwen2-VL
+// (transformers configuration_qwen2_vl.py; arXiv:2409.12191 section 2.1),
+// round robin when mrope_interleaved is true (Qwen3-VL,
+// modeling_qwen3_vl.py apply_interleaved_mrope). Validated against the
+// config's rotary dim: the sections must cover its pairs.
+void read_mrope(const Reader& r, RopeConfig& c) {
+  if (!r.has("mrope_section")) {
+    if (r.has("mrope_interleaved")) throw ConfigError(r.name("mrope_interleaved"), "given without mrope_section");
+    return;
+  }
+  c.axes = ref::AxisSpec{};
+  c.axes.sections = whole_numbers(r, "mrope_section", ROPECHECK_MAX_AXES);
+  if (c.axes.sections.empty())
+    throw ConfigError(r.name("mrope_section"), "must list 1 to " + std::to_string(ROPECHECK_MAX_AXES) + " pair counts");
+  c.axes.num_axes = static_cast<int>(c.axes.sections.size());
+  if (r.has("mrope_interleaved") && r.boolean("mrope_interleaved")) c.axes.assignment = ROPECHECK_AXES_INTERLEAVED;
+  try {
+    ref::validate_axes(c.axes, c.freq, c.shape);
+  } catch (const ConfigError& e) {
+    throw ConfigError(r.name("mrope_section"), e.message());
+  }
 }
 
 RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* scheme_obj,
@@ -230,6 +300,7 @@ RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* 
     if (type_key) c.freq.scheme = hf_scheme(r.string(type_key), r.name(type_key));
     if (!bare) read_rotary_fraction(r, "partial_rotary_factor", c);
     read_scheme_fields(r, c.freq);
+    read_mrope(r, c);
   }
   // HF fallbacks: dynamic NTK uses max_position_embeddings as L; YaRN and
   // LongRoPE fall back to it for the original length; LongRoPE derives its
@@ -271,7 +342,7 @@ RopeConfig parse_rope_config(std::string_view text) {
 
 void apply_config(const RopeConfig& config, ref::FreqSpec* freq, ref::HeadShape* shape) {
   *freq = config.freq;
-  if (config.shape_stated) {
+  if (config.shape_stated || config.axes.multi()) {  // M-RoPE sections cover the config's rotary dim
     *shape = config.shape;
     return;
   }
@@ -305,6 +376,21 @@ std::string config_to_json(const RopeConfig& c) {
   if (!f.short_factor.empty()) j["short_factor"] = f.short_factor;
   if (!f.long_factor.empty()) j["long_factor"] = f.long_factor;
   if (!f.inv_freq.empty()) j["inv_freq"] = f.inv_freq;
+  if (c.axes.multi()) {
+    const ref::AxisSpec& a = c.axes;
+    json axes;
+    axes["assignment"] = a.assignment == ROPECHECK_AXES_INTERLEAVED ? "interleaved"
+                         : a.assignment == ROPECHECK_AXES_TABLE     ? "table"
+                                                                    : "sections";
+    axes["frequencies"] = std::string(axis_frequencies_name(a.frequencies));
+    if (a.assignment == ROPECHECK_AXES_TABLE) {
+      axes["num_axes"] = a.num_axes;
+      axes["table"] = a.table;
+    } else {
+      axes["sections"] = a.sections;
+    }
+    j["axes"] = axes;
+  }
   return j.dump(2);
 }
 

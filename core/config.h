@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "ropecheck/kernel_abi.h"
+#include "reference/axis_spec.h"
 #include "reference/freq_spec.h"
 
 namespace ropecheck {
@@ -31,6 +32,10 @@ struct RopeConfig {
   // LongRoPE's factor lists), used where a case's own shape cannot take
   // the scheme (apply_config).
   bool shape_stated = true;
+  // Multi-axis RoPE of the model (ABI 1.3): M-RoPE from rope_scaling's
+  // mrope_section (Qwen2-VL), interleaved with mrope_interleaved (Qwen3-VL);
+  // num_axes 0 for 1D RoPE.
+  ref::AxisSpec axes;
 };
 
 inline constexpr int kNominalHeadDim = 128;

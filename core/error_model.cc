@@ -45,7 +45,7 @@ int dominant_term(const BudgetTerms& t) {
 const char* budget_term_name(int term) { return term >= 0 && term < kBudgetTermCount ? kTermNames[term] : "?"; }
 
 ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadShape shape,
-                       ropecheck_dtype_t storage, double m)
+                       ropecheck_dtype_t storage, double m, const std::vector<int>& group_rotary_dims)
     : policy_(policy),
       storage_(storage),
       math_(resolve(policy.base.math_dtype, storage)),
@@ -55,8 +55,10 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
       trig_(policy.base.sincos == ROPECHECK_SINCOS_LIBM && policy.base.angle_mode == ROPECHECK_ANGLE_F64
                 ? ROPECHECK_DTYPE_F64
                 : ROPECHECK_DTYPE_F32),
-      m_(std::fabs(m)),
-      angle_(policy, s, shape.rotary_dim) {
+      m_(std::fabs(m)) {
+  // A group without pairs (an axis given none) has no frequencies to bound.
+  if (group_rotary_dims.empty()) angles_.emplace_back(policy, s, shape.rotary_dim);
+  for (const int d : group_rotary_dims) angles_.emplace_back(policy, s, std::max(d, 2));
   // E5: the attention factor, computed by the kernel from the scheme (log,
   // multiply, add, divide, sqrt: 8 roundings in the freq dtype), or an
   // explicit one rounded once; m = 1 with neither is exact.
@@ -93,7 +95,7 @@ double ErrorModel::phase_error(double abs_angle, double a0) const {
 }
 
 double ErrorModel::angle_error(const ElementTerms& t) const {
-  const double a0 = angle_.bound(t.abs_angle, t.position, t.pair);
+  const double a0 = angles_.at(static_cast<std::size_t>(t.freq_group)).bound(t.abs_angle, t.position, t.pair);
   return a0 + phase_error(t.abs_angle, a0);
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/angle_error.h"
 #include "reference/freq_spec.h"
@@ -24,8 +25,9 @@ struct ElementTerms {
   double partner = 0;      // exact output of the other element of the pair
   double cos_a = 0, sin_a = 0;
   double abs_angle = 0;    // |p * w_i|
-  std::int64_t position = 0;
-  int pair = 0;
+  std::int64_t position = 0;  // the position of this pair's axis
+  int pair = 0;               // the pair's index in its frequency group's formula
+  int freq_group = 0;         // 0, or the axis for per-axis frequencies (reference/axis_spec.h)
   // 0: the first element of the pair, m (x cos a - y sin a): cos multiplies
   // x; 1: the second, m (x sin a + y cos a): sin multiplies x.
   int side = 0;
@@ -34,7 +36,8 @@ struct ElementTerms {
 // The terms of both elements of pair `pair` (first, second), from the pair's
 // inputs (x, y), exact outputs (va, vb), exact cos/sin and |angle|.
 inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, double vb, double cos_a, double sin_a,
-                                              double abs_angle, std::int64_t position, int pair) {
+                                              double abs_angle, std::int64_t position, int pair,
+                                              int freq_group = 0) {
   std::array<ElementTerms, 2> t;
   for (int side = 0; side < 2; ++side) {
     ElementTerms& e = t[side];
@@ -47,6 +50,7 @@ inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, dou
     e.abs_angle = abs_angle;
     e.position = position;
     e.pair = pair;
+    e.freq_group = freq_group;
     e.side = side;
   }
   return t;
@@ -70,11 +74,14 @@ const char* budget_term_name(int term);
 
 class ErrorModel {
  public:
+  // group_rotary_dims: the rotary dim of each frequency group of a
+  // multi-axis case with per-axis frequencies (ElementTerms::freq_group
+  // indexes it); empty: one group over shape.rotary_dim.
   ErrorModel(const Policy& policy, const ref::FreqSpec& spec, ref::HeadShape shape, ropecheck_dtype_t storage,
-             double attention_factor);
+             double attention_factor, const std::vector<int>& group_rotary_dims = {});
 
   // Bound on the relative error of the kernel's w_i (E1 in the doc).
-  double freq_rel_error(int pair) const { return angle_.freq_rel_error(pair); }
+  double freq_rel_error(int pair) const { return angles_[0].freq_rel_error(pair); }
   // Bound on |angle error| at this element (E1, and a fast sin/cos's phase
   // error beyond its declared range).
   double angle_error(const ElementTerms& t) const;
@@ -124,7 +131,7 @@ class ErrorModel {
   ropecheck_dtype_t trig_;    // precision sin/cos are evaluated in
   double m_;
   double m_rel_;  // E5: relative error of the kernel's attention factor
-  AngleError angle_;
+  std::vector<AngleError> angles_;  // per frequency group
 };
 
 }  // namespace ropecheck

@@ -15,7 +15,9 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_NEGATIVE_POSITIONS |
                                       ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |
                                       ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN | ROPECHECK_CAP_SEQ_STRIDES |
-                                      ROPECHECK_CAP_BATCH_INVARIANT;
+                                      ROPECHECK_CAP_BATCH_INVARIANT | ROPECHECK_CAP_AXES_SECTIONS |
+                                      ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
+                                      ROPECHECK_CAP_AXIS_FREQUENCIES;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -109,6 +111,19 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
   if ((c.flags & ROPECHECK_CAP_BATCH_INVARIANT) && t->abi_minor < 2)
     return "caps.flags: BATCH_INVARIANT (bit 12) needs abi_minor >= 2 (ABI 1.2; got " + std::to_string(t->abi_minor) +
            ")";
+  // The grants of 1.3 (multi-axis positions).
+  for (const auto& [bit, name] : {std::pair{ROPECHECK_CAP_AXES_SECTIONS, "AXES_SECTIONS (bit 13)"},
+                                  std::pair{ROPECHECK_CAP_AXES_INTERLEAVED, "AXES_INTERLEAVED (bit 14)"},
+                                  std::pair{ROPECHECK_CAP_AXES_TABLE, "AXES_TABLE (bit 15)"},
+                                  std::pair{ROPECHECK_CAP_AXIS_FREQUENCIES, "AXIS_FREQUENCIES (bit 16)"}})
+    if ((c.flags & bit) && t->abi_minor < 3)
+      return std::string("caps.flags: ") + name + " needs abi_minor >= 3 (ABI 1.3; got " +
+             std::to_string(t->abi_minor) + ")";
+  if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
+      !(c.flags & (ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE)))
+    return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";
+  if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) && (c.flags & ROPECHECK_CAP_COS_SIN_CACHE))
+    return "caps.flags: AXIS_FREQUENCIES cannot go with COS_SIN_CACHE (a cache holds the frequencies of rotary_dim)";
   if (!(c.flags & (ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE)))
     return "caps.flags: must allow in-place or out-of-place";
   if (!(c.flags & (ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64)))

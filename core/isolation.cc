@@ -43,6 +43,20 @@ std::int64_t extent(const ropecheck_apply_params_t& p, bool q) {
   return (seqs - 1) * ss + (per_seq - 1) * ts + (heads - 1) * hs + p.head_dim;
 }
 
+bool multi_axis(const ropecheck_apply_params_t& p) {
+  return p.struct_size >= ROPECHECK_APPLY_PARAMS_SIZE_1_3 && p.num_axes != 0;
+}
+
+// Position ids the call's buffer holds: one row, or (ABI 1.3) num_axes rows
+// position_axis_stride apart; -1 when the multi-axis fields are not sane.
+std::int64_t position_ids(const ropecheck_apply_params_t& p) {
+  if (!multi_axis(p)) return p.num_tokens;
+  if (p.num_axes < 0 || p.num_axes > ROPECHECK_MAX_AXES || p.position_axis_stride < p.num_tokens ||
+      p.position_axis_stride > (std::int64_t{1} << 34))
+    return -1;
+  return p.position_axis_stride * (p.num_axes - 1) + p.num_tokens;
+}
+
 std::size_t cache_esize(std::uint32_t dtype) {
   return dtype < ROPECHECK_DTYPE_COUNT ? dtype_size(static_cast<ropecheck_dtype_t>(dtype)) : 4;
 }
@@ -272,7 +286,9 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                     p->head_dim <= 65536 && p->num_q_heads > 0 && p->num_kv_heads >= 0 && p->q_in && p->q_out &&
                     (p->num_kv_heads == 0 || (p->k_in && p->k_out)) && p->positions && p->position_type <= ROPECHECK_INDEX_INT64 &&
                     p->cache_max_position >= 0 && p->rotary_dim >= 0 && p->rotary_dim <= p->head_dim &&
-                    p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0);
+                    p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0) && position_ids(*p) >= 0 &&
+                    (!multi_axis(*p) || (p->axis_assignment == ROPECHECK_AXES_TABLE ? p->pair_axis != nullptr
+                                                                                    : p->axis_sections != nullptr));
   if (!sane) return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
   const std::int64_t q_elements = extent(*p, true), k_elements = extent(*p, false);
@@ -288,7 +304,15 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const int q_in = q_inplace ? q_out : b.plan("q_in", p->q_in, qb, true);
   const int k_in = !p->k_in ? -1 : k_inplace ? k_out : b.plan("k_in", p->k_in, kb, true);
   const int positions = b.plan("positions", p->positions,
-                               static_cast<std::size_t>(p->num_tokens) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8), true);
+                               static_cast<std::size_t>(position_ids(*p)) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8), true);
+  // 1.3: the assignment's arrays (a 1D call's are not read).
+  const bool axes = multi_axis(*p);
+  const int sections = axes && p->axis_sections
+                           ? b.plan("axis_sections", p->axis_sections, static_cast<std::size_t>(p->num_axes) * 4, true)
+                           : -1;
+  const int table = axes && p->pair_axis
+                        ? b.plan("pair_axis", p->pair_axis, static_cast<std::size_t>(p->rotary_dim / 2) * 4, true)
+                        : -1;
   const int cache = !p->cos_sin_cache ? -1
                                       : b.plan("cos_sin_cache", p->cos_sin_cache,
                                                static_cast<std::size_t>(p->cache_max_position) *
@@ -302,6 +326,8 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   c.q_in = b.data(q_in);
   c.k_in = k_in >= 0 ? b.data(k_in) : nullptr;
   c.positions = b.data(positions);
+  if (sections >= 0) c.axis_sections = reinterpret_cast<const std::int32_t*>(b.data(sections));
+  if (table >= 0) c.pair_axis = reinterpret_cast<const std::int32_t*>(b.data(table));
   if (cache >= 0) c.cos_sin_cache = b.data(cache);
   c.freq = patch_freq(b, fc, p->freq, &patched);
   b.fill();

@@ -51,7 +51,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     return out;
   }
   const Geometry g = geometry(c);
-  const ErrorModel model(policy_of(impl), c.freq, c.shape, c.dtype, ref.attention_factor);
+  const ErrorModel model = case_error_model(policy_of(impl), c, ref.attention_factor);
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);
@@ -127,7 +127,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
         const std::int64_t o = g.offset(w, tok, head, 0);
         for (int ch = g.rotary_dim; ch < g.head_dim; ++ch)
           if (std::memcmp(got + (o + ch) * g.esize, in.bytes[w].data() + (o + ch) * g.esize, g.esize) != 0)
-            note({names[w], tok, head, ch, c.positions[static_cast<std::size_t>(tok)],
+            note({names[w], tok, head, ch, c.position(tok),
                   load_as_double(got, o + ch, c.dtype), load_as_double(in.bytes[w].data(), o + ch, c.dtype), 0.0,
                   "pass-through channel modified", ""});
       }

@@ -11,6 +11,7 @@
 #include "core/isolation.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
+#include "ropecheck/names.h"
 
 namespace ropecheck {
 namespace {
@@ -93,6 +94,16 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   for (auto p : c.positions) negative |= p < 0;
   if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
     return "negative positions";
+  if (c.axes.multi()) {
+    const std::uint32_t grant = c.axes.assignment == ROPECHECK_AXES_SECTIONS      ? ROPECHECK_CAP_AXES_SECTIONS
+                                : c.axes.assignment == ROPECHECK_AXES_INTERLEAVED ? ROPECHECK_CAP_AXES_INTERLEAVED
+                                                                                  : ROPECHECK_CAP_AXES_TABLE;
+    if (!(k.flags & grant) || impl.abi_minor < 3)
+      return "multi-axis positions, " + std::string(axis_assignment_name(c.axes.assignment)) +
+             " assignment (needs AXES_" + std::string(axis_assignment_name(c.axes.assignment)) + ", ABI 1.3)";
+    if (c.axes.frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS && !(k.flags & ROPECHECK_CAP_AXIS_FREQUENCIES))
+      return "per-axis frequencies (needs AXIS_FREQUENCIES, ABI 1.3)";
+  }
   if (!call_strides(c, geometry(c), (k.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0))
     return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
            ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
@@ -101,6 +112,24 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
   }
   return {};
+}
+
+CallPositions call_positions(const Case& c) {
+  CallPositions r;
+  if (!c.axes.multi()) {
+    r.ids = c.positions;
+    return r;
+  }
+  // Rows of num_tokens ids, axis_pad ids between them holding an id no
+  // kernel may read: one that reads row a at a * num_tokens (ignoring the
+  // stride) rotates by a far negative position, or reports it out of range.
+  const int axes = c.axes.num_axes;
+  r.axis_stride = c.tokens + c.axis_pad;
+  const std::int64_t gap = c.position_type == ROPECHECK_INDEX_INT32 ? INT32_MIN + 1 : -(std::int64_t{1} << 62);
+  r.ids.assign(static_cast<std::size_t>(r.axis_stride * (axes - 1) + c.tokens), gap);
+  for (int a = 0; a < axes; ++a)
+    for (std::int64_t t = 0; t < c.tokens; ++t) r.ids[static_cast<std::size_t>(a * r.axis_stride + t)] = c.position(t, a);
+  return r;
 }
 
 std::string KernelRun::failure() const {
@@ -123,8 +152,10 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   r.initial = r.out;
   // Private copies of every input: a kernel writing into one cannot change
   // the case (or the reference computed from it) for anyone else.
-  std::vector<std::int32_t> pos32(c.positions.begin(), c.positions.end());
-  std::vector<std::int64_t> pos64(c.positions);
+  const CallPositions call_pos = call_positions(c);
+  std::vector<std::int32_t> pos32(call_pos.ids.begin(), call_pos.ids.end());
+  std::vector<std::int64_t> pos64(call_pos.ids);
+  std::vector<std::int32_t> sections(c.axes.sections), table(c.axes.table);
   ref::FreqSpec freq = c.freq;
   const ropecheck_freq_spec_t abi_freq = freq.to_abi();
   const ropecheck_freq_spec_t abi_freq_before = abi_freq;
@@ -172,13 +203,23 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   p.positions = c.position_type == ROPECHECK_INDEX_INT32 ? static_cast<const void*>(pos32.data())
                                                          : static_cast<const void*>(pos64.data());
   p.position_type = c.position_type;
+  if (c.axes.multi()) {
+    p.num_axes = c.axes.num_axes;
+    p.axis_assignment = c.axes.assignment;
+    p.axis_frequencies = c.axes.frequencies;
+    p.position_axis_stride = call_pos.axis_stride;
+    p.axis_sections = sections.empty() ? nullptr : sections.data();
+    p.pair_axis = table.empty() ? nullptr : table.data();
+  }
   p.freq = &abi_freq;
   // What an in-process kernel may not change (an isolated one works on
   // copies isolation checks itself; these then stay unchanged trivially).
   auto changed_input = [&]() -> std::string {
     if (!c.in_place && inputs.bytes != in.bytes) return "wrote into its input " + std::string(inputs.bytes[0] != in.bytes[0] ? "q_in" : "k_in");
-    if (pos32 != std::vector<std::int32_t>(c.positions.begin(), c.positions.end()) || pos64 != c.positions)
+    if (pos32 != std::vector<std::int32_t>(call_pos.ids.begin(), call_pos.ids.end()) || pos64 != call_pos.ids)
       return "wrote into its input positions";
+    if (sections != c.axes.sections) return "wrote into its input axis_sections";
+    if (table != c.axes.table) return "wrote into its input pair_axis";
     if (std::memcmp(&abi_freq, &abi_freq_before, sizeof abi_freq) != 0) return "wrote into its input freq";
     if (freq.short_factor != c.freq.short_factor) return "wrote into its input freq.short_factor";
     if (freq.long_factor != c.freq.long_factor) return "wrote into its input freq.long_factor";

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/buffers.h"
 #include "core/cases.h"
@@ -47,6 +48,15 @@ KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const Q
 // differential fuzzer lowers it to keep executions fast.
 void set_max_cache_elements(std::int64_t n);
 std::int64_t max_cache_elements();
+
+// The positions buffer a kernel is called with: the case's ids for 1D; for
+// multi-axis, num_axes rows of tokens ids axis_stride apart (kernel_abi.h,
+// ABI 1.3), the ids between rows an id no kernel may read.
+struct CallPositions {
+  std::vector<std::int64_t> ids;
+  std::int64_t axis_stride = 0;
+};
+CallPositions call_positions(const Case& c);
 
 // Why the case lies outside the implementation's declared capabilities (or
 // the cache limit above); empty when the implementation must run it.

@@ -265,6 +265,7 @@ std::string describe_model_rope(const ModelRope& m) {
       s += ", ";
       s += layout_name(*c.layout);
     }
+    if (c.axes.multi()) s += ", M-RoPE " + c.axes.describe();
     if (!t.layers.empty()) s += ", layers " + layer_ranges(t.layers);
     s += "\n";
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/rng.h"
@@ -24,6 +25,9 @@ void describe_case(const Case& c, ReferenceResult* r) {
   r->geo = geometry(c);
   r->layout = c.layout;
   r->positions = c.positions;
+  r->axis_count = c.axis_count();
+  ref::validate_axes(c.axes, c.freq, c.shape);
+  r->pair_axes = ref::pair_axes(c.axes, c.shape.rotary_dim);
   r->tokens = judged_tokens(c);
   const auto n = static_cast<std::int64_t>(r->tokens.size());
   for (int w = 0; w < 2; ++w) {
@@ -45,23 +49,43 @@ Mode reference_mode() {
   return m;
 }
 
+// One exact frequency set per group: the case's rope (1D and shared
+// multi-axis), or one per axis over its own rotary dim (per-axis frequencies).
+template <class Rope>
+std::vector<std::unique_ptr<Rope>> group_ropes(const Case& c, const ref::PairAxes& pa) {
+  std::vector<std::unique_ptr<Rope>> ropes;
+  for (const int d : pa.group_rotary_dim)
+    ropes.push_back(d > 0 ? std::make_unique<Rope>(c.freq, d == c.shape.rotary_dim ? c.shape : ref::HeadShape{d, d})
+                          : nullptr);
+  return ropes;
+}
+
 ReferenceResult compute_fast(const Case& c, const QkBuffers& in, ref::FastStats* stats) {
-  ref::FastReference rope(c.freq, c.shape);
   ReferenceResult r;
   describe_case(c, &r);
+  const ref::PairAxes& pa = r.pair_axes;
+  auto ropes = group_ropes<ref::FastReference>(c, pa);
   const Geometry& g = r.geo;
   const int d = g.rotary_dim, pairs = d / 2;
   const bool inverse = c.direction == ROPECHECK_DIRECTION_INVERSE;
-  r.attention_factor = rope.attention_factor();
-  r.inv_freq = rope.inv_freq();
+  // Per-axis frequencies are default or linear: every group's m is 1.
+  for (auto it = ropes.rbegin(); it != ropes.rend(); ++it)
+    if (*it) r.attention_factor = (*it)->attention_factor();
+  for (int i = 0; i < pairs; ++i)
+    r.inv_freq.push_back(ropes[static_cast<std::size_t>(pa.group[i])]->inv_freq()[static_cast<std::size_t>(pa.index[i])]);
+  // Per judged token and pair: the trig row of the pair's group at the
+  // pair's position (one lookup per token for 1D).
   std::vector<const ref::FastTrigRow*> rows;
+  rows.reserve(r.tokens.size() * static_cast<std::size_t>(pairs));
   for (const std::int64_t tok : r.tokens) {
-    const ref::FastTrigRow& row = rope.trig(c.positions[static_cast<std::size_t>(tok)]);
-    rows.push_back(&row);
+    const ref::FastTrigRow* one = c.axes.multi() ? nullptr : &ropes[0]->trig(c.position(tok));
     for (int i = 0; i < pairs; ++i) {
-      r.angle.push_back(row.pair[i].angle_d);
-      r.cos.push_back(row.pair[i].cos_d);
-      r.sin.push_back(row.pair[i].sin_d);
+      const ref::FastTrigRow& row = one ? *one : ropes[static_cast<std::size_t>(pa.group[i])]->trig(r.pair_position(tok, i));
+      rows.push_back(&row);
+      const ref::FastTrig& t = row.pair[static_cast<std::size_t>(pa.index[i])];
+      r.angle.push_back(t.angle_d);
+      r.cos.push_back(t.cos_d);
+      r.sin.push_back(t.sin_d);
     }
   }
   std::vector<int> ca(pairs), cb(pairs);
@@ -71,7 +95,7 @@ ReferenceResult compute_fast(const Case& c, const QkBuffers& in, ref::FastStats*
     auto& out = r.pairs[w];
     for (std::size_t k = 0; k < r.tokens.size(); ++k) {
       const std::int64_t tok = r.tokens[k];
-      const ref::FastTrigRow& row = *rows[k];
+      const ref::FastTrigRow* const* row = &rows[k * static_cast<std::size_t>(pairs)];
       for (int h = 0; h < g.heads[w]; ++h) {
         const std::int64_t off = g.offset(w, tok, h, 0);
         for (int i = 0; i < pairs; ++i) {
@@ -80,17 +104,23 @@ ReferenceResult compute_fast(const Case& c, const QkBuffers& in, ref::FastStats*
           ReferencePair p;
           p.x = load_as_double(base, static_cast<std::size_t>(off + ca[i]), c.dtype);
           p.y = load_as_double(base, static_cast<std::size_t>(off + cb[i]), c.dtype);
-          const ref::FastPairResult v = rope.rotate_pair(p.x, p.y, row, i, inverse, c.dtype);
-          for (int k = 0; k < 2; ++k) {
-            p.exact.value[k] = v.value[k];
-            p.exact.rounded[k] = v.rounded[k];
+          const ref::FastPairResult v = ropes[static_cast<std::size_t>(pa.group[i])]->rotate_pair(
+              p.x, p.y, *row[i], pa.index[i], inverse, c.dtype);
+          for (int e = 0; e < 2; ++e) {
+            p.exact.value[e] = v.value[e];
+            p.exact.rounded[e] = v.rounded[e];
           }
           out.push_back(p);
         }
       }
     }
   }
-  if (stats) *stats = rope.stats();
+  if (stats) {
+    ref::FastStats total;
+    for (const auto& rope : ropes)
+      if (rope) total += rope->stats();
+    *stats = total;
+  }
   return r;
 }
 
@@ -138,7 +168,8 @@ ReferenceElement ReferenceResult::element_at(int w, std::size_t index, std::int6
   const std::size_t t = trig_index(place, geo.rotary_dim / 2, i);
   ReferenceElement e;
   e.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
-                       positions[static_cast<std::size_t>(tok)], i)[side];
+                       pair_position(tok, i), pair_axes.index[static_cast<std::size_t>(i)],
+                       pair_axes.group[static_cast<std::size_t>(i)])[side];
   e.rounded = p.exact.rounded[side];
   e.channel = side == 0 ? a : b;
   e.offset = geo.offset(w, tok, h, e.channel);
@@ -174,21 +205,30 @@ void assemble_reference(
 
 ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in) {
   const Geometry g = geometry(c);
-  ref::ReferenceRope<ref::Real> rope(c.freq, c.shape);
+  ref::validate_axes(c.axes, c.freq, c.shape);
+  const ref::PairAxes pa = ref::pair_axes(c.axes, c.shape.rotary_dim);
+  auto ropes = group_ropes<ref::ReferenceRope<ref::Real>>(c, pa);
   ReferenceResult r;
-  r.attention_factor = rope.freqs().attention_factor.convert_to<double>();
+  for (auto it = ropes.rbegin(); it != ropes.rend(); ++it)
+    if (*it) r.attention_factor = (*it)->freqs().attention_factor.convert_to<double>();
   const int hd = g.head_dim, pairs = g.rotary_dim / 2;
-  for (const ref::Real& w : rope.freqs().inv_freq) r.inv_freq.push_back(w.convert_to<double>());
+  const auto rope_of = [&](int i) -> ref::ReferenceRope<ref::Real>& { return *ropes[static_cast<std::size_t>(pa.group[i])]; };
+  for (int i = 0; i < pairs; ++i)
+    r.inv_freq.push_back(rope_of(i).freqs().inv_freq[static_cast<std::size_t>(pa.index[i])].convert_to<double>());
+  const auto position_of = [&](std::int64_t tok, int i) {
+    return c.position(tok, pa.axis[static_cast<std::size_t>(i)]);
+  };
   for (const std::int64_t tok : judged_tokens(c)) {
-    const std::int64_t pos = c.positions[static_cast<std::size_t>(tok)];
-    const auto& trig = rope.trig(pos);
     for (int i = 0; i < pairs; ++i) {
-      r.angle.push_back(rope.angle(pos, i).convert_to<double>());
-      r.cos.push_back(trig.cos[i].convert_to<double>());
-      r.sin.push_back(trig.sin[i].convert_to<double>());
+      const std::int64_t pos = position_of(tok, i);
+      const int j = pa.index[i];
+      r.angle.push_back(rope_of(i).angle(pos, j).convert_to<double>());
+      r.cos.push_back(rope_of(i).trig(pos).cos[static_cast<std::size_t>(j)].convert_to<double>());
+      r.sin.push_back(rope_of(i).trig(pos).sin[static_cast<std::size_t>(j)].convert_to<double>());
     }
   }
-  // Each head is rotated once, when its first pair is asked for.
+  // Each head is rotated once, when its first pair is asked for: whole (1D)
+  // or pair by pair at each pair's own position and frequency (multi-axis).
   std::vector<ref::Real> x(hd), y(hd);
   int have_w = -1, have_h = -1;
   std::int64_t have_tok = -1;
@@ -197,7 +237,16 @@ ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in) {
       const std::int64_t off = g.offset(w, tok, h, 0);
       for (int j = 0; j < hd; ++j)
         x[j] = ref::Real(load_as_double(in.bytes[w].data(), static_cast<std::size_t>(off + j), c.dtype));
-      rope.rotate(x.data(), y.data(), c.positions[static_cast<std::size_t>(tok)], c.layout, c.direction);
+      if (!c.axes.multi()) {
+        ropes[0]->rotate(x.data(), y.data(), c.position(tok), c.layout, c.direction);
+      } else {
+        y = x;
+        for (int i = 0; i < pairs; ++i) {
+          int ia, ib;
+          pair_channels(c.layout, g.rotary_dim, i, &ia, &ib);
+          rope_of(i).rotate_one_pair(x.data(), y.data(), ia, ib, position_of(tok, i), pa.index[i], c.direction);
+        }
+      }
       have_w = w, have_tok = tok, have_h = h;
     }
     ExactPair p;
@@ -208,6 +257,11 @@ ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in) {
     return p;
   }, &r);
   return r;
+}
+
+ErrorModel case_error_model(const Policy& policy, const Case& c, double attention_factor) {
+  const ref::PairAxes pa = ref::pair_axes(c.axes, c.shape.rotary_dim);
+  return ErrorModel(policy, c.freq, c.shape, c.dtype, attention_factor, pa.group_rotary_dim);
 }
 
 ReferenceResult compute_reference(const Case& c, const QkBuffers& in, ref::FastStats* stats) {

@@ -62,7 +62,7 @@ struct ReferenceResult {
   // The tokens the result covers (judged_tokens), ascending: the walk goes
   // over these; per-token tables are indexed by the token's place here.
   std::vector<std::int64_t> tokens;
-  std::vector<double> inv_freq;  // exact w_i rounded to double, rotary_dim/2
+  std::vector<double> inv_freq;  // exact w_i rounded to double, rotary_dim/2 (each pair's own, multi-axis)
   // Per judged token and pair (token-major): exact p w_i, cos(p w_i), sin(p w_i)
   // rounded to double, without the attention factor.
   std::vector<double> angle, cos, sin;
@@ -71,7 +71,16 @@ struct ReferenceResult {
   // Where each pair's elements live (the case's geometry, layout, positions).
   Geometry geo;
   ropecheck_layout_t layout = ROPECHECK_LAYOUT_HALF_SPLIT;
-  std::vector<std::int64_t> positions;
+  std::vector<std::int64_t> positions;  // the case's, token-major (axis_count per token)
+  int axis_count = 1;
+  // Per pair: its axis, frequency group and index in that group's
+  // frequencies (reference/axis_spec.h; 1D: axis 0, group 0, the pair).
+  ref::PairAxes pair_axes;
+
+  // The position pair `pair` of token `token` rotates with.
+  std::int64_t pair_position(std::int64_t token, int pair) const {
+    return positions[static_cast<std::size_t>(token * axis_count + pair_axes.axis[static_cast<std::size_t>(pair)])];
+  }
 
   // Element `index` of tensor w in walk order (two per pair: first, second).
   ReferenceElement element(int w, std::size_t index) const;
@@ -137,6 +146,11 @@ ReferenceResult compute_reference(const Case& c, const QkBuffers& in, ref::FastS
 // The MPFR path alone (reference/rotation.h, 134-bit MPFR): the second
 // opinion the fast path is checked against.
 ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in);
+
+// The error model of a case for a kernel declaring `policy`: the case's
+// frequency groups (per-axis frequencies have one per axis) each budgeted
+// over their own rotary dim.
+ErrorModel case_error_model(const Policy& policy, const Case& c, double attention_factor);
 
 // First difference between two results, bit for bit (the sign of zero
 // included), as "what at where"; empty when identical.

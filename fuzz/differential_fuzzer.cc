@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/axis_cases.h"
 #include "core/buffers.h"
 #include "core/cases.h"
 #include "core/judge.h"
@@ -105,6 +106,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_kv_heads = 2;
   limits.max_group = 2;
   Case c = draw_case(choices, limits);
+  // A quarter of the inputs are multi-axis (ABI 1.3): every family of
+  // core/axis_cases.h, for the kernels that grant it.
+  if (choices.chance(0.25)) make_multi_axis(choices, static_cast<int>(choices.below(kAxisFamilyCount)), &c);
   QkBuffers in = make_inputs(c);
   Rng fill(c.data_seed ^ 0x5eed);
   const Geometry g = geometry(c);

@@ -9,6 +9,8 @@
 #include "core/isolation.h"
 #include "core/ordered_parallel.h"
 #include "gate/gate.h"
+
+#include "core/axis_cases.h"
 #include "properties/property.h"
 
 namespace ropecheck {
@@ -89,9 +91,11 @@ void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
 Case gate_case(const GateOptions& o, int idx) {
   Case c = make_case(o.suite, o.seed, idx);
   if (!o.configs.empty()) {
+    keep_first_axis(&c);
     const RopeConfig& config = o.configs[static_cast<std::size_t>(idx) % o.configs.size()];
     apply_config(config, &c.freq, &c.shape);
     if (config.layout) c.layout = *config.layout;
+    use_axes(config.axes, &c);  // the model's M-RoPE sections, or 1D
   }
   return c;
 }

@@ -114,7 +114,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
   out.tensors.push_back(f64_tensor("cos", {c.tokens, pairs}, r.cos));
   out.tensors.push_back(f64_tensor("sin", {c.tokens, pairs}, r.sin));
   for (const BudgetPolicy& bp : budget_policies()) {
-    const ErrorModel model(bp.policy, c.freq, c.shape, c.dtype, r.attention_factor);
+    const ErrorModel model = case_error_model(bp.policy, c, r.attention_factor);
     for (int w = 0; w < 2; ++w) {
       std::vector<double> b(static_cast<std::size_t>(geo.elements[w]), 0.0);
       for (const ReferenceElement& x : r.elements(w)) {

@@ -8,6 +8,7 @@
 // mutants carry no second copy of the formulas.
 #include "mutants/mutant_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/pair_axes.h"
 #include "impls/kernel_support/token_offsets.h"
 #include "impls/policy/storage_arith.h"
 #include "mutants/policy_mutants.h"
@@ -39,9 +41,13 @@ constexpr ropecheck_caps_t caps_of(Bug bug) {
                                     : bug == Bug::attention_factor_dropped_no_explicit
                                         ? ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR
                                         : 0u;
-  return impl::standard_caps(impl::kBothLayouts, bug == Bug::cache_no_bounds_check
-                                                     ? ROPECHECK_CAP_COS_SIN_CACHE
-                                                     : ROPECHECK_CAP_NEGATIVE_POSITIONS | restriction);
+  // Every row takes multi-axis positions (ABI 1.3), per-axis frequencies
+  // too but for the cache row (a cache holds rotary_dim's frequencies).
+  return impl::standard_caps(impl::kBothLayouts,
+                             bug == Bug::cache_no_bounds_check
+                                 ? ROPECHECK_CAP_COS_SIN_CACHE | impl::kAllAxisForms
+                                 : ROPECHECK_CAP_NEGATIVE_POSITIONS | restriction | impl::kAllAxisForms |
+                                       ROPECHECK_CAP_AXIS_FREQUENCIES);
 }
 // What the control achieves and declares: frequencies and angles in double,
 // libm sin/cos in double, rotation and cos/sin in fp32.
@@ -98,6 +104,23 @@ EngineFreqs<double> frequencies(Bug bug, const ropecheck_freq_spec_t& spec, int 
     f.attention_factor = 1;
   if (yarn && bug == Bug::yarn_attention_factor_twice) f.attention_factor *= f.attention_factor;
   return f;
+}
+
+// Each pair's axis as the kernel assigns it: correct, or with the
+// mutant's multi-axis bug.
+impl::PairAxisMap axis_map(Bug bug, const ropecheck_apply_params_t& p) {
+  ropecheck_apply_params_t q = p;
+  std::vector<std::int32_t> reversed;
+  if (impl::axes_of(&p) > 0) {
+    if (bug == Bug::mrope_interleaved_as_sections && p.axis_assignment == ROPECHECK_AXES_INTERLEAVED)
+      q.axis_assignment = ROPECHECK_AXES_SECTIONS;
+    if (bug == Bug::mrope_sections_reversed && p.axis_assignment == ROPECHECK_AXES_SECTIONS) {
+      reversed.assign(p.axis_sections, p.axis_sections + p.num_axes);
+      std::reverse(reversed.begin(), reversed.end());
+      q.axis_sections = reversed.data();
+    }
+  }
+  return impl::pair_axis_map(q);
 }
 
 // sin/cos by their Taylor series to x^13, accurate on [-pi, pi] only: the
@@ -200,23 +223,34 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   if (bug == Bug::cache_no_bounds_check) checked.cache_max_position = INT64_MAX;
   if (auto st = impl::check_apply(caps_of(bug), &checked, err, n)) return st;
   const int d = p->rotary_dim, pairs = d / 2;
-  const EngineFreqs<double> f = frequencies(bug, *p->freq, d, p->head_dim);
+  const impl::PairAxisMap axes = axis_map(bug, *p);
+  const bool multi = axes.axes > 0;
+  // Per-axis frequencies (multi-axis calls that ask for them) or the
+  // scheme's over rotary_dim, with the frequency bugs of the 1D rows.
+  const EngineFreqs<double> f = multi && p->axis_frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS &&
+                                        bug != Bug::axis_frequencies_shared
+                                    ? impl::pair_frequencies<double>(*p, axes)
+                                    : frequencies(bug, *p->freq, d, p->head_dim);
   const double m = f.attention_factor;
   const double sign = (p->direction == ROPECHECK_DIRECTION_INVERSE) != (bug == Bug::direction_flipped) ? -1 : 1;
   std::vector<float> c(pairs), s(pairs);
+  std::vector<std::int64_t> pos(pairs);
   const ropecheck_apply_params_t q = shape_bug_params(bug, p);
   const std::int64_t seq_len = impl::seq_len_of(*p);
-  auto position_of = [&](std::int64_t t) -> std::int64_t {
+  ropecheck_apply_params_t rows = *p;  // how the kernel addresses the position rows
+  if (bug == Bug::axis_stride_ignored) rows.position_axis_stride = p->num_tokens;
+  auto position_of = [&](std::int64_t t, int axis) -> std::int64_t {
     if (bug == Bug::position_offset_ignored) return t;
-    if (bug == Bug::decode_first_row_position && seq_len == 1) return impl::position_at(p, 0);
-    if (bug == Bug::batch_positions_ignored && seq_len > 0) return impl::position_at(p, t % seq_len);
-    return impl::position_at(p, t);
+    if (bug == Bug::mrope_temporal_only) axis = 0;
+    if (bug == Bug::decode_first_row_position && seq_len == 1) return impl::position_at(&rows, 0, axis);
+    if (bug == Bug::batch_positions_ignored && seq_len > 0) return impl::position_at(&rows, t % seq_len, axis);
+    return impl::position_at(&rows, t, axis);
   };
   // partition_drops_tail_rows: the walk's row, q's rows first.
   std::int64_t row = 0;
   const std::int64_t q_rows = p->num_tokens * p->num_q_heads;
   impl::for_each_head(
-      q, position_of,
+      q, [&](std::int64_t t) { return position_of(t, 0); },
       [&](const impl::HeadRef& h) {
         if (bug == Bug::partition_drops_tail_rows) {
           const bool in_q = row < q_rows;
@@ -225,15 +259,16 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
           ++row;
           if (rows > 64 && local >= rows / 64 * 64) return;
         }
+        for (int i = 0; i < pairs; ++i) pos[i] = multi ? position_of(h.token, axes.axis[i]) : h.position;
         if (bug == Bug::cache_no_bounds_check) {
-          const float* row = static_cast<const float*>(p->cos_sin_cache) + h.position * d;
           for (int i = 0; i < pairs; ++i) {
+            const float* row = static_cast<const float*>(p->cos_sin_cache) + pos[i] * d;
             c[i] = row[i];
             s[i] = static_cast<float>(sign) * row[pairs + i];
           }
         } else {
           float running = static_cast<float>(h.position);
-          for (int i = 0; i < pairs; ++i) trig(bug, f, p, h.position, i, sign, &running, &c[i], &s[i]);
+          for (int i = 0; i < pairs; ++i) trig(bug, f, p, pos[i], i, sign, &running, &c[i], &s[i]);
         }
         if (bug == Bug::last_pair_unrotated) {
           c[pairs - 1] = 1;
@@ -245,11 +280,22 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
         if (bug == Bug::layout_swapped || (bug == Bug::layout_swapped_above_4096 && h.position > 4096) ||
             (bug == Bug::layout_swapped_head_dim_192 && p->head_dim >= 192))
           layout = 1u - layout;
-        if ((bug == Bug::fma_when_many_tokens && p->num_tokens > 32) ||
-            (bug == Bug::fma_when_q_alone && p->num_kv_heads == 0))
+        if (bug == Bug::mrope_layout_hard_coded && multi) layout = ROPECHECK_LAYOUT_HALF_SPLIT;
+        if (bug == Bug::mrope_partial_over_head_dim && multi && layout == ROPECHECK_LAYOUT_HALF_SPLIT &&
+            d < p->head_dim) {
+          // Partners at i + head_dim/2 (inside the head, outside the rotary part).
+          for (int i = 0; i < pairs; ++i) {
+            const std::int64_t a = h.offset + i, b = h.offset + i + p->head_dim / 2;
+            const float x = impl::load_f32(h.in, a, p->dtype), y = impl::load_f32(h.in, b, p->dtype);
+            impl::store_f32(h.out, a, p->dtype, x * c[i] - y * s[i]);
+            impl::store_f32(h.out, b, p->dtype, x * s[i] + y * c[i]);
+          }
+        } else if ((bug == Bug::fma_when_many_tokens && p->num_tokens > 32) ||
+                   (bug == Bug::fma_when_q_alone && p->num_kv_heads == 0)) {
           rotate_head_pairs_fma(*p, h, layout, c.data(), s.data());
-        else
+        } else {
           impl::rotate_head_pairs(*p, h, layout, c.data(), s.data());
+        }
         if (bug == Bug::pass_through_scaled)  // the attention factor applied to the whole head
           for (int j = d; j < p->head_dim; ++j)
             impl::store_f32(h.out, h.offset + j, p->dtype,

@@ -95,7 +95,21 @@ namespace ropecheck::mutant {
   X(fma_when_q_alone, "q alone (no k in the call) rotated through a fused multiply-add: in budget, other bits", \
     "RotatesQTheSameWithoutK", "")                                                                           \
   X(clears_output_span, "out of place, zero-fills the output's whole span (padding, the rest of a fused qkv " \
-    "row) before rotating", "WritesOnlyItsViews", "")
+    "row) before rotating", "WritesOnlyItsViews", "")                                                         \
+  X(mrope_layout_hard_coded, "multi-axis calls paired as rotate_half whatever the layout (vLLM #49290)",     \
+    "ConformsToReference|ReducesTo1dWhenAxesAgree", "")                                                                               \
+  X(mrope_temporal_only, "multi-axis calls rotated with the temporal row of the [axes, T] positions only "   \
+    "(SGLang #35345)", "ConformsToReference|IsAxisSeparable", "")                                \
+  X(mrope_sections_reversed, "the sections assigned to the axes in reverse order (w, h, t sizes for t, h, w)", \
+    "ConformsToReference|IsAxisSeparable", "")                                                                               \
+  X(mrope_interleaved_as_sections, "interleaved M-RoPE (Qwen3-VL) read as consecutive sections",             \
+    "ConformsToReference|IsAxisSeparable", "")                                                                               \
+  X(mrope_partial_over_head_dim, "partial rotary with multi-axis positions: half-split pairs formed across "  \
+    "head_dim/2, as if every channel rotated (MaxText #4616)", "", "")                                        \
+  X(axis_frequencies_shared, "per-axis frequencies (axial vision RoPE) computed over the whole rotary_dim",  \
+    "ConformsToReference", "")                                                                               \
+  X(axis_stride_ignored, "axis row a of the positions read at a * num_tokens, position_axis_stride ignored", \
+    "ConformsToReference", "")
 
 #define ROPECHECK_MUTANT_ENUM(name, text, props, suite) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };

@@ -26,7 +26,7 @@ std::optional<PropertyResult> compare_derived(const ropecheck_impl_t& impl, cons
     const std::int64_t src = token_of[static_cast<std::size_t>(t)];
     if (std::string diff = first_token_difference(c, full.out, src, d, r.out, t); !diff.empty())
       return PropertyResult::fail("token " + std::to_string(src) + " (position " +
-                                  std::to_string(c.positions[static_cast<std::size_t>(src)]) + ") of " +
+                                  c.token_positions(src) + ") of " +
                                   std::to_string(c.tokens) + " has other bits " + how + ": " + diff);
   }
   return std::nullopt;
@@ -49,7 +49,7 @@ PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx
     one.tokens = 1;
     one.seq_len = 0;
     one.seq_pad = 0;
-    one.positions = {c.positions[static_cast<std::size_t>(t)]};
+    one.positions = c.positions_of({t});
     if (auto f = compare_derived(impl, c, in, full, one, {t}, "when rotated alone")) return *f;
 
     // The whole batch with the token order reversed, as one run of tokens.
@@ -58,8 +58,7 @@ PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx
     rev.seq_pad = 0;
     std::vector<std::int64_t> order;
     for (std::int64_t i = c.tokens - 1; i >= 0; --i) order.push_back(i);
-    rev.positions.clear();
-    for (std::int64_t i : order) rev.positions.push_back(c.positions[static_cast<std::size_t>(i)]);
+    rev.positions = c.positions_of(order);
     if (auto f = compare_derived(impl, c, in, full, rev, order, "with the token order reversed")) return *f;
   }
 

@@ -76,7 +76,7 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
   c.seq_pad = 0;
   c.q_heads = c.kv_heads = 1;
   c.head_pad = c.token_pad = 0;
-  c.positions.assign(columns.size(), base.positions[0]);
+  c.positions = base.positions_of(std::vector<std::int64_t>(columns.size(), 0));
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const Geometry g = geometry(c);
   QkBuffers in;
@@ -95,7 +95,7 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
   auto R = [&](int k, int j) { return stored_value(run.out, 0, g.offset(0, token_of[j], 0, k), c.dtype); };
   auto P = [&](int j) { return jd.pair_budget_no_angle[0][g.offset(0, token_of[j], 0, j)]; };
   const double m = jd.attention_factor;
-  const std::string at = " at position " + std::to_string(c.positions[0]) + sampled;
+  const std::string at = " at position " + c.token_positions(0) + sampled;
   double worst = 0;
   for (int j : columns)
     for (int k = 0; k < d; ++k)

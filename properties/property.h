@@ -74,6 +74,9 @@ struct Property {
   // the smaller cases only and report a large one as skipped, naming the
   // properties that judge it.
   bool large_cases = false;
+  // At least one of these capability flags (0: none needed): the
+  // multi-axis properties apply to a kernel granting any multi-axis form.
+  std::uint32_t needs_any_flags = 0;
 };
 
 inline constexpr std::int64_t kLargeCase = std::int64_t{1} << 14;

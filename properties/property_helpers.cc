@@ -11,7 +11,7 @@ namespace ropecheck::prop {
 
 ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref) {
   const Geometry g = geometry(c);
-  const ErrorModel model(policy_of(impl), c.freq, c.shape, c.dtype, ref.attention_factor);
+  const ErrorModel model = case_error_model(policy_of(impl), c, ref.attention_factor);
   ElementBudgets j;
   j.attention_factor = ref.attention_factor;
   for (int w = 0; w < 2; ++w) {
@@ -56,7 +56,7 @@ std::int64_t draw_shift(const Case& c, std::uint64_t salt, std::int64_t max_shif
 std::string element_name(const Case& c, int w, std::int64_t token, int head, int channel) {
   return std::string(w == 0 ? "q" : "k") + "[token " + std::to_string(token) + ", head " + std::to_string(head) +
          ", channel " + std::to_string(channel) + "] position " +
-         std::to_string(c.positions[static_cast<std::size_t>(token)]);
+         c.token_positions(token);
 }
 
 QkBuffers remap_inputs(const Case& from, const QkBuffers& in, const Case& to, const std::vector<std::int64_t>& token_of) {
@@ -99,6 +99,49 @@ bool same_value(const QkBuffers& a, const QkBuffers& b, int w, std::int64_t off,
     return std::memcmp(a.bytes[w].data() + off * es, b.bytes[w].data() + off * es, es) == 0;
   }
   return exactly_equal(x, y);
+}
+
+PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, const Case& shifted,
+                              const std::string& shift) {
+  const Case& c = ctx.spec();
+  if (auto s = skip_outside_capabilities(impl, {&c, &shifted})) return *s;
+  const QkBuffers& in = ctx.inputs();
+  const Case* cases[2] = {&c, &shifted};
+  KernelRun runs[2];
+  ElementBudgets js[2];
+  for (int r = 0; r < 2; ++r) {
+    if (auto f = call_or_fail(impl, *cases[r], in, &runs[r])) return *f;
+    js[r] = element_budgets(impl, *cases[r], r == 0 ? ctx.reference() : compute_reference(*cases[r], in));
+  }
+  const Geometry g = geometry(c);
+  const int group = c.q_heads / c.kv_heads;
+  double worst = 0;
+  for (int h = 0; h < c.q_heads; ++h)
+    for (std::int64_t a = 0; a < c.tokens; ++a)
+      for (std::int64_t b = 0; b < c.tokens; ++b) {
+        double dot[2] = {0, 0}, budget = 0, mag = 0;
+        for (int r = 0; r < 2; ++r)
+          for (int j = 0; j < g.head_dim; ++j) {
+            const std::int64_t oq = g.offset(0, a, h, j), ok = g.offset(1, b, h / group, j);
+            const double qv = stored_value(runs[r].out, 0, oq, c.dtype), kv = stored_value(runs[r].out, 1, ok, c.dtype);
+            dot[r] += qv * kv;
+            mag += std::fabs(qv * kv);
+            const double eq = js[r].budget[0][oq], ek = js[r].budget[1][ok];
+            budget += std::fabs(js[r].value[0][oq]) * ek + std::fabs(js[r].value[1][ok]) * eq + eq * ek;
+          }
+        budget += 4.0 * g.head_dim * 0x1p-53 * mag;  // the dots themselves, in double
+        const double units = std::fabs(dot[0] - dot[1]) / budget;
+        worst = std::max(worst, std::isnan(units) ? HUGE_VAL : units);
+        if (!(units <= 1.0))
+          return PropertyResult::fail(
+              "q head " + std::to_string(h) + " token " + std::to_string(a) + " . k token " +
+                  std::to_string(b) + ": dot " + std::to_string(dot[0]) + " at positions (" +
+                  c.token_positions(a) + ", " + c.token_positions(b) +
+                  ") but " + std::to_string(dot[1]) + " " + shift +
+                  ", budget " + std::to_string(budget),
+              units);
+      }
+  return {Outcome::kPass, {}, worst, {}};
 }
 
 }  // namespace ropecheck::prop

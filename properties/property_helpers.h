@@ -51,6 +51,14 @@ std::optional<PropertyResult> skip_outside_capabilities(const ropecheck_impl_t& 
 // Position shift that keeps every position inside int32 and a cache's reach.
 std::int64_t draw_shift(const Case& c, std::uint64_t salt, std::int64_t max_shift);
 
+// <f(q_a), f(k_b)> of every q head, its kv head and every pair of tokens
+// is the same in the case and in `shifted` (the same inputs at positions
+// that keep every q-k offset), within the dot-product budget both runs'
+// element budgets imply: |<a, b> - <a', b'>| <= sum |a_j| e(b_j) +
+// |b_j| e(a_j) + e(a_j) e(b_j). `shift` says how the positions moved.
+PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, const Case& shifted,
+                              const std::string& shift);
+
 // "q[token 1, head 0, channel 3] position 77", for failure messages.
 std::string element_name(const Case& c, int w, std::int64_t token, int head, int channel);
 

@@ -21,8 +21,13 @@ PropertyResult refuses_positions_beyond_the_cache(const ropecheck_impl_t&, CaseC
 PropertyResult is_batch_invariant(const ropecheck_impl_t&, CaseContext&);
 PropertyResult rotates_q_the_same_without_k(const ropecheck_impl_t&, CaseContext&);
 PropertyResult writes_only_its_views(const ropecheck_impl_t&, CaseContext&);
+PropertyResult depends_only_on_per_axis_offsets(const ropecheck_impl_t&, CaseContext&);
+PropertyResult is_axis_separable(const ropecheck_impl_t&, CaseContext&);
+PropertyResult reduces_to_1d_when_axes_agree(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
+constexpr std::uint32_t kAnyAxisForm =
+    ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE;
 constexpr Property kProperties[] = {
     {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference, 0, 0,
      true},
@@ -48,6 +53,12 @@ constexpr Property kProperties[] = {
      rotates_q_the_same_without_k, 0, 0, true},
     {"WritesOnlyItsViews", "nothing outside the q and k views is written (padding, the v part of a fused qkv row)",
      writes_only_its_views, 0, 0, true},
+    {"DependsOnlyOnPerAxisOffsets", "multi-axis: <f(q,P), f(k,P')> unchanged when each axis shifts by its own t",
+     depends_only_on_per_axis_offsets, 0, 0, false, kAnyAxisForm},
+    {"IsAxisSeparable", "multi-axis: moving one axis's positions leaves the other axes' pairs bit-identical",
+     is_axis_separable, 0, 0, false, kAnyAxisForm},
+    {"ReducesTo1dWhenAxesAgree", "multi-axis, shared frequencies: every axis at p is the 1D RoPE of p",
+     reduces_to_1d_when_axes_agree, 0, 0, false, kAnyAxisForm},
 };
 }  // namespace
 
@@ -57,6 +68,7 @@ std::string not_applicable(const Property& p, const ropecheck_impl_t& impl) {
   if ((impl.caps.flags & p.needs_flags) != p.needs_flags)
     return "needs capability flags " + std::to_string(p.needs_flags) + ", has " + std::to_string(impl.caps.flags);
   if ((impl.caps.layouts & p.needs_layouts) != p.needs_layouts) return "needs both layouts";
+  if (p.needs_any_flags && !(impl.caps.flags & p.needs_any_flags)) return "takes one position per token";
   return {};
 }
 

@@ -46,7 +46,7 @@ PropertyResult rotates_q_and_k_alike(const ropecheck_impl_t& impl, CaseContext& 
         if (!(units <= 1.0))
           return PropertyResult::fail("q and k with the same data differ at token " + std::to_string(t) + ", head " +
                                           std::to_string(h) + ", channel " + std::to_string(j) + " position " +
-                                          std::to_string(c.positions[static_cast<std::size_t>(t)]) + ": " +
+                                          c.token_positions(t) + ": " +
                                           std::to_string(q) + " vs " + std::to_string(k) +
                                           (allowed > 0 ? ", allowed " + std::to_string(allowed) : " (pass-through)"),
                                       units);

@@ -26,7 +26,7 @@ PropertyResult rotates_q_the_same_without_k(const ropecheck_impl_t& impl, CaseCo
   for (std::int64_t t = 0; t < c.tokens; ++t)
     if (std::string diff = first_token_difference(c, both.out, t, q_alone, alone.out, t, true); !diff.empty())
       return PropertyResult::fail("token " + std::to_string(t) + " (position " +
-                                  std::to_string(c.positions[static_cast<std::size_t>(t)]) +
+                                  c.token_positions(t) +
                                   "): q rotated without k has other bits than with k: " + diff);
   return {};
 }

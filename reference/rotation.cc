@@ -121,6 +121,18 @@ void ReferenceRope<R>::rotate_sections(const R* x, R* out, const std::vector<std
 }
 
 template <class R>
+void ReferenceRope<R>::rotate_one_pair(const R* x, R* out, int a, int b, std::int64_t position, int index,
+                                       ropecheck_direction_t direction) {
+  const Trig& t = trig(position);
+  const R& m = freqs_.attention_factor;
+  const R c = m * t.cos[index];
+  const R s = direction == ROPECHECK_DIRECTION_INVERSE ? R(-(m * t.sin[index])) : R(m * t.sin[index]);
+  const R xa = x[a], xb = x[b];
+  out[a] = xa * c - xb * s;
+  out[b] = xa * s + xb * c;
+}
+
+template <class R>
 std::vector<double> decay_curve(const Frequencies<R>& f, std::int64_t max_r, std::int64_t step) {
   // Doubles suffice for a curve meant for plotting and trend checks; the
   // frequencies come from the reference, rounded once.

@@ -57,6 +57,13 @@ class ReferenceRope {
                        const std::vector<int>& section_pairs, ropecheck_layout_t layout,
                        ropecheck_direction_t direction);
 
+  // One pair with a position and frequency of its own (multi-axis RoPE,
+  // reference/axis_spec.h): channels a and b of x rotate by
+  // position * w_index of this rope's frequencies and scale by m; only
+  // out[a] and out[b] are written (x and out may alias).
+  void rotate_one_pair(const R* x, R* out, int a, int b, std::int64_t position, int index,
+                       ropecheck_direction_t direction);
+
  private:
   FreqSpec spec_;
   HeadShape shape_;

@@ -102,7 +102,7 @@ TEST(ConfigBounds, EveryNumberAtItsBoundKeepsReferenceAndBudgetFinite) {
       const ReferenceResult r = compute_reference(c, in);
       ASSERT_TRUE(std::isfinite(r.attention_factor) && r.attention_factor > 0) << f.describe();
       for (const ropecheck_policy_t& p : policies) {
-        const ErrorModel model(p, c.freq, c.shape, c.dtype, r.attention_factor);
+        const ErrorModel model = case_error_model(p, c, r.attention_factor);
         for (int w = 0; w < 2; ++w)
           for (const ReferenceElement& e : r.elements(w)) {
             const double b = model.budget(e.terms);

@@ -108,5 +108,23 @@ TEST(ImplValidation, TheSeqStridesGrantNeedsMinorTwo) {
   EXPECT_EQ(validate_impl_table(&t), "caps.flags: BATCH_INVARIANT (bit 12) needs abi_minor >= 2 (ABI 1.2; got 1)");
 }
 
+TEST(ImplValidation, TheMultiAxisGrantsNeedABI13AndNoCacheForPerAxisFrequencies) {
+  ropecheck_impl_t t = table();
+  t.caps.flags |= ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXIS_FREQUENCIES;
+  EXPECT_EQ(validate_impl_table(&t), "");
+  t.abi_minor = 2;
+  EXPECT_EQ(validate_impl_table(&t), "caps.flags: AXES_SECTIONS (bit 13) needs abi_minor >= 3 (ABI 1.3; got 2)");
+  t = table();
+  t.caps.flags |= ROPECHECK_CAP_AXIS_FREQUENCIES;
+  EXPECT_EQ(validate_impl_table(&t),
+            "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE");
+  t.caps.flags |= ROPECHECK_CAP_AXES_TABLE | ROPECHECK_CAP_COS_SIN_CACHE;
+  t.build_cache = [](void*, const ropecheck_freq_spec_t*, int32_t, int64_t, uint32_t, void*, char*, size_t) {
+    return ROPECHECK_OK;
+  };
+  EXPECT_EQ(validate_impl_table(&t),
+            "caps.flags: AXIS_FREQUENCIES cannot go with COS_SIN_CACHE (a cache holds the frequencies of rotary_dim)");
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -5,8 +5,11 @@
 // boundaries of the schemes that switch on it.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "core/config.h"
 #include "core/model_rope.h"
 
 namespace ropecheck {
@@ -89,9 +92,32 @@ TEST(ModelRope, LlamaFourNamesItsNoPeLayers) {
   EXPECT_EQ(field_of(R"({"head_dim": 128, "num_hidden_layers": 2, "no_rope_layers": [1, 2]})"), "no_rope_layers[1]");
 }
 
-TEST(ModelRope, AFieldInTheRopeSectionItDoesNotReadIsAnError) {
-  EXPECT_EQ(field_of(R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 2, "mrope_section": [16]}})"),
+TEST(ModelRope, MropeSectionGivesTheModelsMultiAxisSections) {
+  // Qwen2-VL-7B: head_dim 3584 / 28 = 128, rope_theta 1e6, rope_scaling
+  // {"type": "mrope", "mrope_section": [16, 24, 24]} (arXiv:2409.12191; HF
+  // configuration_qwen2_vl.py maps "mrope" to the default frequencies).
+  const RopeConfig q2 = parse_rope_config(R"({"hidden_size": 3584, "num_attention_heads": 28,
+      "rope_theta": 1000000.0, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}})");
+  EXPECT_EQ(q2.freq.scheme, ROPECHECK_SCHEME_DEFAULT);
+  EXPECT_EQ(q2.axes.num_axes, 3);
+  EXPECT_EQ(q2.axes.assignment, ROPECHECK_AXES_SECTIONS);
+  EXPECT_EQ(q2.axes.sections, (std::vector<std::int32_t>{16, 24, 24}));
+  // Qwen3-VL's interleaved form (modeling_qwen3_vl.py).
+  const RopeConfig q3 = parse_rope_config(R"({"head_dim": 128, "rope_scaling": {"rope_type": "default",
+      "mrope_section": [24, 20, 20], "mrope_interleaved": true}})");
+  EXPECT_EQ(q3.axes.assignment, ROPECHECK_AXES_INTERLEAVED);
+  // ropecheck's own schema keeps them.
+  EXPECT_EQ(parse_rope_config(config_to_json(q3)).axes, q3.axes);
+  // Sections that do not cover the rotary pairs, and the flag alone, name the field.
+  EXPECT_EQ(field_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 20]}})"),
             "rope_scaling.mrope_section");
+  EXPECT_EQ(field_of(R"({"head_dim": 128, "rope_scaling": {"rope_type": "default", "mrope_interleaved": true}})"),
+            "rope_scaling.mrope_interleaved");
+}
+
+TEST(ModelRope, AFieldInTheRopeSectionItDoesNotReadIsAnError) {
+  EXPECT_EQ(field_of(R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 2, "mrope_sections": [16]}})"),
+            "rope_scaling.mrope_sections");
   EXPECT_EQ(field_of(R"({"text_config": {"head_dim": 64,
       "rope_parameters": {"rope_type": "yarn", "factor": 4, "short_mscale": 1.2}}})"),
             "text_config.rope_parameters.short_mscale");

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "core/axis_cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
 
@@ -19,8 +20,12 @@ TEST(Check, EveryBuiltinImplementationPassesTheQuickSuite) {
     for (const auto& [fam, f] : i.families) run += f.passed + f.failed;
     EXPECT_GT(run, suite_size(Suite::kQuick) / 3) << i.name << " ran too few cases";
   }
-  // Every scheme appears as a family.
-  EXPECT_EQ(r.impls[0].families.size(), static_cast<std::size_t>(ROPECHECK_SCHEME_COUNT)) << g.text;
+  // Every scheme and every multi-axis family (core/axis_cases.h) appears as
+  // a family of scalar_naive, which takes every form.
+  EXPECT_EQ(r.impls[0].name, "scalar_naive");
+  EXPECT_EQ(r.impls[0].families.size(), static_cast<std::size_t>(ROPECHECK_SCHEME_COUNT + kAxisFamilyCount)) << g.text;
+  for (const char* f : {"mrope_sections", "mrope_interleaved", "mrope_text", "axial_2d", "axes_3d", "axes_table"})
+    EXPECT_TRUE(r.impls[0].families.count(f)) << f;
   std::cout << g.text;
 }
 

@@ -12,8 +12,8 @@ namespace {
 // every thread, the barrier, then phase B for every thread.
 ropecheck_status_t simulate(bool cache_mode, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
   Params p;
-  std::vector<double> freqs;
-  if (auto st = params_from_abi(cache_mode, a, &p, &freqs, err, n)) return st;
+  HostTables tables;
+  if (auto st = params_from_abi(cache_mode, a, &p, &tables, err, n)) return st;
   const int pairs = p.rotary_dim / 2;
   std::vector<float> c(pairs), s(pairs);  // the block's shared memory
   const int items = items_per_token(p);

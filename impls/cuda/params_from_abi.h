@@ -11,15 +11,23 @@
 #include "impls/kernel_support/abi_check.h"
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/pair_axes.h"
 #include "impls/kernel_support/token_offsets.h"
 #include "impls/cuda/rope_cuda_math.cuh"
 
 namespace ropecheck::cuda {
 
 inline constexpr ropecheck_caps_t kCacheCaps =
-    impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
-inline constexpr ropecheck_caps_t kOtfCaps =
-    impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+    impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE | impl::kAllAxisForms);
+inline constexpr ropecheck_caps_t kOtfCaps = impl::standard_caps(
+    impl::kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS | impl::kAllAxisForms | ROPECHECK_CAP_AXIS_FREQUENCIES);
+
+// What Params points into on the host: the on-the-fly frequencies (each
+// pair's own) and a multi-axis call's pair-to-axis map.
+struct HostTables {
+  std::vector<double> freqs;
+  std::vector<int> pair_axis;
+};
 
 // The on-the-fly policy: frequencies and p*w in double on the way to a
 // three-part reduction mod 2 pi, then __sincosf on |r| <= pi. Declared error:
@@ -33,10 +41,10 @@ inline constexpr Policy kOtfPolicy = with_fast_range(
 inline constexpr ropecheck_policy_t kCachePolicy =
     libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
 
-// Fills p (host pointers) from an ABI call; `freqs` holds the on-the-fly
-// frequencies p.inv_freq points into. Returns a status like check_apply.
+// Fills p (host pointers) from an ABI call; `tables` holds what p.inv_freq
+// and p.pair_axis point into. Returns a status like check_apply.
 inline ropecheck_status_t params_from_abi(bool cache_mode, const ropecheck_apply_params_t* a, Params* p,
-                                          std::vector<double>* freqs, char* err, std::size_t n) {
+                                          HostTables* tables, char* err, std::size_t n) {
   if (auto st = impl::check_apply(cache_mode ? kCacheCaps : kOtfCaps, a, err, n)) return st;
   *p = Params{};
   p->tokens = a->num_tokens;
@@ -60,13 +68,20 @@ inline ropecheck_status_t params_from_abi(bool cache_mode, const ropecheck_apply
   p->k_seq_stride = p->seq_len > 0 ? a->k_seq_stride : 0;
   p->positions = a->positions;
   p->positions_are_int64 = a->position_type == ROPECHECK_INDEX_INT64;
+  const impl::PairAxisMap axes = impl::pair_axis_map(*a);
+  if (axes.axes > 0) {
+    tables->pair_axis = axes.axis;
+    p->axes = axes.axes;
+    p->axis_stride = a->position_axis_stride;
+    p->pair_axis = tables->pair_axis.data();
+  }
   if (cache_mode) {
     p->cache = static_cast<const float*>(a->cos_sin_cache);
     p->cache_rows = a->cache_max_position;
   } else {
-    const impl::EngineFreqs<double> f = impl::engine_frequencies<double>(*a->freq, a->rotary_dim);
-    *freqs = f.inv_freq;
-    p->inv_freq = freqs->data();
+    const impl::EngineFreqs<double> f = impl::pair_frequencies<double>(*a, axes);
+    tables->freqs = f.inv_freq;
+    p->inv_freq = tables->freqs.data();
     p->m = static_cast<float>(f.attention_factor);
   }
   p->vec = choose_vec(*p);

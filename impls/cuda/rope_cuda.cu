@@ -70,18 +70,22 @@ struct DeviceBuffer {
 
 ropecheck_status_t launch_from_host(bool cache_mode, const ropecheck_apply_params_t* a, char* err, std::size_t n) {
   Params p;
-  std::vector<double> freqs;
-  if (auto st = params_from_abi(cache_mode, a, &p, &freqs, err, n)) return st;
+  HostTables tables;
+  const std::vector<double>& freqs = tables.freqs;
+  if (auto st = params_from_abi(cache_mode, a, &p, &tables, err, n)) return st;
   if (p.tokens == 0) return ROPECHECK_OK;
   const std::size_t es = a->dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
   const std::size_t qn = extent(p.tokens, p.q_heads, p.head_dim, p.q_token_stride, p.q_head_stride, p.seq_len,
                                  p.q_seq_stride) * es;
   const std::size_t kn = extent(p.tokens, p.kv_heads, p.head_dim, p.k_token_stride, p.k_head_stride, p.seq_len,
                                  p.k_seq_stride) * es;
-  const std::size_t pn = static_cast<std::size_t>(p.tokens) * (p.positions_are_int64 ? 8 : 4);
+  // Every axis row of a multi-axis call (ABI 1.3), and its pair-to-axis map.
+  const std::size_t pn = static_cast<std::size_t>(p.axes > 0 ? p.axis_stride * (p.axes - 1) + p.tokens : p.tokens) *
+                         (p.positions_are_int64 ? 8 : 4);
+  const std::size_t an = tables.pair_axis.size() * sizeof(int);
   const std::size_t cn = cache_mode ? static_cast<std::size_t>(p.cache_rows) * p.rotary_dim * sizeof(float) : 0;
   const std::size_t fn = freqs.size() * sizeof(double);
-  DeviceBuffer qi, qo, ki, ko, pos, cache, fr, status;
+  DeviceBuffer qi, qo, ki, ko, pos, cache, fr, axis, status;
   auto alloc = [&](DeviceBuffer& b, std::size_t bytes) {
     return bytes == 0 ? cudaSuccess : cudaMalloc(&b.ptr, bytes);
   };
@@ -92,7 +96,7 @@ ropecheck_status_t launch_from_host(bool cache_mode, const ropecheck_apply_param
   cudaError_t e = cudaSuccess;
   for (auto step : {alloc(qi, qn), q_inplace ? cudaSuccess : alloc(qo, qn), alloc(ki, kn),
                     k_inplace ? cudaSuccess : alloc(ko, kn), alloc(pos, pn), alloc(cache, cn), alloc(fr, fn),
-                    alloc(status, sizeof(int))})
+                    alloc(axis, an), alloc(status, sizeof(int))})
     if (step != cudaSuccess) e = step;
   if (e != cudaSuccess) {
     impl::set_error(err, n, "%s", cuda_error(e, "cudaMalloc").c_str());
@@ -102,7 +106,7 @@ ropecheck_status_t launch_from_host(bool cache_mode, const ropecheck_apply_param
   // kernel must not write come back unchanged.
   for (auto step : {up(qi, a->q_in, qn), q_inplace ? cudaSuccess : up(qo, a->q_out, qn), up(ki, a->k_in, kn),
                     k_inplace ? cudaSuccess : up(ko, a->k_out, kn), up(pos, a->positions, pn),
-                    up(cache, a->cos_sin_cache, cn), up(fr, freqs.data(), fn),
+                    up(cache, a->cos_sin_cache, cn), up(fr, freqs.data(), fn), up(axis, tables.pair_axis.data(), an),
                     cudaMemset(status.ptr, 0, sizeof(int))})
     if (step != cudaSuccess) e = step;
   if (e != cudaSuccess) {
@@ -117,6 +121,7 @@ ropecheck_status_t launch_from_host(bool cache_mode, const ropecheck_apply_param
   d.positions = pos.ptr;
   d.cache = cache_mode ? static_cast<const float*>(cache.ptr) : nullptr;
   d.inv_freq = cache_mode ? nullptr : static_cast<const double*>(fr.ptr);
+  d.pair_axis = p.axes > 0 ? static_cast<const int*>(axis.ptr) : nullptr;
   d.status = static_cast<int*>(status.ptr);
   e = launch(d, nullptr);  // device allocations are 256-byte aligned: wide accesses when strides allow
   if (e == cudaSuccess) e = cudaDeviceSynchronize();

@@ -40,6 +40,11 @@ struct Params {
   std::int64_t seq_len, q_seq_stride, k_seq_stride;
   const void* positions;
   int positions_are_int64;
+  // ABI 1.3 multi-axis: 0 (one position per token) or the axis count; pair
+  // i rotates with the id of axis pair_axis[i] (rows axis_stride ids apart).
+  int axes;
+  std::int64_t axis_stride;
+  const int* pair_axis;
   const float* cache;  // cache mode: [cache_rows, rotary_dim], else null
   std::int64_t cache_rows;
   const double* inv_freq;  // on-the-fly mode: rotary_dim/2 frequencies
@@ -48,9 +53,10 @@ struct Params {
   int* status;             // set to 1 when a position lies outside the cache
 };
 
-ROPECHECK_HD inline std::int64_t position_of(const Params& p, std::int64_t token) {
-  return p.positions_are_int64 ? static_cast<const std::int64_t*>(p.positions)[token]
-                               : static_cast<const std::int32_t*>(p.positions)[token];
+ROPECHECK_HD inline std::int64_t position_of(const Params& p, std::int64_t token, int axis = 0) {
+  const std::int64_t i = axis * p.axis_stride + token;
+  return p.positions_are_int64 ? static_cast<const std::int64_t*>(p.positions)[i]
+                               : static_cast<const std::int32_t*>(p.positions)[i];
 }
 
 ROPECHECK_HD inline bool position_ok(const Params& p, std::int64_t pos) {
@@ -71,7 +77,7 @@ ROPECHECK_HD inline void sincos_reduced(float r, float* s, float* c) {
 // Phase A for pair i of token `token`: writes c[i], s[i] (attention factor
 // and direction folded in). Returns false if the position is outside the cache.
 ROPECHECK_HD inline bool fill_trig(const Params& p, std::int64_t token, int i, float* c, float* s) {
-  const std::int64_t pos = position_of(p, token);
+  const std::int64_t pos = position_of(p, token, p.axes > 0 ? p.pair_axis[i] : 0);
   const int pairs = p.rotary_dim / 2;
   if (!position_ok(p, pos)) return false;
   if (p.cache != nullptr) {

@@ -1,10 +1,13 @@
 #include "impls/kernel_support/abi_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <string>
 
 #include "impls/kernel_support/token_offsets.h"
+#include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 
 namespace ropecheck::impl {
@@ -104,6 +107,52 @@ ropecheck_status_t check_freq_spec(const ropecheck_freq_spec_t* f, int d, char* 
   if (f->scheme == ROPECHECK_SCHEME_EXPLICIT && f->inv_freq == nullptr) {
     set_error(err, n, "freq.inv_freq: must not be null for explicit frequencies");
     return ROPECHECK_INVALID_ARGUMENT;
+  }
+  return ROPECHECK_OK;
+}
+
+// ABI 1.3's multi-axis fields: granted, and a valid assignment
+// (ropecheck/axes.h) with a stride that keeps the rows apart.
+ropecheck_status_t check_axes(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                              std::size_t n) {
+  if (p->struct_size < ROPECHECK_APPLY_PARAMS_SIZE_1_3) return ROPECHECK_OK;
+  if (p->reserved2 != 0) {
+    set_error(err, n, "reserved2: must be 0 (got %u)", p->reserved2);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->num_axes == 0) return ROPECHECK_OK;
+  const std::string why =
+      axes_error(p->rotary_dim / 2, p->num_axes, p->axis_assignment, p->axis_sections, p->pair_axis);
+  if (!why.empty()) {
+    set_error(err, n, "%s", why.c_str());
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->position_axis_stride < p->num_tokens) {
+    set_error(err, n, "position_axis_stride: must be >= num_tokens = %lld (got %lld)",
+              static_cast<long long>(p->num_tokens), static_cast<long long>(p->position_axis_stride));
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  const std::uint32_t grant = p->axis_assignment == ROPECHECK_AXES_SECTIONS      ? ROPECHECK_CAP_AXES_SECTIONS
+                              : p->axis_assignment == ROPECHECK_AXES_INTERLEAVED ? ROPECHECK_CAP_AXES_INTERLEAVED
+                                                                                 : ROPECHECK_CAP_AXES_TABLE;
+  if (!(caps.flags & grant)) {
+    set_error(err, n, "axis_assignment: %u not supported by this implementation", p->axis_assignment);
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (p->axis_frequencies > ROPECHECK_AXIS_FREQ_PER_AXIS) {
+    set_error(err, n, "axis_frequencies: must be SHARED or PER_AXIS (got %u)", p->axis_frequencies);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  if (p->axis_frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS) {
+    if (!(caps.flags & ROPECHECK_CAP_AXIS_FREQUENCIES)) {
+      set_error(err, n, "axis_frequencies: per-axis frequencies not supported by this implementation");
+      return ROPECHECK_UNSUPPORTED;
+    }
+    if (p->freq == nullptr ||
+        (p->freq->scheme != ROPECHECK_SCHEME_DEFAULT && p->freq->scheme != ROPECHECK_SCHEME_LINEAR)) {
+      set_error(err, n, "axis_frequencies: per-axis frequencies are defined for the default and linear schemes");
+      return ROPECHECK_INVALID_ARGUMENT;
+    }
   }
   return ROPECHECK_OK;
 }
@@ -231,20 +280,28 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
       return ROPECHECK_UNSUPPORTED;
     }
   }
-  for (std::int64_t t = 0; t < p->num_tokens; ++t) {
-    const std::int64_t pos = position_at(p, t);
-    if (cache && (pos < 0 || pos >= p->cache_max_position)) {
-      set_error(err, n, "positions[%lld]: %lld outside the cos/sin cache [0, %lld)",
-                static_cast<long long>(t), static_cast<long long>(pos),
-                static_cast<long long>(p->cache_max_position));
-      return ROPECHECK_POSITION_OUT_OF_RANGE;
+  if (auto s = check_axes(caps, p, err, n)) return s;
+  const int axes = std::max(axes_of(p), 1);
+  for (int a = 0; a < axes; ++a)
+    for (std::int64_t t = 0; t < p->num_tokens; ++t) {
+      const std::int64_t pos = position_at(p, t, a);
+      // "positions[7]", or "positions[axis 1, token 7]" for multi-axis calls.
+      char at[64];
+      if (axes_of(p) > 0)
+        std::snprintf(at, sizeof at, "positions[axis %d, token %lld]", a, static_cast<long long>(t));
+      else
+        std::snprintf(at, sizeof at, "positions[%lld]", static_cast<long long>(t));
+      if (cache && (pos < 0 || pos >= p->cache_max_position)) {
+        set_error(err, n, "%s: %lld outside the cos/sin cache [0, %lld)", at, static_cast<long long>(pos),
+                  static_cast<long long>(p->cache_max_position));
+        return ROPECHECK_POSITION_OUT_OF_RANGE;
+      }
+      if (pos < 0 && !(caps.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS)) {
+        set_error(err, n, "%s: negative (%lld) not supported by this implementation", at,
+                  static_cast<long long>(pos));
+        return ROPECHECK_UNSUPPORTED;
+      }
     }
-    if (pos < 0 && !(caps.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS)) {
-      set_error(err, n, "positions[%lld]: negative (%lld) not supported by this implementation",
-                static_cast<long long>(t), static_cast<long long>(pos));
-      return ROPECHECK_UNSUPPORTED;
-    }
-  }
   return ROPECHECK_OK;
 }
 

@@ -26,10 +26,17 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
 ropecheck_status_t check_freq_spec(const ropecheck_freq_spec_t* f, int rotary_dim, char* err,
                                    std::size_t err_size);
 
-inline std::int64_t position_at(const ropecheck_apply_params_t* p, std::int64_t t) {
+// Position axes of a call: 0 (one position per token) before ABI 1.3.
+inline int axes_of(const ropecheck_apply_params_t* p) {
+  return p->struct_size >= ROPECHECK_APPLY_PARAMS_SIZE_1_3 ? p->num_axes : 0;
+}
+
+// The position id of token t on `axis` (axis 0 of a 1D call: its one row).
+inline std::int64_t position_at(const ropecheck_apply_params_t* p, std::int64_t t, int axis = 0) {
+  const std::int64_t i = axis == 0 ? t : axis * p->position_axis_stride + t;
   return p->position_type == ROPECHECK_INDEX_INT32
-             ? static_cast<const std::int32_t*>(p->positions)[t]
-             : static_cast<const std::int64_t*>(p->positions)[t];
+             ? static_cast<const std::int32_t*>(p->positions)[i]
+             : static_cast<const std::int64_t*>(p->positions)[i];
 }
 
 }  // namespace ropecheck::impl

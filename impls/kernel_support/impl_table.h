@@ -21,6 +21,10 @@ inline constexpr std::uint32_t kCommonFlags =
     ROPECHECK_CAP_PARTIAL_ROTARY | ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_SEQ_STRIDES |
     ROPECHECK_CAP_BATCH_INVARIANT;
 
+// ABI 1.3: every multi-axis assignment (per-axis frequencies granted apart).
+inline constexpr std::uint32_t kAllAxisForms =
+    ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE;
+
 constexpr ropecheck_caps_t standard_caps(std::uint32_t layouts, std::uint32_t extra_flags) {
   return ropecheck_caps_t{sizeof(ropecheck_caps_t), layouts, kStorageDtypes, kAllSchemes, 4096,
                           kCommonFlags | extra_flags};

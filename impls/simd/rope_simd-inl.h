@@ -48,20 +48,51 @@ struct Scratch {
   }
 };
 
-inline std::int64_t PositionOf(const SimdJob& j, std::int64_t token) {
-  return j.positions_int32 ? static_cast<const std::int32_t*>(j.positions)[token]
-                           : static_cast<const std::int64_t*>(j.positions)[token];
+inline std::int64_t PositionOf(const SimdJob& j, std::int64_t token, int axis = 0) {
+  const std::int64_t i = axis * j.axis_stride + token;
+  return j.positions_int32 ? static_cast<const std::int32_t*>(j.positions)[i]
+                           : static_cast<const std::int64_t*>(j.positions)[i];
 }
 
-// The token's m cos and sign m sin into sc.c, sc.s. A NaN there (a
+// Multi-axis (j.axes > 0): each pair's entry from its own axis's id. With a
+// cache, pair i's cos/sin come from the row of its axis's position; on the
+// fly, every axis's angles are reduced over the whole row (the same vector
+// code as 1D) and each pair keeps its own axis's, so a pair's bits depend on
+// its axis's id alone.
+HWY_INLINE void MultiAxisAngles(const SimdJob& j, std::int64_t token, const Scratch& sc) {
+  if (j.cache) {
+    for (int i = 0; i < j.pairs; ++i) {
+      const float* row = j.cache + PositionOf(j, token, j.pair_axis[i]) * 2 * j.pairs;
+      sc.c[i] = row[i];
+      sc.s[i] = row[j.pairs + i];
+    }
+    return;
+  }
+  std::int32_t* quadrant = reinterpret_cast<std::int32_t*>(sc.b);
+  for (int a = 0; a < j.axes; ++a) {
+    ReduceAngles(static_cast<double>(PositionOf(j, token, a)), j.inv_freq, j.pairs, sc.a, quadrant);
+    for (int i = 0; i < j.pairs; ++i)
+      if (j.pair_axis[i] == a) {
+        sc.t[i] = sc.a[i];
+        sc.q[i] = quadrant[i];
+      }
+  }
+  SinCosReduced(sc.t, sc.q, j.pairs, j.m, j.m * j.sign, sc.c, sc.s);
+}
+
+// Token `token`'s m cos and sign m sin into sc.c, sc.s. A NaN there (a
 // caller's cache, or explicit frequencies, can hold anything) becomes the
 // default quiet NaN, whose low 16 bits are zero as the bf16 narrowing needs
 // (RoundToBf16Bits); finite values pass unchanged.
-HWY_INLINE void TokenCosSin(const SimdJob& j, std::int64_t pos, const Scratch& sc) {
+HWY_INLINE void TokenCosSin(const SimdJob& j, std::int64_t token, const Scratch& sc) {
   const hn::ScalableTag<float> df;
   const int N = static_cast<int>(hn::Lanes(df));
   float sign = 1.0f;
-  if (j.cache) {
+  const std::int64_t pos = PositionOf(j, token);
+  if (j.axes > 0) {
+    MultiAxisAngles(j, token, sc);
+    if (j.cache) sign = j.sign;
+  } else if (j.cache) {
     const float* row = j.cache + pos * 2 * j.pairs;
     std::memcpy(sc.c, row, sizeof(float) * static_cast<std::size_t>(j.pairs));
     std::memcpy(sc.s, row + j.pairs, sizeof(float) * static_cast<std::size_t>(j.pairs));
@@ -145,7 +176,7 @@ void RunRows(const SimdJob& j, std::int64_t begin, std::int64_t end, float* scra
       for (std::size_t b = 0; b < sizeof(float) * 2 * static_cast<std::size_t>(j.pairs); b += 64)
         hwy::Prefetch(next + b);
     }
-    TokenCosSin(j, PositionOf(j, token), sc);
+    TokenCosSin(j, token, sc);
     const CoefRows k = LayoutRows(j, sc);
     const int qh = j.q.heads;
     if (h < qh) RotateHeads(j, j.q, token, h, std::min(h_end, qh), k);

@@ -20,6 +20,7 @@
 #include "impls/kernel_support/cache_builder.h"
 #include "impls/kernel_support/freq_memo.h"
 #include "impls/kernel_support/impl_table.h"
+#include "impls/kernel_support/pair_axes.h"
 #include "impls/kernel_support/token_offsets.h"
 #include "impls/simd/row_split.h"
 #include "impls/simd/simd_impls.h"
@@ -90,8 +91,18 @@ void run_job(const SimdJob& j) {
   });
 }
 
-constexpr ropecheck_caps_t kCacheCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE);
-constexpr ropecheck_caps_t kOtfCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
+constexpr ropecheck_caps_t kCacheCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE | kAllAxisForms);
+constexpr ropecheck_caps_t kOtfCaps =
+    standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS | kAllAxisForms | ROPECHECK_CAP_AXIS_FREQUENCIES);
+
+// A multi-axis call's pair-to-axis map into the job (it lives in the caller
+// for the call).
+void set_axes(const ropecheck_apply_params_t& p, const PairAxisMap& m, SimdJob* j) {
+  if (m.axes == 0) return;
+  j->axes = m.axes;
+  j->pair_axis = m.axis.data();
+  j->axis_stride = p.position_axis_stride;
+}
 
 const char* target_of(void*) { return simd_target_name(); }
 
@@ -99,6 +110,8 @@ ropecheck_status_t apply_cache(void*, const ropecheck_apply_params_t* p, char* e
   if (auto st = check_apply(kCacheCaps, p, err, n)) return st;
   SimdJob j = make_job(*p);
   j.cache = static_cast<const float*>(p->cos_sin_cache);
+  const PairAxisMap axes = pair_axis_map(*p);
+  set_axes(*p, axes, &j);
   run_job(j);
   return ROPECHECK_OK;
 }
@@ -109,6 +122,16 @@ ropecheck_status_t apply_otf(void*, const ropecheck_apply_params_t* p, char* err
   const OtfFreqs& f = otf_freqs(*p->freq, p->rotary_dim);
   j.inv_freq = f.padded.data();
   j.m = f.m;
+  const PairAxisMap axes = pair_axis_map(*p);
+  set_axes(*p, axes, &j);
+  // Per-axis frequencies: each pair's own (pair_axes.h), padded as above.
+  std::vector<double> per_axis;
+  if (axes.axes > 0 && p->axis_frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS) {
+    const EngineFreqs<double> e = pair_frequencies<double>(*p, axes);
+    per_axis.assign(static_cast<std::size_t>(padded_pairs(j.pairs)), 0.0);
+    std::copy(e.inv_freq.begin(), e.inv_freq.end(), per_axis.begin());
+    j.inv_freq = per_axis.data();
+  }
   run_job(j);
   return ROPECHECK_OK;
 }

@@ -45,6 +45,12 @@ struct SimdJob {
   const double* inv_freq = nullptr;
   float m = 1.0f;
   int threads = 0;  // apply_params.num_threads (0: set_simd_threads' count)
+  // ABI 1.3 multi-axis positions: 0 (one position per token) or the axis
+  // count; pair i rotates with the id of axis pair_axis[i], whose row starts
+  // axis_stride ids after the previous axis's.
+  int axes = 0;
+  const int* pair_axis = nullptr;
+  std::int64_t axis_stride = 0;
 
   int heads_per_token() const { return q.heads + k.heads; }
   std::int64_t rows() const { return num_tokens * heads_per_token(); }

@@ -20,6 +20,18 @@ struct Call {
   std::vector<float> cache = std::vector<float>(8 * 64, 0.0f);
   ropecheck_freq_spec_t freq{};
   ropecheck_apply_params_t p{};
+  std::vector<std::int32_t> sections;
+  // A multi-axis call (ABI 1.3) over the same two tokens: every axis row is
+  // pos (stride num_tokens), the assignment with `counts`.
+  void axes(int n, std::vector<std::int32_t> counts, unsigned assignment = ROPECHECK_AXES_SECTIONS) {
+    sections = std::move(counts);
+    pos.assign(static_cast<std::size_t>(2 * n), 3);
+    p.positions = pos.data();
+    p.num_axes = n;
+    p.axis_assignment = assignment;
+    p.position_axis_stride = 2;
+    p.axis_sections = sections.data();
+  }
   Call() {
     freq.scheme = ROPECHECK_SCHEME_DEFAULT;
     freq.base = 10000;
@@ -81,6 +93,12 @@ TEST(ImplAbi, BadCallsGetAStatusNamingTheField) {
       {"struct size", [](Call& c) { c.p.struct_size = 8; }, "struct_size"},
       {"bad dtype", [](Call& c) { c.p.dtype = 99; }, "dtype"},
       {"short stride", [](Call& c) { c.p.q_token_stride = 10; }, "q_token_stride"},
+      // ABI 1.3 multi-axis fields: a kernel granting them names the field, one
+      // without them declines (UNSUPPORTED naming the assignment).
+      {"sections not summing", [](Call& c) { c.axes(2, {10, 10}); }, "axis_sections"},
+      {"interleaved overflow", [](Call& c) { c.axes(3, {2, 30, 0}, ROPECHECK_AXES_INTERLEAVED); }, "axis_sections[1]"},
+      {"too many axes", [](Call& c) { c.axes(9, {32, 0, 0, 0, 0, 0, 0, 0, 0}); }, "num_axes"},
+      {"bad assignment", [](Call& c) { c.axes(2, {16, 16}, 7); }, "axis_assignment"},
   };
   for (const auto* impl : builtin_impls()) {
     for (const BadCall& b : bad) {
@@ -93,6 +111,8 @@ TEST(ImplAbi, BadCallsGetAStatusNamingTheField) {
       ropecheck_status_t st;
       const std::string msg = apply(impl, c, &st);
       EXPECT_NE(st, ROPECHECK_OK) << impl->name << ": " << b.what;
+      const bool multi = std::string(b.field).rfind("axis", 0) == 0 || std::string(b.field) == "num_axes";
+      if (multi && !(impl->caps.flags & ROPECHECK_CAP_AXES_SECTIONS)) continue;  // declined: checked below
       EXPECT_NE(msg.find(b.field), std::string::npos) << impl->name << ": " << b.what << " -> " << msg;
     }
   }
@@ -112,6 +132,27 @@ TEST(ImplAbi, CacheKernelReportsPositionsOutsideTheCache) {
   c.pos = {-1, 0};
   EXPECT_EQ((apply(impl, c, &st), st), ROPECHECK_POSITION_OUT_OF_RANGE);
   EXPECT_EQ(c.q[0], 0.5f) << "nothing written on a rejected call";
+  }
+}
+
+TEST(ImplAbi, MultiAxisCallsAreDeclinedWithoutTheGrantAndStrideChecked) {
+  for (const auto* impl : builtin_impls()) {
+    Call c;
+    c.axes(3, {16, 8, 8});
+    ropecheck_status_t st;
+    std::string msg = apply(impl, c, &st);
+    if (!(impl->caps.flags & ROPECHECK_CAP_AXES_SECTIONS)) {
+      EXPECT_EQ(st, ROPECHECK_UNSUPPORTED) << impl->name << ": " << msg;
+      EXPECT_NE(msg.find("axis_assignment"), std::string::npos) << msg;
+      continue;
+    }
+    EXPECT_EQ(st, ROPECHECK_OK) << impl->name << ": " << msg;
+    c = Call();
+    c.axes(3, {16, 8, 8});
+    c.p.position_axis_stride = 1;  // rows overlapping
+    msg = apply(impl, c, &st);
+    EXPECT_EQ(st, ROPECHECK_INVALID_ARGUMENT) << impl->name;
+    EXPECT_NE(msg.find("position_axis_stride"), std::string::npos) << msg;
   }
 }
 

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/axis_cases.h"
 #include "core/cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/simd/simd_impls.h"
@@ -82,6 +83,7 @@ TEST_P(SimdTargets, EveryDtypeLayoutAndTailOnThisTarget) {
       for (auto [head_dim, rotary_dim] : kShapes) {
         // A drawn case (its scheme, inputs, padding) with the shape forced.
         Case c = make_case(Suite::kQuick, 23, index++);
+        keep_first_axis(&c);  // 1D: the test sets the positions
         c.shape.head_dim = head_dim;
         c.shape.rotary_dim = rotary_dim;
         c.dtype = dtype;

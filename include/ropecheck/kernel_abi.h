@@ -31,6 +31,13 @@
  *        rather than restrict: a host passes seq_len > 0 only to a table of
  *        minor >= 2 that sets SEQ_STRIDES, and a table of minor < 2 may set
  *        neither.
+ *   1.3  multi-axis positions (M-RoPE, axial vision RoPE):
+ *        ropecheck_apply_params_t gains num_axes, axis_assignment,
+ *        axis_frequencies, position_axis_stride, axis_sections and
+ *        pair_axis; capability grants AXES_SECTIONS, AXES_INTERLEAVED,
+ *        AXES_TABLE and AXIS_FREQUENCIES. A host passes num_axes > 0 only to
+ *        a table of minor >= 3 granting the assignment (and, for per-axis
+ *        frequencies, AXIS_FREQUENCIES); a table of minor < 3 may set none.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -41,6 +48,9 @@
  *   - pair i of a head is (x[2i], x[2i+1]) for INTERLEAVED and
  *     (x[i], x[i + rotary_dim/2]) for HALF_SPLIT; channels [rotary_dim,
  *     head_dim) pass through unchanged.
+ *   - (1.3, num_axes > 0) multi-axis: positions holds num_axes rows of
+ *     num_tokens ids, id (a, t) at positions[a * position_axis_stride + t];
+ *     pair i rotates with the position of its axis (ropecheck/axes.h).
  *   - FORWARD rotates pair i at position p by angle p*w_i and scales by the
  *     attention factor m; INVERSE applies the transpose, i.e. angle -p*w_i with
  *     the same m (what the backward pass applies; the exact inverse when m=1).
@@ -56,7 +66,7 @@ extern "C" {
 #endif
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 2u
+#define ROPECHECK_ABI_VERSION_MINOR 3u
 
 typedef enum ropecheck_status_t {
   ROPECHECK_OK = 0,
@@ -228,6 +238,45 @@ typedef struct ropecheck_policy_ext_t {
  * often is not (its vectorised paths change with tensor sizes), and need
  * not declare it. */
 #define ROPECHECK_CAP_BATCH_INVARIANT (1u << 12)
+/* 1.3 grants (0: the kernel never sees num_axes > 0): apply reads
+ * multi-axis positions with the pair-to-axis assignment of the grant
+ * (ropecheck_axis_assignment_t); AXIS_FREQUENCIES adds per-axis frequencies
+ * (ROPECHECK_AXIS_FREQ_PER_AXIS) to every assignment the table grants. A
+ * cos/sin cache holds the frequencies of rotary_dim, so a cache kernel
+ * cannot declare AXIS_FREQUENCIES. */
+#define ROPECHECK_CAP_AXES_SECTIONS (1u << 13)
+#define ROPECHECK_CAP_AXES_INTERLEAVED (1u << 14)
+#define ROPECHECK_CAP_AXES_TABLE (1u << 15)
+#define ROPECHECK_CAP_AXIS_FREQUENCIES (1u << 16)
+
+/* 1.3: the most position axes a call has (Qwen2-VL and video diffusion
+ * transformers use 3). */
+#define ROPECHECK_MAX_AXES 8
+
+/* 1.3: which axis each pair rotates with (ropecheck/axes.h has the one
+ * definition of each). */
+typedef enum ropecheck_axis_assignment_t {
+  /* consecutive blocks: the first axis_sections[0] pairs on axis 0, the next
+   * axis_sections[1] on axis 1, ... (Qwen2-VL mrope_section, axial 2D/3D) */
+  ROPECHECK_AXES_SECTIONS = 0,
+  /* round robin (Qwen3-VL interleaved M-RoPE): pair i is on axis
+   * r = i % num_axes when r > 0 and i < num_axes * axis_sections[r], else on
+   * axis 0; axis_sections[a] is then the number of pairs of axis a */
+  ROPECHECK_AXES_INTERLEAVED = 1,
+  /* pair_axis[i] for every pair */
+  ROPECHECK_AXES_TABLE = 2,
+  ROPECHECK_AXES_COUNT = 3
+} ropecheck_axis_assignment_t;
+
+/* 1.3: which frequency each pair of a multi-axis call uses. */
+typedef enum ropecheck_axis_frequencies_t {
+  /* pair i uses w_i of the scheme over rotary_dim, whatever its axis (M-RoPE) */
+  ROPECHECK_AXIS_FREQ_SHARED = 0,
+  /* the j-th pair of an axis that has n pairs uses the scheme's w_j over a
+   * rotary dim of 2n: every axis restarts at w_0 = 1 (axial vision RoPE of
+   * Qwen2-VL's encoder, FLUX's axes_dim); default and linear schemes only */
+  ROPECHECK_AXIS_FREQ_PER_AXIS = 1
+} ropecheck_axis_frequencies_t;
 
 typedef struct ropecheck_caps_t {
   uint32_t struct_size;
@@ -277,11 +326,27 @@ typedef struct ropecheck_apply_params_t {
    * must be bitwise the same for every value (the gate checks it). */
   int32_t num_threads;
   int32_t reserved1;   /* 0 */
+  /* ---- ABI 1.3: a 1.2 host's params end here (ROPECHECK_APPLY_PARAMS_SIZE_1_2). ---- */
+  /* Position axes: 0 means one position per token (every call before 1.3).
+   * 1..ROPECHECK_MAX_AXES (only for a table granting the assignment): the
+   * positions are num_axes rows, row a starting position_axis_stride ids
+   * after row a-1 (>= num_tokens; the ids between are not to be read). */
+  int32_t num_axes;
+  uint32_t axis_assignment;  /* ropecheck_axis_assignment_t */
+  uint32_t axis_frequencies; /* ropecheck_axis_frequencies_t */
+  uint32_t reserved2;        /* 0 */
+  int64_t position_axis_stride;
+  /* SECTIONS and INTERLEAVED: num_axes pair counts, each >= 0, summing to
+   * rotary_dim/2. */
+  const int32_t* axis_sections;
+  /* TABLE: rotary_dim/2 axis indices, each in [0, num_axes). */
+  const int32_t* pair_axis;
 } ropecheck_apply_params_t;
 
 /* struct_size of the params of each minor version. */
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_1 offsetof(ropecheck_apply_params_t, seq_len)
-#define ROPECHECK_APPLY_PARAMS_SIZE_1_2 sizeof(ropecheck_apply_params_t)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_2 offsetof(ropecheck_apply_params_t, num_axes)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_3 sizeof(ropecheck_apply_params_t)
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -317,6 +382,8 @@ typedef struct ropecheck_impl_t {
 #define ROPECHECK_IMPL_SIZE_1_1 (offsetof(ropecheck_impl_t, policy_ext) + sizeof(ropecheck_policy_ext_t))
 /* 1.2 appends nothing to the table: its size is 1.1's, abi_minor says 2. */
 #define ROPECHECK_IMPL_SIZE_1_2 ROPECHECK_IMPL_SIZE_1_1
+/* 1.3 appends nothing to the table either. */
+#define ROPECHECK_IMPL_SIZE_1_3 ROPECHECK_IMPL_SIZE_1_1
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

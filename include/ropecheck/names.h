@@ -19,6 +19,8 @@ inline constexpr std::string_view kSchemes[] = {"default", "linear",   "ntk",   
                                                 "yarn",    "llama3",   "longrope", "explicit"};
 inline constexpr std::string_view kAngleModes[] = {"f32 product", "f64 product", "f32 running product"};
 inline constexpr std::string_view kRotationForms[] = {"separate", "fma"};
+inline constexpr std::string_view kAxisAssignments[] = {"SECTIONS", "INTERLEAVED", "TABLE"};
+inline constexpr std::string_view kAxisFrequencies[] = {"shared", "per_axis"};
 
 template <std::size_t N>
 constexpr std::string_view name_of(unsigned v, const std::string_view (&names)[N]) {
@@ -53,6 +55,13 @@ constexpr std::string_view policy_dtype_name(unsigned d) {
 constexpr std::string_view angle_mode_name(unsigned m) { return names_detail::name_of(m, names_detail::kAngleModes); }
 constexpr std::string_view rotation_form_name(unsigned f) {
   return names_detail::name_of(f, names_detail::kRotationForms);
+}
+// 1.3: the multi-axis assignment, as the capability flag names it.
+constexpr std::string_view axis_assignment_name(unsigned a) {
+  return names_detail::name_of(a, names_detail::kAxisAssignments);
+}
+constexpr std::string_view axis_frequencies_name(unsigned f) {
+  return names_detail::name_of(f, names_detail::kAxisFrequencies);
 }
 inline bool parse_dtype(std::string_view s, ropecheck_dtype_t* out) {
   return names_detail::parse(s, names_detail::kDtypes, out);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/axis_cases.h"
 #include "core/rng.h"
 
 namespace ropecheck {
@@ -24,10 +25,12 @@ class RapidCheckChoices : public Choices {
 
 }  // namespace
 
-rc::Gen<Case> gen_case() {
-  return rc::gen::exec([] {
+rc::Gen<Case> gen_case(bool multi_axis) {
+  return rc::gen::exec([multi_axis] {
     RapidCheckChoices choices;
-    return draw_case(choices, suite_limits(Suite::kStandard));
+    Case c = draw_case(choices, suite_limits(Suite::kStandard));
+    if (multi_axis) make_multi_axis(choices, static_cast<int>(choices.below(kAxisFamilyCount)), &c);
+    return c;
   });
 }
 

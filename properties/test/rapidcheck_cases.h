@@ -13,8 +13,9 @@
 
 namespace ropecheck {
 
-// Within the standard suite's limits (head_dim to 512, positions to 2^20).
-rc::Gen<Case> gen_case();
+// Within the standard suite's limits (head_dim to 512, positions to 2^20);
+// multi_axis: every case of a multi-axis family (core/axis_cases.h).
+rc::Gen<Case> gen_case(bool multi_axis = false);
 
 // How RapidCheck prints a counterexample.
 void showValue(const Case& c, std::ostream& os);

@@ -24,6 +24,11 @@ py::tuple BuiltinKernel::operator()(const py::array& q, const py::array& k, cons
   const auto tokens = static_cast<std::int64_t>(q.shape(0));
   const auto pos = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>(positions);
   std::vector<std::int64_t> ids(pos.data(), pos.data() + pos.size());
+  if (rope.num_axes > 0 && (pos.ndim() != 2 || pos.shape(0) != rope.num_axes || pos.shape(1) != tokens))
+    throw std::invalid_argument("positions: must be [num_axes, tokens] = [" + std::to_string(rope.num_axes) + ", " +
+                                std::to_string(tokens) + "] for a multi-axis call");
+  std::vector<std::int32_t> sections(rope.axis_sections.begin(), rope.axis_sections.end());
+  std::vector<std::int32_t> table(rope.pair_axis.begin(), rope.pair_axis.end());
   // Storage in the call's dtype, dense, from the (possibly widened) arrays.
   std::vector<unsigned char> buf[2];
   const py::array in[2] = {q, k};
@@ -55,6 +60,16 @@ py::tuple BuiltinKernel::operator()(const py::array& q, const py::array& k, cons
   p.k_head_stride = views[1].head_stride;
   p.positions = ids.data();
   p.position_type = ROPECHECK_INDEX_INT64;
+  if (rope.num_axes > 0) {
+    p.num_axes = rope.num_axes;
+    p.position_axis_stride = tokens;
+    p.axis_assignment = rope.axis_assignment == "interleaved" ? ROPECHECK_AXES_INTERLEAVED
+                        : rope.axis_assignment == "table"     ? ROPECHECK_AXES_TABLE
+                                                              : ROPECHECK_AXES_SECTIONS;
+    p.axis_frequencies = rope.axis_frequencies == "per_axis" ? ROPECHECK_AXIS_FREQ_PER_AXIS : ROPECHECK_AXIS_FREQ_SHARED;
+    p.axis_sections = sections.empty() ? nullptr : sections.data();
+    p.pair_axis = table.empty() ? nullptr : table.data();
+  }
   p.freq = &freq;
   std::vector<float> cache;
   char err[512] = {0};

@@ -112,7 +112,7 @@ void bind_check(py::module_& m) {
       [](py::object fn, const std::string& name, std::vector<std::string> layouts, std::vector<std::string> dtypes,
          std::vector<std::string> schemes, const std::string& policy, const std::string& suite, std::uint64_t seed,
          std::optional<int> cases, std::optional<int> only_case, std::vector<std::string> properties, bool in_place,
-         bool inverse, bool partial_rotary, bool negative_positions, const std::string& tensors,
+         bool inverse, bool partial_rotary, bool negative_positions, bool multi_axis, const std::string& tensors,
          const std::string& device) {
         GateOptions o;
         if (!parse_suite(suite, &o.suite)) throw py::value_error("suite: must be quick, standard or exhaustive");
@@ -146,6 +146,8 @@ void bind_check(py::module_& m) {
           if (inverse) flags |= ROPECHECK_CAP_INVERSE;
           if (partial_rotary) flags |= ROPECHECK_CAP_PARTIAL_ROTARY;
           if (negative_positions) flags |= ROPECHECK_CAP_NEGATIVE_POSITIONS;
+          // Positions [num_axes, tokens] with RopeCall's assignment (ABI 1.3).
+          if (multi_axis) flags |= impl::kAllAxisForms | ROPECHECK_CAP_AXIS_FREQUENCIES;
           ko.caps = ropecheck_caps_t{sizeof(ropecheck_caps_t),
                                      mask_of<ropecheck_layout_t>(layouts, parse_layout, "layouts"),
                                      mask_of<ropecheck_dtype_t>(dtypes, parse_dtype, "dtypes"),
@@ -166,7 +168,7 @@ void bind_check(py::module_& m) {
       py::arg("fn"), py::kw_only(), py::arg("name"), py::arg("layouts"), py::arg("dtypes"), py::arg("schemes"),
       py::arg("policy"), py::arg("suite"), py::arg("seed"), py::arg("cases"), py::arg("case"), py::arg("properties"),
       py::arg("in_place"), py::arg("inverse"), py::arg("partial_rotary"), py::arg("negative_positions"),
-      py::arg("tensors"), py::arg("device"));
+      py::arg("multi_axis"), py::arg("tensors"), py::arg("device"));
 
   m.def("policy_names", [] {
     std::vector<std::string> v;

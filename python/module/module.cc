@@ -27,6 +27,11 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("seq_len", &RopeCall::seq_len, "current sequence length (dynamic NTK, LongRoPE)")
       .def_readonly("config", &RopeCall::config, "the config in ropecheck's own schema")
       .def_readonly("hf_config", &RopeCall::hf_config, "the config as a Hugging Face config.json states it")
+      .def_readonly("num_axes", &RopeCall::num_axes, "0: positions is [tokens]; else positions is [num_axes, tokens]")
+      .def_readonly("axis_assignment", &RopeCall::axis_assignment, "'sections', 'interleaved' or 'table'")
+      .def_readonly("axis_frequencies", &RopeCall::axis_frequencies, "'shared' or 'per_axis'")
+      .def_readonly("axis_sections", &RopeCall::axis_sections, "pairs per axis (sections, interleaved)")
+      .def_readonly("pair_axis", &RopeCall::pair_axis, "the axis of every pair (table)")
       .def("__repr__", [](const RopeCall& r) {
         return "RopeCall(" + r.scheme + ", " + r.layout + ", " + r.direction + ", head_dim=" +
                std::to_string(r.head_dim) + ", rotary_dim=" + std::to_string(r.rotary_dim) + ", dtype=" + r.dtype + ")";

@@ -1,7 +1,9 @@
 #include "python/module/python_kernel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "core/hf_config.h"
@@ -58,6 +60,17 @@ RopeCall rope_call(const ropecheck_apply_params_t& p) {
   r.config = json_to_python(config_to_json(c));
   const auto hf = config_to_hf_json(c);
   r.hf_config = hf ? json_to_python(*hf) : py::none();
+  if (impl::axes_of(&p) > 0) {
+    r.num_axes = p.num_axes;
+    r.axis_assignment = p.axis_assignment == ROPECHECK_AXES_INTERLEAVED ? "interleaved"
+                        : p.axis_assignment == ROPECHECK_AXES_TABLE     ? "table"
+                                                                        : "sections";
+    r.axis_frequencies = std::string(axis_frequencies_name(p.axis_frequencies));
+    if (p.axis_assignment == ROPECHECK_AXES_TABLE)
+      r.pair_axis.assign(p.pair_axis, p.pair_axis + p.rotary_dim / 2);
+    else
+      r.axis_sections.assign(p.axis_sections, p.axis_sections + p.num_axes);
+  }
   return r;
 }
 
@@ -86,8 +99,13 @@ ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* e
     pristine[w] = dense_copy(views[w]);
     arg[w] = to_kernel_array(host_in[w], dtype, o_.arrays);
   }
-  py::array_t<std::int64_t> positions(p.num_tokens);
-  for (std::int64_t t = 0; t < p.num_tokens; ++t) positions.mutable_at(t) = impl::position_at(&p, t);
+  // [tokens], or [num_axes, tokens] for a multi-axis call (ABI 1.3).
+  const int axes = impl::axes_of(&p);
+  py::array_t<std::int64_t> positions(axes > 0 ? std::vector<py::ssize_t>{axes, p.num_tokens}
+                                                : std::vector<py::ssize_t>{p.num_tokens});
+  std::int64_t* pos_out = positions.mutable_data();
+  for (int a = 0; a < std::max(axes, 1); ++a)
+    for (std::int64_t t = 0; t < p.num_tokens; ++t) pos_out[a * p.num_tokens + t] = impl::position_at(&p, t, a);
   const py::array positions_before = py::module_::import("numpy").attr("array")(positions, py::arg("copy") = true);
   py::object pos_arg = o_.arrays.torch ? to_kernel_array(positions, ROPECHECK_DTYPE_F64, ArrayKind{true, o_.arrays.device})
                                        : py::object(positions);

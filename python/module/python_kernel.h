@@ -38,6 +38,12 @@ struct RopeCall {
   std::int64_t seq_len = 0;
   py::object config;     // ropecheck's own schema, as a dict
   py::object hf_config;  // the Hugging Face config.json form, or None (explicit frequencies)
+  // ABI 1.3 multi-axis calls: the axis count (0: positions is [tokens]; else
+  // [num_axes, tokens]), the assignment ("sections", "interleaved",
+  // "table"), its arrays and the frequencies ("shared", "per_axis").
+  int num_axes = 0;
+  std::string axis_assignment, axis_frequencies;
+  std::vector<int> axis_sections, pair_axis;
 };
 
 struct PythonKernelOptions {

@@ -116,7 +116,7 @@ void bind_reference(py::module_& m) {
             for (const auto& p : golden::budget_policies())
               if (*policy == p.name) bp = &p;
             if (!bp) throw py::value_error("policy: unknown policy '" + *policy + "'");
-            const ErrorModel model(bp->policy, c.freq, c.shape, c.dtype, r.attention_factor);
+            const ErrorModel model = case_error_model(bp->policy, c, r.attention_factor);
             std::vector<double> budget(exact.size(), 0.0);
             for (const ReferenceElement& e : r.elements(w)) budget[static_cast<std::size_t>(e.offset)] = model.budget(e.terms);
             out[py::str(n + "_budget")] = f64_like(g, w, budget);

@@ -122,11 +122,13 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
           policy: str = "f32_angle_product", suite: str = "quick", seed: int = 1, cases: Optional[int] = None,
           case: Optional[int] = None, properties: Optional[Sequence[str]] = None, in_place: bool = False,
           inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
-          tensors: str = "numpy", device: str = "cpu") -> CheckResult:
+          multi_axis: bool = False, tensors: str = "numpy", device: str = "cpu") -> CheckResult:
     """Run the gate (every kernel property over a suite) on a Python kernel.
 
     The kernel declares what it supports (``layouts``, ``dtypes``, ``schemes``,
-    ``inverse``, ``partial_rotary``, ``negative_positions``) and how it
+    ``inverse``, ``partial_rotary``, ``negative_positions``; ``multi_axis``:
+    positions ``[rope.num_axes, tokens]`` with M-RoPE / axial assignments,
+    see RopeCall) and how it
     computes (``policy``, one of POLICIES); cases outside what it declares
     are skipped and counted, every other case is judged per element against
     the budget of its policy. ``in_place=True``: the kernel rotates its q and
@@ -143,7 +145,7 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     options = dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
                    suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
                    in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
-                   negative_positions=negative_positions, tensors=tensors, device=device)
+                   negative_positions=negative_positions, multi_axis=multi_axis, tensors=tensors, device=device)
     r = _core.check(fn, name=kname, **options)
     shown = {k: v for k, v in options.items()
              if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))}

@@ -12,7 +12,10 @@ OPTIONS = dict(layouts=["half_split", "interleaved"], dtypes=["f32", "f16", "bf1
 def test_hf_numpy_port_passes_every_family():
     r = ropecheck.check(hf_rope, **OPTIONS)
     assert r.passed, r.failure_report()
-    assert set(r.families) == set(ropecheck.SCHEMES)
+    # The multi-axis families are listed too, every case skipped: a Python
+    # kernel takes one position per token.
+    assert set(ropecheck.SCHEMES) <= set(r.families)
+    assert all(r.families[f]["passed"] == 0 for f in set(r.families) - set(ropecheck.SCHEMES)), r.tables
     judged = sum(f["passed"] for f in r.families.values())
     assert judged >= 100, r.tables  # the quick suite's 120 cases, few outside the declaration
 
