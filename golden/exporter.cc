@@ -66,6 +66,26 @@ void remove_stale_staging(const fs::path& parent, const std::string& name) {
   }
 }
 
+Tensor i64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& v) {
+  Tensor t{std::move(name), TensorDtype::kI64, std::move(shape), {}};
+  t.bytes.resize(v.size() * 8);
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+
+// The positions as written: [tokens] for 1D; [num_axes, tokens], axis-major
+// (the ABI's rows, ropecheck_apply_params_t), for multi-axis cases, whose
+// Case holds them token-major.
+Tensor positions_tensor(const Case& c) {
+  if (!c.axes.multi()) return i64_tensor("positions", {c.tokens}, c.positions);
+  const int n = c.axis_count();
+  std::vector<std::int64_t> rows;
+  rows.reserve(c.positions.size());
+  for (int a = 0; a < n; ++a)
+    for (std::int64_t t = 0; t < c.tokens; ++t) rows.push_back(c.position(t, a));
+  return i64_tensor("positions", {n, c.tokens}, rows);
+}
+
 std::string case_stem(int id) {
   char b[16];
   std::snprintf(b, sizeof b, "%04d", id);
@@ -93,10 +113,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     Tensor t{kQk[w], storage_tensor_dtype(c.dtype), shape[w], {in.bytes[w].begin(), in.bytes[w].end()}};
     out.tensors.push_back(std::move(t));
   }
-  Tensor pos{"positions", TensorDtype::kI64, {c.tokens}, {}};
-  pos.bytes.resize(static_cast<std::size_t>(c.tokens) * 8);
-  std::memcpy(pos.bytes.data(), c.positions.data(), pos.bytes.size());
-  out.tensors.push_back(std::move(pos));
+  out.tensors.push_back(positions_tensor(c));
   for (int w = 0; w < 2; ++w) {
     Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], {in.bytes[w].begin(), in.bytes[w].end()}};
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
@@ -110,6 +127,8 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_expected_f64", shape[w], e64));
   }
   out.tensors.push_back(f64_tensor("inv_freq", {pairs}, r.inv_freq));
+  if (c.axes.multi())
+    out.tensors.push_back(i64_tensor("pair_axis", {pairs}, {r.pair_axes.axis.begin(), r.pair_axes.axis.end()}));
   out.tensors.push_back(f64_tensor("angle", {c.tokens, pairs}, r.angle));
   out.tensors.push_back(f64_tensor("cos", {c.tokens, pairs}, r.cos));
   out.tensors.push_back(f64_tensor("sin", {c.tokens, pairs}, r.sin));
@@ -185,6 +204,7 @@ ExportSummary export_golden(const ExportOptions& o) {
           e.config.freq = g.c.freq;
           e.config.shape = g.c.shape;
           e.config.layout = g.c.layout;
+          e.axes = g.c.axes;
           e.dtype = g.c.dtype;
           e.direction = g.c.direction;
           e.tokens = g.c.tokens;

@@ -10,6 +10,7 @@
 #include "core/json_reader.h"
 #include "golden/catalog.h"
 #include "core/sha256.h"
+#include "golden/axes_json.h"
 
 namespace ropecheck::golden {
 namespace {
@@ -23,13 +24,19 @@ ordered_json tensor_conventions() {
   return {
       {"q", "inputs [tokens, q_heads, head_dim] in the case dtype (bf16 as uint16 bits in npy)"},
       {"k", "inputs [tokens, kv_heads, head_dim]"},
-      {"positions", "position ids [tokens], int64"},
+      {"positions", "position ids, int64: [tokens]; for a case with axes, [numAxes, tokens] (axis-major: row a holds "
+                    "every token's position on axis a)"},
       {"q_expected", "exact result correctly rounded (nearest-even) to the case dtype; pass-through channels = input"},
       {"k_expected", "as q_expected"},
       {"q_expected_f64", "exact result rounded to float64"},
       {"k_expected_f64", "as q_expected_f64"},
-      {"inv_freq", "exact frequencies w_i [rotary_dim / 2] rounded to float64 (after the scheme's scaling)"},
-      {"angle", "exact p * w_i [tokens, rotary_dim / 2] rounded to float64"},
+      {"inv_freq", "exact frequencies w_i [rotary_dim / 2] rounded to float64 (after the scheme's scaling); with "
+                   "axes, each pair's own (per_axis frequencies: w_j of the scheme over twice its axis's pair count, "
+                   "j its index among its axis's pairs)"},
+      {"pair_axis", "cases with axes only: the axis of each pair [rotary_dim / 2], int64, as axes.assignment "
+                    "defines it (a convenience: the manifest's axes is the definition)"},
+      {"angle", "exact p * w_i [tokens, rotary_dim / 2] rounded to float64; with axes, p = positions[pair_axis[i], "
+                "token]"},
       {"cos", "exact cos(p * w_i) [tokens, rotary_dim / 2] rounded to float64, without the attention factor"},
       {"sin", "as cos"},
       {"q_budget_<policy>", "allowed |result - q_expected_f64| per element for an implementation with that "
@@ -59,6 +66,10 @@ bool safe_relative_path(const std::string& p) {
 }
 
 }  // namespace
+
+std::string manifest_schema_name(int version) {
+  return "ropecheck_golden_manifest_v" + std::to_string(version) + ".schema.json";
+}
 
 const char* format_name(Format f) {
   switch (f) {
@@ -118,10 +129,11 @@ std::string manifest_to_json(const Manifest& m) {
               {"attentionFactorHex", format_hex_float(e.attention_factor)},
               {"files", files}};
     if (!e.model.empty()) c["model"] = e.model;
+    if (e.axes.multi()) c["axes"] = axes_to_json(e.axes);
     cases.push_back(c);
   }
-  const ordered_json doc = {{"schema", kManifestSchemaName},
-                    {"schemaVersion", kManifestSchemaVersion},
+  const ordered_json doc = {{"schema", manifest_schema_name(m.schema_version)},
+                    {"schemaVersion", m.schema_version},
                     {"generator", m.generator},
                     {"referencePrecisionBits", m.reference_bits},
                     {"suite", m.suite},
@@ -156,9 +168,11 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
   if (!doc.is_object()) bad(file, "document", "must be a JSON object");
   const JsonReader top(doc, "$.");
   Manifest m;
-  if (top.string("schema") != kManifestSchemaName)
-    bad(file, "$.schema", std::string("must be \"") + kManifestSchemaName + "\"");
-  top.integer("schemaVersion", kManifestSchemaVersion, kManifestSchemaVersion);
+  m.schema_version =
+      static_cast<int>(top.integer("schemaVersion", kOldestManifestSchemaVersion, kManifestSchemaVersion));
+  if (top.string("schema") != manifest_schema_name(m.schema_version))
+    bad(file, "$.schema", "must be \"" + manifest_schema_name(m.schema_version) + "\" (schemaVersion " +
+                              std::to_string(m.schema_version) + ")");
   m.generator = top.string("generator");
   m.reference_bits = static_cast<int>(top.integer("referencePrecisionBits", 64, 100000));
   m.suite = top.string("suite");
@@ -188,6 +202,12 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
       bad(file, p + ".config." + err.field(), err.what());
     }
     if (!e.config.layout) bad(file, p + ".config.layout", "missing");
+    if (c.has("axes")) {
+      if (m.schema_version < 2)
+        bad(file, p + ".axes", "multi-axis cases need schemaVersion 2 (this manifest states " +
+                                   std::to_string(m.schema_version) + ")");
+      e.axes = parse_axes(c.at("axes"), e.config, file, p + ".axes");
+    }
     if (!parse_dtype(c.string("dtype"), &e.dtype)) bad(file, p + ".dtype", "must be f32, f16, bf16 or f64");
     const std::string dir = c.string("direction");
     if (dir != "forward" && dir != "inverse") bad(file, p + ".direction", "must be forward or inverse");

@@ -1,8 +1,9 @@
 // manifest.json of a golden export: what every case is (id, config, shapes,
-// flags, why it exists) and which files hold it, with the SHA-256 and size
-// of each; golden/schema/ropecheck_golden_manifest_v1.schema.json is its JSON
-// Schema. Readers verify every file against the manifest before parsing it,
-// and the manifest against SHA256SUMS (the `sha256sum -c` list of all files).
+// flags, why it exists, its position axes) and which files hold it, with the
+// SHA-256 and size of each; golden/schema/ropecheck_golden_manifest_v2.schema
+// .json is its JSON Schema (v1: exports written before multi-axis cases).
+// Readers verify every file against the manifest before parsing it, and the
+// manifest against SHA256SUMS (the `sha256sum -c` list of all files).
 #ifndef ROPECHECK_GOLDEN_MANIFEST_H_
 #define ROPECHECK_GOLDEN_MANIFEST_H_
 
@@ -14,12 +15,19 @@
 
 #include "core/config.h"
 #include "golden/tensor_file.h"
+#include "reference/axis_spec.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::golden {
 
-inline constexpr int kManifestSchemaVersion = 1;
-inline constexpr const char* kManifestSchemaName = "ropecheck_golden_manifest_v1.schema.json";
+// Version 2 (ABI 1.3, multi-axis RoPE): a case may carry "axes", and then
+// its positions tensor is [num_axes, tokens] and a pair_axis tensor is
+// written. Exports are written in the newest version; every version from
+// kOldestManifestSchemaVersion on is read (a version 1 file has no axes).
+inline constexpr int kManifestSchemaVersion = 2;
+inline constexpr int kOldestManifestSchemaVersion = 1;
+// "ropecheck_golden_manifest_v<version>.schema.json"
+std::string manifest_schema_name(int version);
 
 enum class Format { kSafetensors, kNpy, kJson };
 const char* format_name(Format f);
@@ -38,6 +46,7 @@ struct CaseEntry {
   std::string name, comment, model;
   std::vector<std::string> flags;
   RopeConfig config;  // layout always set
+  ref::AxisSpec axes;  // num_axes 0: 1D (no "axes" in the manifest)
   ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
   ropecheck_direction_t direction = ROPECHECK_DIRECTION_FORWARD;
   std::int64_t tokens = 0;
@@ -47,6 +56,7 @@ struct CaseEntry {
 };
 
 struct Manifest {
+  int schema_version = kManifestSchemaVersion;  // as read (written back unchanged)
   std::string generator;
   int reference_bits = 0;
   std::string suite;

@@ -24,6 +24,31 @@ const Tensor& need(const std::vector<Tensor>& ts, const std::string& name, Tenso
   throw FormatError(where, "tensor '" + name + "'", "missing");
 }
 
+// The case's position ids, token-major as Case holds them, from the
+// positions tensor: [tokens], or [num_axes, tokens] (axis-major) with axes;
+// and for multi-axis cases the pair_axis tensor checked against the
+// assignment the manifest states (a file that disagrees is refused, not
+// silently read either way).
+void read_positions(const std::vector<Tensor>& ts, const std::string& where, Case* c) {
+  const int n = c->axis_count();
+  const std::vector<std::int64_t> shape =
+      c->axes.multi() ? std::vector<std::int64_t>{n, c->tokens} : std::vector<std::int64_t>{c->tokens};
+  const Tensor& pos = need(ts, "positions", TensorDtype::kI64, shape, where);
+  c->positions.resize(static_cast<std::size_t>(c->tokens * n));
+  for (int a = 0; a < n; ++a)
+    for (std::int64_t t = 0; t < c->tokens; ++t)
+      c->positions[static_cast<std::size_t>(t * n + a)] = pos.int_value(a * c->tokens + t);
+  if (!c->axes.multi()) return;
+  const int pairs = c->shape.rotary_dim / 2;
+  const Tensor& pa = need(ts, "pair_axis", TensorDtype::kI64, {pairs}, where);
+  const ref::PairAxes want = ref::pair_axes(c->axes, c->shape.rotary_dim);
+  for (int i = 0; i < pairs; ++i)
+    if (pa.int_value(i) != want.axis[static_cast<std::size_t>(i)])
+      throw FormatError(where, "tensor 'pair_axis'", "pair " + std::to_string(i) + " is on axis " +
+                                                         std::to_string(pa.int_value(i)) + " where the manifest's " +
+                                                         c->axes.describe() + " puts it on axis " +
+                                                         std::to_string(want.axis[static_cast<std::size_t>(i)]));
+}
 
 }  // namespace
 
@@ -42,10 +67,15 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   c.q_heads = e.q_heads;
   c.kv_heads = e.kv_heads;
   c.in_place = true;
+  c.axes = e.axes;
+  try {  // parse_manifest validated it; a CaseEntry built otherwise may not be
+    ref::validate_axes(c.axes, c.freq, c.shape);
+  } catch (const ref::ConfigError& err) {
+    throw FormatError(where, "axes", err.field() + ": " + err.message());
+  }
   const int pairs = c.shape.rotary_dim / 2, hd = c.shape.head_dim;
   const TensorDtype sd = storage_tensor_dtype(c.dtype);
-  const Tensor& pos = need(ts, "positions", TensorDtype::kI64, {c.tokens}, where);
-  for (std::int64_t t = 0; t < c.tokens; ++t) c.positions.push_back(pos.int_value(t));
+  read_positions(ts, where, &c);
   const Tensor& angle = need(ts, "angle", TensorDtype::kF64, {c.tokens, pairs}, where);
   const Tensor& cosv = need(ts, "cos", TensorDtype::kF64, {c.tokens, pairs}, where);
   const Tensor& sinv = need(ts, "sin", TensorDtype::kF64, {c.tokens, pairs}, where);

@@ -37,7 +37,7 @@ done
 export_suite standard npy 2 "$work/standard-npy"
 export_suite standard json 2 "$work/standard-json"
 
-"$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v1.schema.json" \
+"$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v2.schema.json" \
   "$src"/golden/vectors/smoke/*/manifest.json "$work/standard-a/manifest.json" "$work/long-context-a/manifest.json"
 
 policy_kernels=(policy_hf_eager policy_fma_storage policy_ggml_cpu policy_cuda_powf policy_fast_sincos

@@ -26,6 +26,18 @@ def main():
     if validator.is_valid(doc):
         print("schema accepted a malformed sha256")
         bad += 1
+    multi = [c for c in json.load(open(sys.argv[2]))["cases"] if "axes" in c]
+    if "axes" in schema["$defs"]["case"]["properties"] and multi:
+        doc = json.load(open(sys.argv[2]))
+        case = next(c for c in doc["cases"] if "axes" in c)
+        case["axes"]["assignment"] = "rows"
+        if validator.is_valid(doc):
+            print("schema accepted an unknown axis assignment")
+            bad += 1
+        case["axes"]["assignment"] = "table"  # with sections and no table
+        if validator.is_valid(doc):
+            print("schema accepted a table assignment without its table")
+            bad += 1
     return 1 if bad else 0
 
 
