@@ -50,6 +50,14 @@ constexpr FlagInfo kFlags[] = {
     {"SignedZeroInput", "an input element is -0", "sign of zero lost"},
     {"RealModelConfig", "the rope configuration of a published model (named in the case)",
      "any: the configs users actually run"},
+    {"MultiAxis",
+     "a position per axis (M-RoPE, axial vision RoPE; the case's axes): pair i rotates with positions[pair_axis[i]]",
+     "one axis's positions (the temporal row) used for every pair; sections assigned to the wrong axes"},
+    {"AxesInterleaved", "pairs assigned to the axes round robin (Qwen3-VL interleaved M-RoPE)",
+     "interleaved M-RoPE read as consecutive sections"},
+    {"AxisFrequencies",
+     "per-axis frequencies: each axis restarts the scheme's frequencies over its own pairs (axial RoPE, FLUX)",
+     "per-axis frequencies computed over the whole rotary_dim"},
 };
 
 // Tightest to loosest within each group; every one passes check_policy().
@@ -127,6 +135,11 @@ std::vector<std::string> derive_flags(const Case& c, const QkBuffers& in) {
   if (max_abs >= (std::int64_t{1} << 20)) f.push_back("LongContext");
   if (max_abs > (std::int64_t{1} << 24)) f.push_back("BeyondFp32ExactPositions");
   if (max_abs > INT32_MAX) f.push_back("BeyondInt32");
+  if (c.axes.multi()) {
+    f.push_back("MultiAxis");
+    if (c.axes.assignment == ROPECHECK_AXES_INTERLEAVED) f.push_back("AxesInterleaved");
+    if (c.axes.frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS) f.push_back("AxisFrequencies");
+  }
   const ref::FreqSpec& s = c.freq;
   switch (s.scheme) {
     case ROPECHECK_SCHEME_LINEAR: f.push_back("SchemeLinear"); break;

@@ -4,44 +4,13 @@
 
 #include "ropecheck/dtype.h"
 #include "core/rng.h"
+#include "golden/axis_suites.h"
+#include "golden/suite_builder.h"
 
 namespace ropecheck::golden {
 namespace {
 
 constexpr std::int64_t k2(int e) { return std::int64_t{1} << e; }
-
-class SuiteBuilder {
- public:
-  explicit SuiteBuilder(std::uint64_t salt) : salt_(salt) {}
-
-  GoldenCase& add(std::string name, std::string comment, const ref::FreqSpec& f, ref::HeadShape shape,
-                  ropecheck_layout_t layout, ropecheck_dtype_t dtype, std::vector<std::int64_t> positions,
-                  int q_heads = 2, int kv_heads = 1) {
-    GoldenCase g;
-    g.id = static_cast<int>(cases_.size()) + 1;
-    g.name = std::move(name);
-    g.comment = std::move(comment);
-    g.c.index = g.id;
-    g.c.freq = f;
-    g.c.shape = shape;
-    g.c.layout = layout;
-    g.c.dtype = dtype;
-    g.c.tokens = static_cast<std::int64_t>(positions.size());
-    g.c.positions = std::move(positions);
-    g.c.q_heads = q_heads;
-    g.c.kv_heads = kv_heads;
-    g.c.in_place = true;
-    g.c.data_seed = Rng::mix(salt_ * 0x100000001b3ull + static_cast<std::uint64_t>(g.id));
-    ref::validate(g.c.freq, g.c.shape);
-    cases_.push_back(std::move(g));
-    return cases_.back();
-  }
-  std::vector<GoldenCase> take() { return std::move(cases_); }
-
- private:
-  std::uint64_t salt_;
-  std::vector<GoldenCase> cases_;
-};
 
 std::string slug(ropecheck_scheme_t s, ropecheck_layout_t l, ropecheck_dtype_t t) {
   return std::string(scheme_name(s)) + "/" + std::string(layout_name(l)) + "/" + std::string(dtype_name(t));
@@ -50,12 +19,6 @@ std::string slug(ropecheck_scheme_t s, ropecheck_layout_t l, ropecheck_dtype_t t
 constexpr ropecheck_layout_t kLayouts[] = {ROPECHECK_LAYOUT_HALF_SPLIT, ROPECHECK_LAYOUT_INTERLEAVED};
 constexpr ropecheck_dtype_t kDtypes[] = {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16,
                                          ROPECHECK_DTYPE_F64};
-
-ref::FreqSpec default_spec(double base = 10000.0) {
-  ref::FreqSpec f;
-  f.base = base;
-  return f;
-}
 
 // A scheme's parameters drawn as the conformance grid draws them, with the
 // two regimes a golden case must pin down made explicit: dynamic NTK past
@@ -129,6 +92,8 @@ std::vector<GoldenCase> smoke() {
   GoldenCase& inv = b.add("inverse/interleaved/f32", "inverse direction, and a negative position", default_spec(),
                           h16, ROPECHECK_LAYOUT_INTERLEAVED, ROPECHECK_DTYPE_F32, {-3, 5, 100});
   inv.c.direction = ROPECHECK_DIRECTION_INVERSE;
+  // Last, so the 1D cases above keep their ids and data seeds.
+  add_multi_axis_cases(b, AxisCaseSize::kSmoke);
   return b.take();
 }
 
@@ -191,6 +156,7 @@ std::vector<GoldenCase> standard() {
         default_spec(), {64, 64}, ROPECHECK_LAYOUT_HALF_SPLIT, ROPECHECK_DTYPE_F32, {-1, -2, -4096, -65536, 3});
   b.add("zero-positions/interleaved/f32", "every position 0 (control)", default_spec(), {64, 64},
         ROPECHECK_LAYOUT_INTERLEAVED, ROPECHECK_DTYPE_F32, {0, 0, 0});
+  add_multi_axis_cases(b, AxisCaseSize::kStandard);
   return b.take();
 }
 

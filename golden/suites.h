@@ -1,10 +1,12 @@
 // The golden suites: fixed lists of cases, each a pure function of the
 // suite name (no clock, no machine-dependent value), so two exports of a
 // suite are the same bytes anywhere.
-//   smoke        16 tiny cases, one per bug class of note; committed under
+//   smoke        16 tiny cases, one per bug class of note, and one case per
+//                multi-axis model (axis_suites.h); committed under
 //                golden/vectors/smoke and compared byte for byte in CI.
 //   standard     every layout x scheme x dtype, the real model configs of
-//                model_configs.h in fp32 and bf16, and the control cases.
+//                model_configs.h in fp32 and bf16, the control cases, and
+//                the multi-axis models in fp32 and bf16.
 //   long-context positions up to 2^20, past 2^24 and past int32.
 #ifndef ROPECHECK_GOLDEN_SUITES_H_
 #define ROPECHECK_GOLDEN_SUITES_H_
