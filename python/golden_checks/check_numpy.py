@@ -3,6 +3,8 @@
 
     python3 check_numpy.py DIR [--policy exact_f64] [--swap-layout] [--expect-layout-failures]
 
+Multi-axis cases (positions [num_axes, tokens], pair_axis [pairs]) rotate
+pair i at positions[pair_axis[i], t]; everything else is the same.
 Each case runs the form that matches its layout (rotate_half for half_split,
 the complex form for interleaved) in the arithmetic of the policy (float64
 for exact_f64, the default; fp32 angles and rotation for f32_angle_product;
@@ -25,10 +27,11 @@ import ropecheck.golden as rg  # noqa: E402  (PYTHONPATH=build/release/python)
 
 
 def check_case(case, policy, swap, arithmetic):
-    positions = case.raw("positions")
+    positions = case.raw("positions")  # [tokens], or [num_axes, tokens] for a multi-axis case
+    pair_axis = case.raw("pair_axis") if case.axes else None
     inv_freq = case.tensor("inv_freq")
     problems = []
-    closed = nr.default_inv_freq(case.config)
+    closed = nr.default_inv_freq(case.config, case.axes, pair_axis)
     if closed is not None:  # our own frequencies where the formula is one line
         rel = np.max(np.abs(closed - inv_freq) / np.maximum(inv_freq, 1e-300), initial=0.0)
         if rel > 1e-13:
@@ -38,8 +41,8 @@ def check_case(case, policy, swap, arithmetic):
     worst, exact, total = 0.0, 0, 0
     for which in ("q", "k"):
         x = case.tensor(which)
-        got = nr.round_to(form(x, positions, inv_freq, case.attention_factor, case.inverse, arithmetic, case.dtype),
-                          case.dtype)
+        got = nr.round_to(form(x, positions, inv_freq, case.attention_factor, case.inverse, arithmetic, case.dtype,
+                               pair_axis), case.dtype)
         expected = case.tensor(f"{which}_expected_f64")
         budget = case.budget(which, policy)
         r = case.rotary_dim
@@ -77,9 +80,10 @@ def main():
             sys.exit(f"--policy: {a.policy} fuses a multiply-add, which numpy cannot compute; judge your own "
                      f"kernel against its {a.policy} budgets (golden/README.md)")
         failed, should_fail = set(), set()
-        n, exact, total, worst = 0, 0, 0, 0.0
+        n, multi, exact, total, worst = 0, 0, 0, 0, 0.0
         for case in export.cases:
             n += 1
+            multi += bool(case.axes)
             problems, w, e, t = check_case(case, a.policy, a.swap_layout, arithmetic)
             exact, total, worst = exact + e, total + t, max(worst, w)
             if "LayoutDegenerate" not in case.flags:
@@ -90,7 +94,7 @@ def main():
                     print(f"FAIL case {case.id} {case.name}: {problems[0]}")
     except rg.GoldenError as e:
         sys.exit(f"error: {e}")
-    print(f"{a.dir}: {n} cases, {len(failed)} failed; worst error {worst:.3f} of the {a.policy} budget; "
+    print(f"{a.dir}: {n} cases ({multi} multi-axis), {len(failed)} failed; worst error {worst:.3f} of the {a.policy} budget; "
           f"{exact}/{total} rotated elements equal to the correctly rounded result")
     if a.expect_layout_failures:
         missed, extra = sorted(should_fail - failed), sorted(failed - should_fail)

@@ -8,6 +8,11 @@ arithmetic of a precision policy of the golden manifest:
   number and multiply by polar(m, angle): pairs (x[2i], x[2i+1]), the
   "interleaved" layout.
 
+Multi-axis cases (M-RoPE, axial RoPE: positions [num_axes, tokens] and
+pair_axis [pairs]) change only the angle: angle[t, i] = positions[pair_axis[i],
+t] * inv_freq[i], inv_freq holding each pair's own frequency; both forms then
+apply unchanged.
+
 A policy (manifest "policies") says in which dtype each step is rounded:
 frequencies (freqDtype), the angle ("f64 product": p * w in float64; "f32
 product": fl32(fl32(p) * w)), cos/sin (evaluated in float64 and rounded to the
@@ -59,14 +64,25 @@ def _libm(f, a):
     return np.frompyfunc(f, 1, 1)(a).astype(np.float64)
 
 
-def cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage):
-    """cos and sin [tokens, pairs] (attention factor and direction folded in) as the policy forms them."""
+def pair_positions(positions, pair_axis=None):
+    """Positions [tokens] (1D) or [num_axes, tokens] with pair_axis [pairs] (multi-axis) as what multiplies
+    each pair's frequency: [tokens, 1] (every pair at its token's position) or [tokens, pairs]."""
+    positions = np.asarray(positions)
+    if pair_axis is None:
+        return positions[:, None]
+    return positions[np.asarray(pair_axis), :].T
+
+
+def cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage, pair_axis=None):
+    """cos and sin [tokens, pairs] (attention factor and direction folded in) as the policy forms them.
+    angle[t, i] = p[t, i] * w_i with p = pair_positions(positions, pair_axis)."""
     w = round_to(inv_freq, policy["freqDtype"])
+    p = pair_positions(positions, pair_axis).astype(np.float64)
     if policy["angle"] == "f32 product":
-        a = round_to(round_to(positions.astype(np.float64), "f32")[:, None] * w[None, :], "f32")
+        a = round_to(round_to(p, "f32") * w[None, :], "f32")
         trig, m = "f32", round_to(attention_factor, "f32")
     else:
-        a = positions.astype(np.float64)[:, None] * w[None, :]
+        a = p * w[None, :]
         trig, m = "f64", attention_factor
     c = round_to(round_to(_libm(math.cos, a), trig) * m, trig)
     s = round_to(round_to(_libm(math.sin, a), trig) * m, trig)
@@ -80,9 +96,10 @@ def _rotate_pairs(x, y, c, s, policy, storage):
     return r(r(x * c) - r(y * s)), r(r(x * s) + r(y * c))
 
 
-def rope_rotate_half(x, positions, inv_freq, attention_factor=1.0, inverse=False, policy=EXACT, storage="f64"):
+def rope_rotate_half(x, positions, inv_freq, attention_factor=1.0, inverse=False, policy=EXACT, storage="f64",
+                     pair_axis=None):
     r = 2 * len(inv_freq)
-    c, s = cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage)  # [T, r/2]
+    c, s = cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage, pair_axis)  # [T, r/2]
     xr = x[..., :r]
     # x * cos + rotate_half(x) * sin, cos = cat(c, c): the two halves of the head are the pair.
     first, second = _rotate_pairs(xr[..., :r // 2], xr[..., r // 2:], c[:, None, :], s[:, None, :], policy, storage)
@@ -91,10 +108,11 @@ def rope_rotate_half(x, positions, inv_freq, attention_factor=1.0, inverse=False
     return out
 
 
-def rope_complex(x, positions, inv_freq, attention_factor=1.0, inverse=False, policy=EXACT, storage="f64"):
+def rope_complex(x, positions, inv_freq, attention_factor=1.0, inverse=False, policy=EXACT, storage="f64",
+                 pair_axis=None):
     r = 2 * len(inv_freq)
     t, h, _ = x.shape
-    c, s = cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage)
+    c, s = cos_sin(positions, inv_freq, attention_factor, inverse, policy, storage, pair_axis)
     pairs = x[..., :r].reshape(t, h, r // 2, 2)
     # (x0 + j x1) * (c + j s): the real and imaginary parts are the pair.
     re, im = _rotate_pairs(pairs[..., 0], pairs[..., 1], c[:, None, :], s[:, None, :], policy, storage)
@@ -103,9 +121,19 @@ def rope_complex(x, positions, inv_freq, attention_factor=1.0, inverse=False, po
     return out
 
 
-def default_inv_freq(config):
-    """Frequencies of the schemes with a one-line closed form (None for the others)."""
+def default_inv_freq(config, axes=None, pair_axis=None):
+    """Frequencies of the schemes with a one-line closed form (None for the others). Multi-axis with
+    per-axis frequencies (axes["frequencies"] == "per_axis", default and linear schemes): the j-th pair of
+    an axis with n pairs has w_j over a rotary dim of 2n."""
     d, b, s = config["rotary_dim"], config["base"], config["factor"]
+    if axes and axes["frequencies"] == "per_axis":
+        if config["scheme"] not in ("default", "linear"):
+            return None
+        w = np.empty(d // 2)
+        for axis in range(axes["numAxes"]):
+            mine = np.flatnonzero(np.asarray(pair_axis) == axis)
+            w[mine] = default_inv_freq(dict(config, rotary_dim=2 * len(mine)))
+        return w
     i = np.arange(0, d, 2, dtype=np.float64) / d
     if config["scheme"] == "default":
         return 1.0 / b ** i

@@ -7,6 +7,7 @@
         case.tensor("q_expected_f64")       # the exact result
         case.budget("q", "f32_angle_product")
         case.torch("q")                     # the stored values as a torch tensor (bf16 as torch.bfloat16)
+        case.pair_positions()               # [tokens, rotary_dim/2]: the position each pair rotates with
 
 The reading is ropecheck's own C++ reader (the one ``golden verify`` uses):
 SHA256SUMS is required and may be pinned (``expect_sha256``, how CI detects
@@ -50,6 +51,10 @@ class Case:
         self.attention_factor: float = float.fromhex(entry["attentionFactorHex"])
         self.head_dim: int = self.config["head_dim"]
         self.rotary_dim: int = self.config["rotary_dim"]
+        # Multi-axis RoPE (manifest schema 2): numAxes, assignment, frequencies,
+        # sections or table; None for 1D cases, whose positions are [tokens].
+        self.axes: Optional[Dict[str, Any]] = entry.get("axes")
+        self.num_axes: int = self.axes["numAxes"] if self.axes else 0
         self._arrays = arrays
 
     @property
@@ -66,6 +71,15 @@ class Case:
         if dtype == "bf16":
             return bf16_bits_to_f64(a)
         return a.astype(np.float64)
+
+    def pair_positions(self) -> np.ndarray:
+        """The position id each pair rotates with, int64 [tokens, rotary_dim/2]: positions[pair_axis[i], t]
+        for a multi-axis case (positions [num_axes, tokens]), positions[t] for every pair of a 1D case."""
+        positions = self.raw("positions")
+        pairs = self.rotary_dim // 2
+        if not self.axes:
+            return np.repeat(positions[:, None], pairs, axis=1)
+        return positions[self.raw("pair_axis"), :].T.copy()
 
     def budget(self, which: str, policy: str) -> np.ndarray:
         """Per element, the error budget of `policy` for tensor `which` ('q' or 'k')."""

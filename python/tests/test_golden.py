@@ -42,7 +42,9 @@ def test_expected_values_are_the_reference_of_the_stored_inputs():
     export = rg.load(smoke("safetensors"))
     checked = 0
     for case in export.cases:
-        if case.dtype not in ("f32", "f64") or case.inverse:
+        # ropecheck.reference takes one position per token: multi-axis cases
+        # are checked against the exported angles below.
+        if case.dtype not in ("f32", "f64") or case.inverse or case.axes:
             continue
         q, k = case.tensor("q"), case.tensor("k")
         dt = np.float32 if case.dtype == "f32" else np.float64
@@ -53,6 +55,40 @@ def test_expected_values_are_the_reference_of_the_stored_inputs():
         assert np.array_equal(r["q_f64"], case.tensor("q_expected_f64")), case.name
         checked += 1
     assert checked >= 3
+
+
+def pair_axis_of(axes, pairs):
+    """The axis of every pair, from the manifest's description (ropecheck/axes.h), written out here."""
+    n, kind = axes["numAxes"], axes["assignment"]
+    if kind == "table":
+        return np.array(axes["table"])
+    s = axes["sections"]
+    if kind == "sections":
+        return np.repeat(np.arange(n), s)
+    return np.array([i % n if i % n and i < n * s[i % n] else 0 for i in range(pairs)])
+
+
+def test_multi_axis_cases_hold_positions_per_axis_and_each_pairs_axis():
+    # positions [num_axes, tokens], pair_axis as the manifest's assignment
+    # defines it, and the exported exact angles p * w with p the position of
+    # the pair's axis (both rounded to double: within an ulp of the product).
+    export = rg.load(smoke("safetensors"))
+    seen = set()
+    for case in export.cases:
+        if not case.axes:
+            assert case.raw("positions").shape == (case.entry["tokens"],), case.name
+            continue
+        seen.add(case.name.split("/")[0])
+        pairs = case.rotary_dim // 2
+        positions = case.raw("positions")
+        assert positions.shape == (case.num_axes, case.entry["tokens"]), case.name
+        assert np.array_equal(case.raw("pair_axis"), pair_axis_of(case.axes, pairs)), case.name
+        p = case.pair_positions()
+        assert p.shape == (case.entry["tokens"], pairs)
+        assert np.array_equal(p, positions[pair_axis_of(case.axes, pairs), :].T), case.name
+        product = p.astype(np.float64) * case.tensor("inv_freq")[None, :]
+        assert np.allclose(case.tensor("angle"), product, rtol=4.5e-16, atol=0), case.name
+    assert seen == {"qwen2-vl", "qwen3-vl", "vit-2d", "flux"}
 
 
 def copy_export(tmp_path, fmt="safetensors"):
