@@ -131,6 +131,7 @@ TEST(GoldenExport, CasesReadBackEqualTheReference) {
           EXPECT_EQ(std::memcmp(got, want, sizeof got), 0) << suite[k].name << " offset " << e.offset;
           EXPECT_EQ(e.terms.position, x.terms.position);
           EXPECT_EQ(e.terms.pair, x.terms.pair);
+          EXPECT_EQ(e.terms.freq_group, x.terms.freq_group);
           EXPECT_EQ(e.terms.side, x.terms.side);
           EXPECT_EQ(e.channel, x.channel);
         }

@@ -7,10 +7,13 @@
 #   3. every manifest validates against golden/schema;
 #   4. `ropecheck golden verify` passes every built-in implementation and
 #      every policy kernel (HF eager in bf16/fp16 among them) under its
-#      declared policy, and fails HF eager declaring fp32 math;
-#   5. the numpy consumer passes every suite and format, in float64 and in
-#      the arithmetic of the fp32 and HF eager policies, and a consumer with
-#      the layout swapped fails exactly the cases where layouts differ.
+#      declared policy, and fails HF eager declaring fp32 math, and the
+#      multi-axis mutants (temporal row only, sections reversed) on the
+#      committed smoke vectors;
+#   5. the numpy consumer passes every suite and format, the multi-axis
+#      cases among them, in float64 and in the arithmetic of the fp32 and HF
+#      eager policies, and a consumer with the layout swapped fails exactly
+#      the cases where layouts differ.
 # Usage: golden_exports_test.sh ROPECHECK SOURCE_DIR WORK_DIR PYTHON MUTANT_DIR
 set -euo pipefail
 bin=$1 src=$2 work=$3 py=$4 mutants=$5
@@ -53,9 +56,22 @@ for dir in "$work/standard-a" "$work/long-context-a"; do
   echo "$dir: HF eager declaring fp32 math fails golden verify, as it must"
 done
 
+for bug in mrope_temporal_only mrope_sections_reversed; do
+  if "$bin" golden verify --dir "$src/golden/vectors/smoke/safetensors" --plugin "$mutants/mutant_$bug.so" >/dev/null; then
+    echo "mutant_$bug passed the smoke vectors' multi-axis cases"; exit 1
+  fi
+  echo "mutant_$bug fails golden verify on the smoke vectors, as it must"
+done
+
 for dir in "$src"/golden/vectors/smoke/* "$work/standard-a" "$work/standard-npy" "$work/standard-json" \
            "$work/long-context-a"; do
-  "$py" "$src/python/golden_checks/check_numpy.py" --quiet "$dir"
+  out=$("$py" "$src/python/golden_checks/check_numpy.py" --quiet "$dir") || { echo "$out"; exit 1; }
+  echo "$out"
+  # The multi-axis models are judged too: one case each in smoke, two in standard.
+  case $dir in
+    */smoke/*) [[ $out == *"(4 multi-axis)"* ]] || { echo "$dir: expected 4 multi-axis cases"; exit 1; } ;;
+    */standard-*) [[ $out == *"(8 multi-axis)"* ]] || { echo "$dir: expected 8 multi-axis cases"; exit 1; } ;;
+  esac
 done
 for policy in f32_angle_product hf_eager; do
   for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do

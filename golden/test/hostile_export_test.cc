@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "golden/exporter.h"
 #include "core/sha256.h"
+#include "golden/test/forge.h"
 #include "golden/verifier.h"
 
 namespace ropecheck::golden {
@@ -40,21 +42,8 @@ fs::path fresh_export(const std::string& name) {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Rewrites manifest.json and SHA256SUMS consistently, as a forger would.
-void forge_manifest(const fs::path& d, const std::string& text) {
-  std::ofstream(d / "manifest.json", std::ios::binary | std::ios::trunc) << text;
-  std::string sums = slurp(d / "SHA256SUMS");
-  const auto at = sums.find("  manifest.json\n");
-  sums.replace(at - 64, 64, sha256_hex(text));
-  std::ofstream(d / "SHA256SUMS", std::ios::binary | std::ios::trunc) << sums;
-}
+using test::forge_manifest;
+using test::slurp;
 
 std::string error_of(const fs::path& d, const std::string& pin = {}) {
   try {
@@ -122,6 +111,67 @@ TEST(HostileExport, ARepeatedTensorInASafetensorsHeaderIsRefused) {
   } catch (const FormatError& e) {
     EXPECT_NE(std::string(e.what()).find("appears twice"), std::string::npos) << e.what();
   }
+}
+
+// A multi-axis case's description altered in the manifest (with matching
+// checksums): refused naming the field, or the tensor it disagrees with,
+// never read as another assignment and never a crash.
+TEST(HostileExport, AlteredAxesAreRefusedNamingTheField) {
+  const fs::path d = fresh_export("axes");
+  const nlohmann::ordered_json good = nlohmann::ordered_json::parse(slurp(d / "manifest.json"));
+  std::size_t k = 0;  // the first case in consecutive sections (qwen2-vl/mrope: 16/24/24 of 64 pairs)
+  while (!good["cases"][k].contains("axes") || good["cases"][k]["axes"]["assignment"] != "sections") ++k;
+  const std::string p = "$.cases[" + std::to_string(k) + "].axes";
+  auto error_with = [&](const std::function<void(nlohmann::ordered_json&)>& alter) {
+    nlohmann::ordered_json m = good;
+    alter(m["cases"][k]);
+    forge_manifest(d, m.dump(1));
+    try {
+      const Manifest man = load_manifest(d.string());
+      load_case(d.string(), man, man.cases[k]);
+    } catch (const FormatError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const auto has = [](const std::string& error, const std::string& part) {
+    return error.find(part) != std::string::npos;
+  };
+  std::string e = error_with([](auto& c) { c["axes"]["sections"] = {16, 24, 20}; });
+  EXPECT_TRUE(has(e, p + ": axis_sections: must sum to rotary_dim/2 = 64 (got 60)")) << e;
+  e = error_with([](auto& c) { c["axes"]["assignment"] = "rows"; });
+  EXPECT_TRUE(has(e, p + ".assignment: must be sections, interleaved or table (got \"rows\")")) << e;
+  e = error_with([](auto& c) { c["axes"]["frequencies"] = "both"; });
+  EXPECT_TRUE(has(e, p + ".frequencies: must be shared or per_axis")) << e;
+  e = error_with([](auto& c) { c["axes"]["numAxes"] = 9; });
+  EXPECT_TRUE(has(e, p + ".numAxes")) << e;
+  e = error_with([](auto& c) { c["axes"]["sections"] = {16, 24, "24"}; });
+  EXPECT_TRUE(has(e, p + ".sections[2]: must be an integer")) << e;
+  e = error_with([](auto& c) {
+    c["axes"]["assignment"] = "interleaved";
+    c["axes"]["sections"] = {4, 30, 30};
+  });
+  EXPECT_TRUE(has(e, p + ": axis_sections[1]: 30 interleaved pairs do not fit")) << e;
+  e = error_with([](auto& c) {
+    c["axes"]["assignment"] = "table";
+    c["axes"].erase("sections");
+    std::vector<int> table(64, 0);
+    table[5] = 3;
+    c["axes"]["table"] = table;
+  });
+  EXPECT_TRUE(has(e, p + ": pair_axis[5]: must be in [0, num_axes = 3) (got 3)")) << e;
+  e = error_with([](auto& c) { c["axes"]["table"] = {0, 1}; });
+  EXPECT_TRUE(has(e, p + ".table: is not read by the sections assignment")) << e;
+  // Valid descriptions the case files contradict: their tensors are named.
+  e = error_with([](auto& c) {
+    c["axes"]["numAxes"] = 2;
+    c["axes"]["sections"] = {16, 48};
+  });
+  EXPECT_TRUE(has(e, "tensor 'positions': shape disagrees with the manifest")) << e;
+  e = error_with([](auto& c) { c["axes"]["sections"] = {24, 24, 16}; });
+  EXPECT_TRUE(has(e, "tensor 'pair_axis': pair 16 is on axis 1 where the manifest's")) << e;
+  e = error_with([](auto& c) { c.erase("axes"); });
+  EXPECT_TRUE(has(e, "tensor 'positions': shape disagrees with the manifest")) << e;
 }
 
 // kill -9 during an export left <dir>.partial-<pid> for ever.
