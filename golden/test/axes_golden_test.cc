@@ -26,10 +26,19 @@ namespace ropecheck::golden {
 namespace {
 namespace fs = std::filesystem;
 
+// Removed when the test binary exits.
+const fs::path& root() {
+  static const fs::path r = fs::temp_directory_path() / ("ropecheck_axes_golden_" + std::to_string(::getpid()));
+  static const struct Cleanup {
+    ~Cleanup() { fs::remove_all(r); }
+  } cleanup;
+  return r;
+}
+
 fs::path export_smoke(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ropecheck_axes_golden_" + std::to_string(::getpid())) / name;
+  const fs::path d = root() / name;
   fs::remove_all(d);
-  fs::create_directories(d.parent_path());
+  fs::create_directories(root());
   ExportOptions o;
   o.suite = "smoke";
   o.out_dir = d.string();
