@@ -109,7 +109,11 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
         if (medium) {
           // t = (L / wavelen - lf) / (hf - lf): L / wavelen <= hf here, so
           // dt <= hf (cdef + 3) u / (hf - lf); w' moves by (s - 1) dt rel.
-          const double dt = s.high_freq_factor * (cdef + 3) / (s.high_freq_factor - s.low_freq_factor);
+          // Equal factors (no band): a pair this close to the one edge may
+          // land in either band, t anywhere in [0, 1] (1 / u_f units).
+          const double dt = s.high_freq_factor > s.low_freq_factor
+                                ? s.high_freq_factor * (cdef + 3) / (s.high_freq_factor - s.low_freq_factor)
+                                : 1.0 / u_f;
           c = std::fabs(s.factor - 1) * dt + cdef + 5;
         } else {
           c = cdef + 1;

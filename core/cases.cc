@@ -8,6 +8,7 @@
 #include "core/error_model.h"
 #include "core/size_classes.h"
 #include "ropecheck/dtype.h"
+#include "ropecheck/numbers.h"
 
 namespace ropecheck {
 namespace {
@@ -67,6 +68,24 @@ ref::FreqSpec draw_scheme(Choices& rng, int rotary_dim, ropecheck_scheme_t schem
       f.low_freq_factor = rng.chance(0.5) ? 1.0 : rng.uniform(0.5, 2.0);
       f.high_freq_factor = rng.chance(0.5) && f.low_freq_factor < 4 ? 4.0
                                                                      : f.low_freq_factor * rng.uniform(1.5, 8);
+      // Aim at the band edges (the bug class of transformers PR #32330: a
+      // pair near an edge put in the wrong band): move each factor so that a
+      // drawn pair's wavelength lies a fraction delta inside the blend band,
+      // pair j at the high-frequency edge L / hf, pair k at L / lf.
+      if (rng.chance(0.8)) {
+        const double L = static_cast<double>(f.original_max_position);
+        for (const bool high_edge : {true, false}) {
+          const int j = static_cast<int>(rng.range(0, pairs - 1));
+          const double wavelen = kTwoPi * std::pow(f.base, 2.0 * j / rotary_dim);
+          const double delta = rng.uniform(1e-4, 0.03);
+          const double moved = high_edge ? L / (wavelen * (1 - delta)) : L / (wavelen * (1 + delta));
+          if (moved >= 1e-2 && moved <= 1e4 &&
+              (high_edge ? moved >= f.low_freq_factor : moved <= f.high_freq_factor))
+            (high_edge ? f.high_freq_factor : f.low_freq_factor) = moved;
+        }
+      }
+      // Llama 4 Scout: low_freq_factor == high_freq_factor, no blend band.
+      if (rng.chance(0.15)) f.high_freq_factor = f.low_freq_factor;
       break;
     case ROPECHECK_SCHEME_LONGROPE:
       f.factor = rng.uniform(1.5, 32);

@@ -109,8 +109,10 @@ void validate(const FreqSpec& f, const HeadShape& shape) {
       extension_factor();
       need_L();
       require_factor(f.low_freq_factor, "low_freq_factor");
-      require(f.high_freq_factor > f.low_freq_factor && f.high_freq_factor <= kMaxFactor, "high_freq_factor",
-              "> low_freq_factor = " + num(f.low_freq_factor) + " and <= " + num(kMaxFactor), f.high_freq_factor);
+      // Equal factors (Llama 4 Scout: 1 and 1) leave no blend band: every
+      // pair is unchanged or divided by the factor (frequencies.h).
+      require(f.high_freq_factor >= f.low_freq_factor && f.high_freq_factor <= kMaxFactor, "high_freq_factor",
+              ">= low_freq_factor = " + num(f.low_freq_factor) + " and <= " + num(kMaxFactor), f.high_freq_factor);
       break;
     case ROPECHECK_SCHEME_LONGROPE:
       extension_factor();

@@ -126,6 +126,10 @@ R llama3_scale(const R& w, const FreqSpec& f) {
   const R wavelen = two_pi / w;
   if (wavelen < L / hf) return w;      // high-frequency band: unchanged
   if (wavelen > L / lf) return w / s;  // low-frequency band: interpolated
+  // Equal factors (Llama 4 Scout's 1 and 1): no blend band; a pair at exactly
+  // wavelength L / lf (where HF's smoothing divides 0 by 0) is interpolated,
+  // t = 0 as the numerator says.
+  if (!(f.high_freq_factor > f.low_freq_factor)) return w / s;
   const R t = (L / wavelen - lf) / (hf - lf);
   return (1 - t) * w / s + t * w;
 }

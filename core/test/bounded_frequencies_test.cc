@@ -44,8 +44,13 @@ TEST(BoundedFrequencies, EncloseTheMpfrPathsFrequencies) {
         const double dist = distance(exact.inv_freq[i], b.inv_freq[i]);
         ASSERT_LE(dist, b.inv_freq[i].rad()) << f.describe() << " pair " << i;
         if (b.inv_freq[i].rad() > 0) worst = std::max(worst, dist / b.inv_freq[i].rad());
-        // The radius stays tiny against the value: 2^-90 relative.
-        EXPECT_LE(b.inv_freq[i].rad(), 0x1p-90 * std::fabs(b.inv_freq[i].hi())) << f.describe() << " pair " << i;
+        // The radius stays tiny against the value, far below a double's
+        // 2^-53: 2^-80 relative. (Most are below 2^-90; a Llama 3.1 pair
+        // just inside a narrow blend band, where the generator aims since
+        // 2026-11-24, divides by hf - lf and reached 2^-88.7, an untruncated
+        // YaRN ramp 2^-89.97.) The fast path's reach is the undecided count
+        // below.
+        EXPECT_LE(b.inv_freq[i].rad(), 0x1p-80 * std::fabs(b.inv_freq[i].hi())) << f.describe() << " pair " << i;
       }
       ASSERT_LE(distance(exact.attention_factor, b.attention_factor), b.attention_factor.rad()) << f.describe();
     } catch (const ref::Undecided& u) {

@@ -95,8 +95,8 @@ ropecheck_status_t check_freq_spec(const ropecheck_freq_spec_t* f, int d, char* 
   }
   if (f->scheme == ROPECHECK_SCHEME_LLAMA3 &&
       !(positive_finite(f->low_freq_factor) && std::isfinite(f->high_freq_factor) &&
-        f->high_freq_factor > f->low_freq_factor)) {
-    set_error(err, n, "freq.high_freq_factor: must be finite and > low_freq_factor > 0 (got %g, %g)",
+        f->high_freq_factor >= f->low_freq_factor)) {
+    set_error(err, n, "freq.high_freq_factor: must be finite and >= low_freq_factor > 0 (got %g, %g)",
               f->high_freq_factor, f->low_freq_factor);
     return ROPECHECK_INVALID_ARGUMENT;
   }

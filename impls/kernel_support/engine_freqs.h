@@ -95,6 +95,8 @@ EngineFreqs<T> engine_frequencies(const ropecheck_freq_spec_t& s, int d) {
         T r = w;
         if (wavelen > low_wavelen) {
           r = w / T(s.factor);
+        } else if (!(wavelen < high_wavelen) && !(s.high_freq_factor > s.low_freq_factor)) {
+          r = w / T(s.factor);  // equal factors (Llama 4 Scout): no blend band
         } else if (!(wavelen < high_wavelen)) {
           const T t = (L / wavelen - T(s.low_freq_factor)) /
                       (T(s.high_freq_factor) - T(s.low_freq_factor));

@@ -66,7 +66,8 @@ def inv_freq_and_scale(rope, llama3_band_edge_bug=False):
         wavelen = f32(2 * math.pi) / inv
         low_wavelen, high_wavelen = L / lf, L / hf
         out = np.where(wavelen > low_wavelen, inv / f32(s), inv)
-        smooth = (L / wavelen - lf) / (hf - lf)
+        # Equal factors (Llama 4 Scout): no blend band, nothing to smooth.
+        smooth = (L / wavelen - lf) / (hf - lf) if hf > lf else np.zeros_like(wavelen)
         smoothed = (1 - smooth) * out / s + smooth * out
         if llama3_band_edge_bug:
             medium = (wavelen <= low_wavelen) & (wavelen > high_wavelen * 1.05)

@@ -39,7 +39,7 @@ TEST(ReferenceConfig, InvalidConfigsNameFieldAndBound) {
       {"beta_fast <= beta_slow", [](FreqSpec& f, HeadShape&) { f.beta_fast = 1; }, "beta_fast", "> beta_slow"},
       {"attention_factor negative", [](FreqSpec& f, HeadShape&) { f.attention_factor = -1; }, "attention_factor", "[0.001, 1000]"},
       {"L 0", [](FreqSpec& f, HeadShape&) { f.original_max_position = 0; }, "original_max_position", "[1, 1099511627776]"},
-      {"lf >= hf", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LLAMA3; f.low_freq_factor = 4; f.high_freq_factor = 4; }, "high_freq_factor", "> low_freq_factor"},
+      {"lf > hf", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LLAMA3; f.low_freq_factor = 4; f.high_freq_factor = 3; }, "high_freq_factor", ">= low_freq_factor"},
       {"longrope list length", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LONGROPE; f.short_factor.assign(63, 1.0); f.long_factor.assign(64, 1.0); }, "short_factor", "rotary_dim/2 = 64"},
       {"longrope entry", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_LONGROPE; f.short_factor.assign(64, 1.0); f.long_factor.assign(64, 1.0); f.long_factor[5] = 0; }, "long_factor[5]", "[0.001, 1000000]"},
       {"explicit list", [](FreqSpec& f, HeadShape&) { f.scheme = ROPECHECK_SCHEME_EXPLICIT; f.inv_freq.assign(3, 1.0); }, "inv_freq", "rotary_dim/2 = 64"},

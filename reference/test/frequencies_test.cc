@@ -98,6 +98,26 @@ TEST(ReferenceFrequencies, Llama31Bands) {
   }
 }
 
+TEST(Frequencies, Llama3WithEqualFactorsHasNoBlendBand) {
+  // Llama 4 Scout's rope_scaling: factor 16, low_freq_factor ==
+  // high_freq_factor == 1, L 8192, base 5e5 (vllm-project/tpu-inference
+  // tpu_inference/models/jax/llama4.py @a523939d, citing the model's
+  // config.json). 2 pi b^(2i/128) is 6695 at pair 34 and 8219 at pair 35:
+  // pairs 0..34 keep w, pairs 35.. take w / 16, none is blended.
+  FreqSpec f;
+  f.scheme = ROPECHECK_SCHEME_LLAMA3;
+  f.base = 500000;
+  f.factor = 16;
+  f.original_max_position = 8192;
+  f.low_freq_factor = 1;
+  f.high_freq_factor = 1;
+  const auto fr = compute_frequencies<Real>(f, 128);
+  for (int i = 0; i < 64; ++i) {
+    const Real w = default_inv_freq(Real(500000), i, 128);
+    EXPECT_EQ(fr.inv_freq[i], i <= 34 ? w : Real(w / 16)) << i;
+  }
+}
+
 TEST(ReferenceFrequencies, DynamicNtkPublishedAndBelowLengthIsDefault) {
   FreqSpec f;
   f.scheme = ROPECHECK_SCHEME_DYNAMIC_NTK;

@@ -121,12 +121,19 @@ RC_GTEST_PROP(RopeSchemeLlama3, HasThreeBandsContinuousAtTheEdgesAndMonotone, ()
   const Real two_pi = 2 * boost::math::constants::pi<Real>();
   const Real L(f.original_max_position), s(f.factor);
   const Real lf(f.low_freq_factor), hf(f.high_freq_factor);
-  // Continuity: at wavelength L/hf the blend equals w, at L/lf it equals w/s.
   const Real w_hi = two_pi * hf / L, w_lo = two_pi * lf / L;
+  const Real eps = ldexp(Real(1), -60);
+  if (!(f.high_freq_factor > f.low_freq_factor)) {
+    // Equal factors (Llama 4 Scout): one edge, no band: w just above the
+    // edge's frequency, w / s just below it.
+    RC_ASSERT(llama3_scale(w_hi * (1 + eps), f) == w_hi * (1 + eps));
+    RC_ASSERT(llama3_scale(w_lo * (1 - eps), f) == w_lo * (1 - eps) / s);
+    return;
+  }
+  // Continuity: at wavelength L/hf the blend equals w, at L/lf it equals w/s.
   RC_ASSERT(close(llama3_scale(w_hi, f), w_hi));
   RC_ASSERT(close(llama3_scale(w_lo, f), w_lo / s));
   // Just outside each edge the other branch agrees to first order.
-  const Real eps = ldexp(Real(1), -60);
   RC_ASSERT(abs(llama3_scale(w_hi * (1 + eps), f) - w_hi) <= w_hi * eps * 4);
   RC_ASSERT(abs(llama3_scale(w_lo * (1 - eps), f) - w_lo / s) <= w_lo * eps * 4 * s);
   // Bands and monotonicity over the model's own frequencies.
