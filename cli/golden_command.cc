@@ -22,6 +22,11 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
                    "sequence-length variant, named by the file's stem, instead of --suite")
       ->check(non_empty_path())
       ->excludes(suite);
+  a.export_cmd
+      ->add_flag("--committed-size", a.committed_size,
+                 "With --config: the size committed beside the zoo (golden/zoo/vectors/): fp32, 2 tokens, one q "
+                 "and one kv head")
+      ->needs(a.export_cmd->get_option("--config"));
   a.export_cmd->add_option("--out", a.out_dir, "Directory to write (replaced atomically if it holds an export)")
       ->required()
       ->check(non_empty_path());
@@ -67,6 +72,7 @@ int run_golden(const GoldenArgs& a) {
     golden::ExportOptions o;
     o.suite = a.suite;
     o.config_path = a.config;
+    o.committed_size = a.committed_size;
     o.out_dir = a.out_dir;
     o.threads = a.threads;
     golden::parse_format(a.format, &o.format);

@@ -16,6 +16,7 @@ struct GoldenArgs {
   CLI::App* verify_cmd = nullptr;
   std::string suite = "smoke";
   std::string config;  // golden export --config
+  bool committed_size = false;  // golden export --config --committed-size
   std::string out_dir;
   std::string format = "safetensors";
   int threads = 0;

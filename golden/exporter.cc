@@ -150,7 +150,9 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
 ExportSummary export_golden(const ExportOptions& o) {
   const std::string stem = fs::path(o.config_path).stem().string();
   const std::vector<GoldenCase> suite = o.config_path.empty() ? build_golden_suite(o.suite)
-                                                              : build_config_suite(read_model_rope_file(o.config_path), stem);
+                                                              : build_config_suite(read_model_rope_file(o.config_path), stem,
+                                                                                   o.committed_size ? ConfigSuiteSize::kCommitted
+                                                                                                    : ConfigSuiteSize::kFull);
   if (o.out_dir.empty()) throw std::invalid_argument("--out: a directory is required");
   const fs::path out = fs::path(o.out_dir).lexically_normal();
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json"))

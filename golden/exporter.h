@@ -32,6 +32,8 @@ struct ExportOptions {
   // When set, the cases of this model config.json (build_config_suite,
   // named by the file's stem) instead of `suite`.
   std::string config_path;
+  // With config_path: the size committed beside the zoo (ConfigSuiteSize).
+  bool committed_size = false;
   std::string out_dir;
   Format format = Format::kSafetensors;
   int threads = 0;  // 0: one per core

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "ropecheck/dtype.h"
+#include "core/axis_cases.h"
 #include "core/rng.h"
 #include "golden/axis_suites.h"
 #include "golden/suite_builder.h"
@@ -185,13 +186,17 @@ std::vector<GoldenCase> long_context() {
 
 }  // namespace
 
-std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string& model) {
+std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string& model, ConfigSuiteSize size) {
+  const bool committed = size == ConfigSuiteSize::kCommitted;
   SuiteBuilder b(4);
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name: the same cases on every platform
   for (unsigned char ch : model) h = (h ^ ch) * 0x100000001b3ull;
   Rng rng(h);
   // Heads scaled down, the model's grouping kept (up to 4 q heads per kv head).
-  const int kv = 1, group = m.kv_heads > 0 && m.q_heads >= m.kv_heads ? std::min(4, m.q_heads / m.kv_heads) : 2;
+  const int kv = 1, group = committed ? 1
+                            : m.kv_heads > 0 && m.q_heads >= m.kv_heads ? std::min(4, m.q_heads / m.kv_heads)
+                                                                          : 2;
+  const int tokens = committed ? 2 : 8;
   for (const LayerTypeRope& lt : m.layer_types) {
     ModelRope one = m;
     one.layer_types = {lt};
@@ -204,9 +209,11 @@ std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string
       std::string name = model + "/" + lt.name;
       if (v.freq.seq_len != rc.freq.seq_len) name += "/seq_len=" + std::to_string(v.freq.seq_len);
       for (ropecheck_dtype_t t : {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16}) {
+        if (committed && t != ROPECHECK_DTYPE_F32) continue;
         GoldenCase& g = b.add(name + "/" + std::string(dtype_name(t)), "model config " + model + ", layer type " + lt.name, v.freq,
-                              v.shape, v.layout.value_or(ROPECHECK_LAYOUT_HALF_SPLIT), t, mixed_positions(rng, 8, ctx),
+                              v.shape, v.layout.value_or(ROPECHECK_LAYOUT_HALF_SPLIT), t, mixed_positions(rng, tokens, ctx),
                               kv * group, kv);
+        use_axes(v.axes, &g.c);  // the model's M-RoPE sections, or 1D
         g.model = model;
         g.extra_flags.push_back("RealModelConfig");
       }

@@ -38,7 +38,13 @@ std::vector<GoldenCase> build_golden_suite(const std::string& name);
 // and dynamic NTK at L - 1, L, L + 1 and the max context) in every storage
 // dtype, positions up to the model's context, heads scaled down with the
 // model's grouping. Names: "<model>/<layer type>[/seq_len=N]/<dtype>".
-std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string& model);
+// A model with M-RoPE (mrope_section) gets multi-axis positions.
+// kCommitted is the size committed beside the zoo (golden/zoo/vectors/):
+// fp32 only, 2 tokens, one q and one kv head, the same layer types and
+// variants; kFull (the default) is what export --config writes on demand.
+enum class ConfigSuiteSize { kFull, kCommitted };
+std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string& model,
+                                           ConfigSuiteSize size = ConfigSuiteSize::kFull);
 
 // A published model's rope configuration, as its config.json states it.
 struct ModelConfig {
