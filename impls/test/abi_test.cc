@@ -21,6 +21,9 @@ struct Call {
   ropecheck_freq_spec_t freq{};
   ropecheck_apply_params_t p{};
   std::vector<std::int32_t> sections;
+  // p points into this object's own members: a copy would point into the original.
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
   // A multi-axis call (ABI 1.3) over the same two tokens: every axis row is
   // pos (stride num_tokens), the assignment with `counts`.
   void axes(int n, std::vector<std::int32_t> counts, unsigned assignment = ROPECHECK_AXES_SECTIONS) {
@@ -147,10 +150,10 @@ TEST(ImplAbi, MultiAxisCallsAreDeclinedWithoutTheGrantAndStrideChecked) {
       continue;
     }
     EXPECT_EQ(st, ROPECHECK_OK) << impl->name << ": " << msg;
-    c = Call();
-    c.axes(3, {16, 8, 8});
-    c.p.position_axis_stride = 1;  // rows overlapping
-    msg = apply(impl, c, &st);
+    Call overlapping;  // a fresh call: a Call points into itself, so it is never copied
+    overlapping.axes(3, {16, 8, 8});
+    overlapping.p.position_axis_stride = 1;  // rows overlapping
+    msg = apply(impl, overlapping, &st);
     EXPECT_EQ(st, ROPECHECK_INVALID_ARGUMENT) << impl->name;
     EXPECT_NE(msg.find("position_axis_stride"), std::string::npos) << msg;
   }
