@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error_model.h"
+#include "ropecheck/axes.h"
 #include "ropecheck/policy.h"
 
 namespace ropecheck {
@@ -120,7 +121,7 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
       return std::string("caps.flags: ") + name + " needs abi_minor >= 3 (ABI 1.3; got " +
              std::to_string(t->abi_minor) + ")";
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
-      !(c.flags & (ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE)))
+      !(c.flags & kAxisAssignmentCaps))
     return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) && (c.flags & ROPECHECK_CAP_COS_SIN_CACHE))
     return "caps.flags: AXIS_FREQUENCIES cannot go with COS_SIN_CACHE (a cache holds the frequencies of rotary_dim)";

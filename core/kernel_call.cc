@@ -9,6 +9,7 @@
 
 #include "core/host_guard.h"
 #include "core/isolation.h"
+#include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/names.h"
@@ -95,10 +96,7 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
     return "negative positions";
   if (c.axes.multi()) {
-    const std::uint32_t grant = c.axes.assignment == ROPECHECK_AXES_SECTIONS      ? ROPECHECK_CAP_AXES_SECTIONS
-                                : c.axes.assignment == ROPECHECK_AXES_INTERLEAVED ? ROPECHECK_CAP_AXES_INTERLEAVED
-                                                                                  : ROPECHECK_CAP_AXES_TABLE;
-    if (!(k.flags & grant) || impl.abi_minor < 3)
+    if (!(k.flags & axis_assignment_cap(c.axes.assignment)) || impl.abi_minor < 3)
       return "multi-axis positions, " + std::string(axis_assignment_name(c.axes.assignment)) +
              " assignment (needs AXES_" + std::string(axis_assignment_name(c.axes.assignment)) + ", ABI 1.3)";
     if (c.axes.frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS && !(k.flags & ROPECHECK_CAP_AXIS_FREQUENCIES))

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "ropecheck/axes.h"
+
 namespace ropecheck::prop {
 
 // One file per property, named after it.
@@ -26,8 +28,7 @@ PropertyResult is_axis_separable(const ropecheck_impl_t&, CaseContext&);
 PropertyResult reduces_to_1d_when_axes_agree(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
-constexpr std::uint32_t kAnyAxisForm =
-    ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE;
+constexpr std::uint32_t kAnyAxisForm = kAxisAssignmentCaps;
 constexpr Property kProperties[] = {
     {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference, 0, 0,
      true},

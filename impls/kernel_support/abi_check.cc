@@ -132,10 +132,7 @@ ropecheck_status_t check_axes(const ropecheck_caps_t& caps, const ropecheck_appl
               static_cast<long long>(p->num_tokens), static_cast<long long>(p->position_axis_stride));
     return ROPECHECK_INVALID_ARGUMENT;
   }
-  const std::uint32_t grant = p->axis_assignment == ROPECHECK_AXES_SECTIONS      ? ROPECHECK_CAP_AXES_SECTIONS
-                              : p->axis_assignment == ROPECHECK_AXES_INTERLEAVED ? ROPECHECK_CAP_AXES_INTERLEAVED
-                                                                                 : ROPECHECK_CAP_AXES_TABLE;
-  if (!(caps.flags & grant)) {
+  if (!(caps.flags & axis_assignment_cap(p->axis_assignment))) {
     set_error(err, n, "axis_assignment: %u not supported by this implementation", p->axis_assignment);
     return ROPECHECK_UNSUPPORTED;
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ropecheck/axes.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/policy.h"
 
@@ -22,8 +23,7 @@ inline constexpr std::uint32_t kCommonFlags =
     ROPECHECK_CAP_BATCH_INVARIANT;
 
 // ABI 1.3: every multi-axis assignment (per-axis frequencies granted apart).
-inline constexpr std::uint32_t kAllAxisForms =
-    ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE;
+inline constexpr std::uint32_t kAllAxisForms = kAxisAssignmentCaps;
 
 constexpr ropecheck_caps_t standard_caps(std::uint32_t layouts, std::uint32_t extra_flags) {
   return ropecheck_caps_t{sizeof(ropecheck_caps_t), layouts, kStorageDtypes, kAllSchemes, 4096,

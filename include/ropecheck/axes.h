@@ -23,6 +23,15 @@
 
 namespace ropecheck {
 
+// The caps flag granting an assignment, and all of them.
+constexpr std::uint32_t axis_assignment_cap(unsigned assignment) {
+  return assignment == ROPECHECK_AXES_SECTIONS      ? ROPECHECK_CAP_AXES_SECTIONS
+         : assignment == ROPECHECK_AXES_INTERLEAVED ? ROPECHECK_CAP_AXES_INTERLEAVED
+                                                    : ROPECHECK_CAP_AXES_TABLE;
+}
+inline constexpr std::uint32_t kAxisAssignmentCaps =
+    ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE;
+
 // The axis of pair i (of a validated assignment).
 ROPECHECK_HD inline int pair_axis_of(unsigned assignment, int num_axes, const std::int32_t* sections,
                                      const std::int32_t* table, int i) {

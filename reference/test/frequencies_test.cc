@@ -73,18 +73,24 @@ TEST(ReferenceFrequencies, YarnMscaleRatioAndExplicitFactor) {
   EXPECT_EQ(compute_frequencies<Real>(f, 64).attention_factor, Real(0.5));
 }
 
+// Llama 3.1's scheme on base 5e5 and L 8192 (both Llama 3.1 and Llama 4
+// Scout publish these), with the factor and band factors given.
+FreqSpec llama3_on_5e5(double factor, double low_freq_factor, double high_freq_factor) {
+  FreqSpec f;
+  f.scheme = ROPECHECK_SCHEME_LLAMA3;
+  f.base = 500000;
+  f.factor = factor;
+  f.original_max_position = 8192;
+  f.low_freq_factor = low_freq_factor;
+  f.high_freq_factor = high_freq_factor;
+  return f;
+}
+
 TEST(ReferenceFrequencies, Llama31Bands) {
   // b=5e5, s=8, lf=1, hf=4, L=8192, d=128 (Llama 3.1's published config):
   // wavelengths 2 pi b^(2i/d) below L/hf = 2048 are kept (pairs 0..28),
   // above L/lf = 8192 divided by s (pairs 35..), blended between.
-  FreqSpec f;
-  f.scheme = ROPECHECK_SCHEME_LLAMA3;
-  f.base = 500000;
-  f.factor = 8;
-  f.original_max_position = 8192;
-  f.low_freq_factor = 1;
-  f.high_freq_factor = 4;
-  const auto fr = compute_frequencies<Real>(f, 128);
+  const auto fr = compute_frequencies<Real>(llama3_on_5e5(8, 1, 4), 128);
   for (int i = 0; i < 64; ++i) {
     const Real w = default_inv_freq(Real(500000), i, 128);
     if (i <= 28) {
@@ -98,20 +104,13 @@ TEST(ReferenceFrequencies, Llama31Bands) {
   }
 }
 
-TEST(Frequencies, Llama3WithEqualFactorsHasNoBlendBand) {
+TEST(ReferenceFrequencies, Llama3WithEqualFactorsHasNoBlendBand) {
   // Llama 4 Scout's rope_scaling: factor 16, low_freq_factor ==
   // high_freq_factor == 1, L 8192, base 5e5 (vllm-project/tpu-inference
   // tpu_inference/models/jax/llama4.py @a523939d, citing the model's
   // config.json). 2 pi b^(2i/128) is 6695 at pair 34 and 8219 at pair 35:
   // pairs 0..34 keep w, pairs 35.. take w / 16, none is blended.
-  FreqSpec f;
-  f.scheme = ROPECHECK_SCHEME_LLAMA3;
-  f.base = 500000;
-  f.factor = 16;
-  f.original_max_position = 8192;
-  f.low_freq_factor = 1;
-  f.high_freq_factor = 1;
-  const auto fr = compute_frequencies<Real>(f, 128);
+  const auto fr = compute_frequencies<Real>(llama3_on_5e5(16, 1, 1), 128);
   for (int i = 0; i < 64; ++i) {
     const Real w = default_inv_freq(Real(500000), i, 128);
     EXPECT_EQ(fr.inv_freq[i], i <= 34 ? w : Real(w / 16)) << i;
