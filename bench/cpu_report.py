@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Ratios from one run of rope_bench (Google Benchmark JSON on stdin or a file):
-each kernel's bytes/s over the copy and the in-place pass (rmw) of the same
+each kernel's bytes/s over the copy, the in-place pass (the faster of its two
+orders, rmw and rmw_tokens) and the in-place conversion (convert) of the same
 shape, dtype and threads, the on-the-fly kernel over the cache kernel, and the
 SIMD kernels' speedup over the scalar ones (1 thread). Medians when the run
 has repetitions. Ends with the goals of bench/RESULTS.md, met or not."""
@@ -23,19 +24,23 @@ def fmt(x):
     return f"{x:.2f}" if x else "-"
 
 
+BASELINES = ("copy", "rmw", "rmw_tokens", "convert")
+
 print("| kernel | shape | dtype | layout | threads | GB/s | copy GB/s | vs copy | in-place GB/s | vs in-place "
-      "| vs simd_cache | vs scalar_cached |")
-print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "| convert GB/s | vs convert | vs simd_cache | vs scalar_cached |")
+print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 goals = []
 for (impl, shape, dtype, threads, layout), bps in sorted(rows.items()):
-    if impl in ("copy", "rmw"):
+    if impl in BASELINES:
         continue
     copy = rows.get(("copy", shape, dtype, threads, "-"))
-    rmw = rows.get(("rmw", shape, dtype, threads, "-"))
+    rmw = max(rows.get((o, shape, dtype, threads, "-"), 0) for o in ("rmw", "rmw_tokens")) or None
+    conv = rows.get(("convert", shape, dtype, threads, "-"))
     cache = rows.get(("simd_cache", shape, dtype, threads, layout)) if impl == "simd_otf" else None
     sc = rows.get(("scalar_cached", shape, dtype, "threads:1", layout))
     print(f"| {impl} | {shape} | {dtype} | {layout} | {threads.split(':')[1]} | {bps/1e9:.2f} | "
           f"{fmt(copy and copy/1e9)} | {fmt(copy and bps/copy)} | {fmt(rmw and rmw/1e9)} | {fmt(rmw and bps/rmw)} | "
+          f"{fmt(conv and conv/1e9)} | {fmt(conv and bps/conv)} | "
           f"{fmt(cache and bps/cache)} | {fmt(sc and bps/sc)} |")
     where = f"{shape} {dtype} {layout} {threads.split(':')[1]}t"
     if impl == "simd_cache" and rmw:

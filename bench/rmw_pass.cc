@@ -1,4 +1,4 @@
-// Highway dispatch file for the benchmark's in-place pass (rmw_pass.h).
+// Highway dispatch file for the benchmark's in-place baselines (rmw_pass.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "bench/rmw_pass.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bench/rmw_pass.h"
+#include "impls/simd/simd_storage-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ropecheck::bench::HWY_NAMESPACE {
@@ -33,6 +34,43 @@ void RmwPass(unsigned char* p, std::size_t bytes, std::uint32_t zero) {
   }
 }
 
+// Whole vectors, then one lane at a time, with the kernels' conversions:
+// LoadWide / StoreNarrow (fp32, fp16) and the bf16 pair lanes.
+template <class T>
+void ConvertWide(T* p, std::size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::CappedTag<float, 1> d1;
+  const std::size_t N = hn::Lanes(df);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) impl::HWY_NAMESPACE::StoreNarrow(df, impl::HWY_NAMESPACE::LoadWide(df, p + i), p + i);
+  for (; i < n; ++i) impl::HWY_NAMESPACE::StoreNarrow(d1, impl::HWY_NAMESPACE::LoadWide(d1, p + i), p + i);
+}
+
+void ConvertBf16(std::uint16_t* p, std::size_t n) {
+  namespace ih = impl::HWY_NAMESPACE;
+  const hn::ScalableTag<float> df;
+  const hn::CappedTag<float, 1> d1;
+  const std::size_t N = hn::Lanes(df);
+  std::size_t i = 0;  // pairs of bf16, one per 32-bit lane
+  for (; i + N <= n / 2; i += N) {
+    const auto pr = ih::LoadBf16Pairs(hn::RebindToUnsigned<decltype(df)>(), p + 2 * i);
+    ih::StoreBf16Pairs(df, ih::Bf16Low(df, pr), ih::Bf16High(df, pr), p + 2 * i);
+  }
+  for (; i < n / 2; ++i) {
+    const auto pr = ih::LoadBf16Pairs(hn::RebindToUnsigned<decltype(d1)>(), p + 2 * i);
+    ih::StoreBf16Pairs(d1, ih::Bf16Low(d1, pr), ih::Bf16High(d1, pr), p + 2 * i);
+  }
+}
+
+void ConvertPass(std::uint32_t dt, unsigned char* p, std::size_t bytes) {
+  if (dt == ROPECHECK_DTYPE_F32)
+    ConvertWide(reinterpret_cast<float*>(p), bytes / 4);
+  else if (dt == ROPECHECK_DTYPE_F16)
+    ConvertWide(reinterpret_cast<hwy::float16_t*>(p), bytes / 2);
+  else
+    ConvertBf16(reinterpret_cast<std::uint16_t*>(p), bytes / 2);
+}
+
 const char* RmwTarget() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace ropecheck::bench::HWY_NAMESPACE
@@ -42,10 +80,14 @@ HWY_AFTER_NAMESPACE();
 namespace ropecheck::bench {
 
 HWY_EXPORT(RmwPass);
+HWY_EXPORT(ConvertPass);
 HWY_EXPORT(RmwTarget);
 
 void rmw_pass(unsigned char* p, std::size_t bytes, std::uint32_t zero) {
   HWY_DYNAMIC_DISPATCH(RmwPass)(p, bytes, zero);
+}
+void convert_pass(ropecheck_dtype_t dt, unsigned char* p, std::size_t bytes) {
+  HWY_DYNAMIC_DISPATCH(ConvertPass)(static_cast<std::uint32_t>(dt), p, bytes);
 }
 const char* rmw_target() { return HWY_DYNAMIC_DISPATCH(RmwTarget)(); }
 

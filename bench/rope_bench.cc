@@ -14,12 +14,14 @@
 //            8192, as a serving engine's decode step sees them.
 #include <benchmark/benchmark.h>
 #include <hwy/targets.h>
-#include <cstdlib>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/rmw_pass.h"
@@ -102,18 +104,37 @@ void BM_Copy(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads) {
   st.SetBytesProcessed(static_cast<std::int64_t>(2 * b.qk_bytes) * st.iterations());
 }
 
-// The in-place roofline: one read-modify-write pass over the same q and k
-// buffers the kernel rotates.
-void BM_Rmw(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads) {
+// The in-place baselines over the same q and k buffers the kernel rotates
+// (bench/rmw_pass.h), in two orders: buffer by buffer ("rmw"), and token by
+// token, each token's q rows then its k rows, as the kernels walk them
+// ("rmw_tokens"). Which is faster depends on the machine and the shape (on
+// AMD Zen 4 the token order ran 10% faster for the 16-bit prefill), so the
+// report takes the faster as the in-place roofline. "convert" is the token
+// order with each element widened and narrowed by the kernels' conversions.
+enum class Pass { kRmwBuffers, kRmwTokens, kConvert };
+
+void BM_InPlace(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads, Pass pass) {
   Buffers b = make_buffers(s, dt, false);
   volatile std::uint32_t zero_v = 0;
   const std::uint32_t zero = zero_v;
   const int workers = workers_for(b.qk_bytes, threads);
+  const std::size_t q_row = b.q.size() / s.tokens, k_row = b.k.size() / s.tokens;
+  const auto run = [&](unsigned char* p, std::size_t n) {
+    pass == Pass::kConvert ? ropecheck::bench::convert_pass(dt, p, n) : ropecheck::bench::rmw_pass(p, n, zero);
+  };
   st.SetLabel(ropecheck::bench::rmw_target());
   for (auto _ : st) {
-    for (auto* buf : {&b.q, &b.k})
-      split_bytes(buf->size(), workers,
-                  [&](std::size_t a, std::size_t e) { ropecheck::bench::rmw_pass(buf->data() + a, e - a, zero); });
+    if (pass == Pass::kRmwBuffers) {
+      for (auto* buf : {&b.q, &b.k})
+        split_bytes(buf->size(), workers, [&](std::size_t a, std::size_t e) { run(buf->data() + a, e - a); });
+    } else {
+      run_parallel(workers, [&](int w) {
+        for (std::int64_t t = s.tokens * w / workers, e = s.tokens * (w + 1) / workers; t < e; ++t) {
+          run(b.q.data() + t * q_row, q_row);
+          run(b.k.data() + t * k_row, k_row);
+        }
+      });
+    }
     benchmark::ClobberMemory();
   }
   st.SetBytesProcessed(static_cast<std::int64_t>(2 * b.qk_bytes) * st.iterations());
@@ -178,7 +199,9 @@ void register_all() {
         const std::string tag =
             std::string(s.name) + "/" + std::string(ropecheck::dtype_name(dt)) + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(("copy/" + tag).c_str(), BM_Copy, s, dt, threads)->UseRealTime();
-        benchmark::RegisterBenchmark(("rmw/" + tag).c_str(), BM_Rmw, s, dt, threads)->UseRealTime();
+        for (auto [name, pass] : {std::pair{"rmw/", Pass::kRmwBuffers}, std::pair{"rmw_tokens/", Pass::kRmwTokens},
+                                  std::pair{"convert/", Pass::kConvert}})
+          benchmark::RegisterBenchmark((name + tag).c_str(), BM_InPlace, s, dt, threads, pass)->UseRealTime();
         for (auto layout : {ROPECHECK_LAYOUT_HALF_SPLIT, ROPECHECK_LAYOUT_INTERLEAVED}) {
           const std::string lt = tag + (layout == ROPECHECK_LAYOUT_HALF_SPLIT ? "/half_split" : "/interleaved");
           for (const char* impl : {"simd_cache", "simd_otf"})
@@ -199,7 +222,22 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (std::getenv("T2")) hwy::SetSupportedTargetsForTest(HWY_AVX2);
+  // ROPECHECK_BENCH_TARGET=AVX2 (a Highway target name): the kernels and
+  // the baselines dispatch to that target, to measure the code other CPUs
+  // run.
+  if (const char* want = std::getenv("ROPECHECK_BENCH_TARGET")) {
+    std::int64_t pick = 0;
+    std::string known;
+    for (std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+      known += std::string(known.empty() ? "" : " ") + hwy::TargetName(t);
+      if (std::string(hwy::TargetName(t)) == want) pick = t;
+    }
+    if (pick == 0) {
+      std::fprintf(stderr, "ROPECHECK_BENCH_TARGET=%s: not a target this CPU runs (%s)\n", want, known.c_str());
+      return 2;
+    }
+    hwy::SetSupportedTargetsForTest(pick);
+  }
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -55,7 +55,14 @@ inline constexpr bool kHardwareF16 = false;
 template <class V>
 HWY_INLINE V InRegister(V v) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && defined(__GNUC__)
+#if HWY_TARGET <= HWY_AVX3
+  // "v": any of AVX-512's 32 registers. "x" names only the first 16, and
+  // with 16 cos/sin vectors held (simd_heads-inl.h) GCC then spilled a
+  // loaded row vector to the stack on every block.
+  asm("" : "+v"(v.raw));
+#else
   asm("" : "+x"(v.raw));
+#endif
 #endif
   return v;
 }
