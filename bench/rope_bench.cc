@@ -13,7 +13,6 @@
 //   decode:  64 sequences of one token each, at unrelated positions below
 //            8192, as a serving engine's decode step sees them.
 #include <benchmark/benchmark.h>
-#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -222,21 +221,11 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // ROPECHECK_BENCH_TARGET=AVX2 (a Highway target name): the kernels and
-  // the baselines dispatch to that target, to measure the code other CPUs
-  // run.
-  if (const char* want = std::getenv("ROPECHECK_BENCH_TARGET")) {
-    std::int64_t pick = 0;
-    std::string known;
-    for (std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-      known += std::string(known.empty() ? "" : " ") + hwy::TargetName(t);
-      if (std::string(hwy::TargetName(t)) == want) pick = t;
-    }
-    if (pick == 0) {
-      std::fprintf(stderr, "ROPECHECK_BENCH_TARGET=%s: not a target this CPU runs (%s)\n", want, known.c_str());
-      return 2;
-    }
-    hwy::SetSupportedTargetsForTest(pick);
+  // ROPECHECK_SIMD_TARGET=AVX2 (simd_impls.h) pins the kernels and the
+  // baselines, which share Highway's dispatcher, to that target.
+  if (const std::string why = ropecheck::impl::simd_target_pin_error(); !why.empty()) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    return 2;
   }
   register_all();
   benchmark::Initialize(&argc, argv);

@@ -1,6 +1,10 @@
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -12,6 +16,7 @@
 
 #include "core/axis_cases.h"
 #include "properties/property.h"
+#include "ropecheck/names.h"
 
 namespace ropecheck {
 
@@ -36,7 +41,15 @@ const char* const kNoIsolationNote =
 
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property, const std::string& config_path) {
-  std::string s = "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
+  // A run pinned to one SIMD target reproduces on that target (a name that
+  // is no target fails every SIMD call, and is not echoed into a command).
+  const char* target = std::getenv(kSimdTargetEnv);
+  const bool pinned = target != nullptr && *target != '\0' &&
+                      std::all_of(target, target + std::strlen(target), [](char ch) {
+                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                      });
+  std::string s = pinned ? std::string(kSimdTargetEnv) + "=" + target + " " : "";
+  s += "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
                   std::to_string(seed) + " --case " + std::to_string(index);
   if (!property.empty()) s += " --property " + property;
   if (!config_path.empty()) s += " --config " + config_path;

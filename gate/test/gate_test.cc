@@ -2,11 +2,15 @@
 // the case grid is deterministic, and a reproduce line rebuilds its case.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include <sstream>
 
 #include "core/axis_cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
+#include "ropecheck/names.h"
 
 namespace ropecheck {
 namespace {
@@ -61,6 +65,24 @@ TEST(Check, GridCoversLayoutsDtypesPartialRotaryAndLongContext) {
 TEST(Check, ReproduceCommandNamesEverythingNeeded) {
   EXPECT_EQ(reproduce_command("scalar_naive", Suite::kStandard, 99, 17),
             "ropecheck check --impl scalar_naive --suite standard --seed 99 --case 17");
+}
+
+// A run with the SIMD kernels pinned to one target prints reproduce lines
+// that pin it too; a value that is no target name is not echoed into a
+// shell command.
+TEST(Check, ReproduceCommandCarriesThePinnedSimdTarget) {
+  const char* before = std::getenv(kSimdTargetEnv);
+  const std::string saved = before ? before : "";
+  setenv(kSimdTargetEnv, "AVX2", 1);
+  EXPECT_EQ(reproduce_command("simd_otf", Suite::kQuick, 1, 3),
+            "ROPECHECK_SIMD_TARGET=AVX2 ropecheck check --impl simd_otf --suite quick --seed 1 --case 3");
+  setenv(kSimdTargetEnv, "AVX2; rm -rf x", 1);
+  EXPECT_EQ(reproduce_command("simd_otf", Suite::kQuick, 1, 3),
+            "ropecheck check --impl simd_otf --suite quick --seed 1 --case 3");
+  if (before)
+    setenv(kSimdTargetEnv, saved.c_str(), 1);
+  else
+    unsetenv(kSimdTargetEnv);
 }
 
 }  // namespace

@@ -11,8 +11,14 @@
 #include "impls/simd/rope_simd-inl.h"
 
 #if HWY_ONCE
+#include <hwy/targets.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "impls/kernel_support/abi_check.h"
@@ -26,6 +32,7 @@
 #include "impls/simd/simd_impls.h"
 #include "impls/simd/simd_job.h"
 #include "impls/simd/worker_pool.h"
+#include "ropecheck/names.h"
 
 namespace ropecheck::impl {
 
@@ -106,7 +113,36 @@ void set_axes(const ropecheck_apply_params_t& p, const PairAxisMap& m, SimdJob* 
 
 const char* target_of(void*) { return simd_target_name(); }
 
+// ROPECHECK_SIMD_TARGET, applied once per process: "" when unset or valid,
+// else why not.
+const std::string& target_pin_error() {
+  static const std::string error = [] {
+    const char* want = std::getenv(kSimdTargetEnv);
+    if (want == nullptr || *want == '\0') return std::string();
+    std::string known;
+    for (std::int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) {
+      const std::int64_t bit = t & -t;
+      if (std::strcmp(hwy::TargetName(bit), want) == 0) {
+        hwy::SetSupportedTargetsForTest(bit);
+        return std::string();
+      }
+      known += std::string(known.empty() ? "" : ", ") + hwy::TargetName(bit);
+    }
+    return std::string(kSimdTargetEnv) + "=" + want + ": not a Highway target this build has and this CPU runs (" +
+           known + ")";
+  }();
+  return error;
+}
+
+ropecheck_status_t check_target(char* err, std::size_t n) {
+  const std::string& why = target_pin_error();
+  if (why.empty()) return ROPECHECK_OK;
+  if (err != nullptr && n > 0) std::snprintf(err, n, "%s", why.c_str());
+  return ROPECHECK_INVALID_ARGUMENT;
+}
+
 ropecheck_status_t apply_cache(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  if (auto st = check_target(err, n)) return st;
   if (auto st = check_apply(kCacheCaps, p, err, n)) return st;
   SimdJob j = make_job(*p);
   j.cache = static_cast<const float*>(p->cos_sin_cache);
@@ -117,6 +153,7 @@ ropecheck_status_t apply_cache(void*, const ropecheck_apply_params_t* p, char* e
 }
 
 ropecheck_status_t apply_otf(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  if (auto st = check_target(err, n)) return st;
   if (auto st = check_apply(kOtfCaps, p, err, n)) return st;
   SimdJob j = make_job(*p);
   const OtfFreqs& f = otf_freqs(*p->freq, p->rotary_dim);
@@ -140,7 +177,11 @@ ropecheck_status_t apply_otf(void*, const ropecheck_apply_params_t* p, char* err
 
 void set_simd_threads(int threads) { g_threads.store(std::clamp(threads, 1, 256)); }
 int simd_threads() { return g_threads.load(); }
-const char* simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+const char* simd_target_name() {
+  (void)target_pin_error();
+  return HWY_DYNAMIC_DISPATCH(TargetName)();
+}
+std::string simd_target_pin_error() { return target_pin_error(); }
 std::int64_t simd_compiled_targets() { return HWY_TARGETS; }
 std::int64_t simd_baseline_target() { return HWY_STATIC_TARGET; }
 

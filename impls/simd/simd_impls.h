@@ -11,6 +11,7 @@
 #define ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "ropecheck/kernel_abi.h"
 
@@ -28,6 +29,15 @@ int simd_threads();
 
 // Name of the Highway target the dispatcher chose for this process.
 const char* simd_target_name();
+
+// The environment variable ROPECHECK_SIMD_TARGET=NAME (AVX2, SSE4, SCALAR,
+// ...: Highway's target names) pins the dispatcher, process-wide, to that
+// target, so one machine can gate and time the code other CPUs run: e.g.
+// `ROPECHECK_SIMD_TARGET=AVX2 ropecheck check --suite exhaustive`. It is
+// read once, at the first call or target query. A name this build lacks or
+// this CPU cannot run makes every call fail with INVALID_ARGUMENT and this
+// message (empty when unset or valid).
+std::string simd_target_pin_error();
 
 // The Highway targets the kernels were compiled for (HWY_TARGETS of
 // rope_simd.cc, a bit mask of HWY_* target bits) and among them the static

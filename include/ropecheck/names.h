@@ -11,6 +11,11 @@
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
+
+// The environment variable that pins the built-in SIMD kernels to one
+// Highway target (impls/simd/simd_impls.h); a reproduce line carries it.
+inline constexpr char kSimdTargetEnv[] = "ROPECHECK_SIMD_TARGET";
+
 namespace names_detail {
 
 inline constexpr std::string_view kDtypes[] = {"f32", "f16", "bf16", "f64"};
