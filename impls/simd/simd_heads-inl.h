@@ -55,8 +55,10 @@ HWY_INLINE int PrefetchHeads(const HeadRun& r) {
   return static_cast<int>(std::clamp<std::size_t>(kPrefetchBytes / std::max<std::size_t>(r.rotary_bytes, 1), 1, 16));
 }
 HWY_INLINE void PrefetchAhead(const HeadRun& r, int h, int ahead) {
-  const unsigned char* p = r.in + (h + ahead) * r.stride;
-  for (std::size_t b = 0; b < r.rotary_bytes; b += 64) hwy::Prefetch(p + b);
+  // An address, never dereferenced: integer arithmetic, since a pointer past
+  // the end of the caller's buffer may not even be formed.
+  const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(r.in) + static_cast<std::uintptr_t>((h + ahead) * r.stride);
+  for (std::size_t b = 0; b < r.rotary_bytes; b += 64) hwy::Prefetch(reinterpret_cast<const unsigned char*>(p + b));
 }
 
 template <class Kind>
