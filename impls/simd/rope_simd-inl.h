@@ -206,6 +206,23 @@ void WidenF16Row(const std::uint16_t* in, int n, float* out) {
   for (; i < n; ++i) hn::StoreU(LoadWide(d1, h + i), d1, out + i);
 }
 
+// fp32 values narrowed to bf16 as the bf16 loops store them
+// (StoreBf16Pairs: element 2j from a vector of even elements, 2j + 1 from one
+// of odd elements), whole vectors of pairs then one pair at a time, for the
+// conversion test. n even.
+void NarrowBf16Row(const float* in, int n, std::uint16_t* out) {
+  const hn::ScalableTag<float> df;
+  const hn::CappedTag<float, 1> d1;
+  const int N = static_cast<int>(hn::Lanes(df));
+  int j = 0;  // pairs
+  for (; j + N <= n / 2; j += N) {
+    hn::Vec<decltype(df)> even, odd;
+    hn::LoadInterleaved2(df, in + 2 * j, even, odd);
+    StoreBf16Pairs(df, even, odd, out + 2 * j);
+  }
+  for (; j < n / 2; ++j) StoreBf16Pairs(d1, hn::Set(d1, in[2 * j]), hn::Set(d1, in[2 * j + 1]), out + 2 * j);
+}
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace ropecheck::impl::HWY_NAMESPACE

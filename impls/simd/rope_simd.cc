@@ -39,6 +39,7 @@ namespace ropecheck::impl {
 HWY_EXPORT(RunRows);
 HWY_EXPORT(SinCosRow);
 HWY_EXPORT(WidenF16Row);
+HWY_EXPORT(NarrowBf16Row);
 HWY_EXPORT(TargetName);
 
 namespace {
@@ -193,6 +194,9 @@ void simd_sincos_row(double position, const double* inv_freq, int pairs, float* 
 }
 
 void simd_widen_f16(const std::uint16_t* in, int n, float* out) { HWY_DYNAMIC_DISPATCH(WidenF16Row)(in, n, out); }
+void simd_narrow_bf16(const float* in, int n, std::uint16_t* out) {
+  HWY_DYNAMIC_DISPATCH(NarrowBf16Row)(in, n, out);
+}
 
 const ropecheck_impl_t* simd_cache_impl() {
   static const ropecheck_impl_t impl = kernel_table(

@@ -55,6 +55,11 @@ void simd_sincos_row(double position, const double* inv_freq, int pairs, float* 
 // dispatched target (for the conversion test).
 void simd_widen_f16(const std::uint16_t* in, int n, float* out);
 
+// fp32 in[0, n) narrowed to bf16 bits as the kernels' bf16 loops store them
+// (pairs of elements, n even), on the dispatched target (for the conversion
+// test).
+void simd_narrow_bf16(const float* in, int n, std::uint16_t* out);
+
 }  // namespace ropecheck::impl
 
 #endif  // ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_

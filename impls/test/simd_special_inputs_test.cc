@@ -143,5 +143,42 @@ TEST_P(SimdSpecialInputs, EveryF16WidensExactlyOnThisTarget) {
   EXPECT_EQ(wrong, 0);
 }
 
+// Every bf16 result, each reached from below and above its neighbours: the
+// fp32 values with every high half and the low halves around the rounding
+// boundary (0x7fff, 0x8000, 0x8001: ties go to even) and at the ends, plus
+// a drawn one, narrow to exactly ropecheck::f32_to_bf16's bits (carries into
+// the exponent, to infinity, subnormals, signed zeros), through whole vectors
+// and one-pair tails alike. NaNs only as the bf16 loops can meet them
+// (simd_storage-inl.h, RoundToBf16Bits): quiet, low half zero.
+TEST_P(SimdSpecialInputs, EveryBf16RoundsToNearestEvenOnThisTarget) {
+  ASSERT_STREQ(impl::simd_target_name(), hwy::TargetName(GetParam())) << "the dispatcher did not switch target";
+  std::vector<float> in;
+  std::uint32_t drawn = 0x9e3779b9u;
+  for (std::uint32_t high = 0; high < (1u << 16); ++high)
+    for (std::uint32_t low : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xfffeu, 0xffffu, 0x10000u}) {
+      if (low == 0x10000u) {  // a drawn low half (xorshift32)
+        drawn ^= drawn << 13, drawn ^= drawn >> 17, drawn ^= drawn << 5;
+        low = drawn & 0xffffu;
+      }
+      const std::uint32_t bits = high << 16 | low;
+      const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+      if (nan && (low != 0 || (bits & 0x00400000u) == 0)) continue;
+      in.push_back(f32_from_bits(bits));
+    }
+  in.push_back(1.0f);  // an odd pair count: a one-pair tail on every target
+  in.push_back(-3.0f);
+  if (in.size() % 2 != 0) in.push_back(0.5f);
+  std::vector<std::uint16_t> out(in.size());
+  impl::simd_narrow_bf16(in.data(), static_cast<int>(in.size()), out.data());
+  int wrong = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::uint16_t want = f32_to_bf16(in[i]);
+    if (out[i] != want && ++wrong <= 5)
+      ADD_FAILURE() << hwy::TargetName(GetParam()) << ": fp32 0x" << std::hex << f32_bits(in[i])
+                    << " narrowed to bf16 0x" << out[i] << ", f32_to_bf16 gives 0x" << want;
+  }
+  EXPECT_EQ(wrong, 0) << "of " << in.size();
+}
+
 }  // namespace
 }  // namespace ropecheck
