@@ -9,9 +9,10 @@ cmake --preset release > /dev/null
 cmake --build --preset release --target rope_bench
 out=$(mktemp)
 before=$(cut -d' ' -f1-3 /proc/loadavg)
-./build/release/bench/rope_bench --benchmark_repetitions=7 --benchmark_report_aggregates_only=true \
+./build/release/bench/rope_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true \
   --benchmark_min_time=0.1 --benchmark_enable_random_interleaving=true --benchmark_out="$out" --benchmark_out_format=json "$@"
 after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; date: $(date -u +%F); load before: $before; after: $after"
+echo "raw results (Google Benchmark JSON): $out"
 python3 bench/cpu_report.py "$out"
