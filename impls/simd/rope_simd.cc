@@ -121,8 +121,7 @@ const std::string& target_pin_error() {
     const char* want = std::getenv(kSimdTargetEnv);
     if (want == nullptr || *want == '\0') return std::string();
     std::string known;
-    for (std::int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) {
-      const std::int64_t bit = t & -t;
+    for (const std::int64_t bit : simd_runnable_targets()) {
       if (std::strcmp(hwy::TargetName(bit), want) == 0) {
         hwy::SetSupportedTargetsForTest(bit);
         return std::string();
@@ -185,6 +184,11 @@ const char* simd_target_name() {
 std::string simd_target_pin_error() { return target_pin_error(); }
 std::int64_t simd_compiled_targets() { return HWY_TARGETS; }
 std::int64_t simd_baseline_target() { return HWY_STATIC_TARGET; }
+std::vector<std::int64_t> simd_runnable_targets() {
+  std::vector<std::int64_t> v;
+  for (std::int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) v.push_back(t & -t);
+  return v;
+}
 
 void simd_sincos_row(double position, const double* inv_freq, int pairs, float* c, float* s) {
   std::vector<double> padded(static_cast<std::size_t>(padded_pairs(pairs)), 0.0);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ropecheck/kernel_abi.h"
 
@@ -46,6 +47,11 @@ std::string simd_target_pin_error();
 // of them this CPU supports (impls/test/simd_target_param.h).
 std::int64_t simd_compiled_targets();
 std::int64_t simd_baseline_target();
+
+// Each target compiled for that this CPU supports, alone, best first
+// (Highway's bit order): the targets the tests run and ROPECHECK_SIMD_TARGET
+// may name. Read before any pin (a pin narrows Highway's supported set).
+std::vector<std::int64_t> simd_runnable_targets();
 
 // simd_otf's sin/cos of the angles position * inv_freq[i], i < pairs, on
 // the dispatched target, with m = 1 (for the accuracy test).

@@ -20,14 +20,6 @@
 
 namespace ropecheck {
 
-// Each supported compiled target alone, best first (Highway's bit order).
-inline std::vector<std::int64_t> simd_test_targets() {
-  std::vector<std::int64_t> v;
-  for (std::int64_t t = hwy::SupportedTargets() & impl::simd_compiled_targets(); t != 0; t &= t - 1)
-    v.push_back(t & -t);
-  return v;
-}
-
 // SetUp pins the dispatcher to the parameter (SetSupportedTargetsForTest),
 // TearDown releases it.
 class SimdTargetTest : public hwy::TestWithParamTarget {};
@@ -35,7 +27,7 @@ class SimdTargetTest : public hwy::TestWithParamTarget {};
 }  // namespace ropecheck
 
 #define ROPECHECK_SIMD_TARGETS_INSTANTIATE(suite)                                                          \
-  INSTANTIATE_TEST_SUITE_P(suite##Group, suite, testing::ValuesIn(::ropecheck::simd_test_targets()), \
+  INSTANTIATE_TEST_SUITE_P(suite##Group, suite, testing::ValuesIn(::ropecheck::impl::simd_runnable_targets()), \
                            ::hwy::TestParamTargetName)
 
 #endif  // ROPECHECK_IMPLS_TEST_SIMD_TARGET_PARAM_H_
