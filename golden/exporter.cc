@@ -41,10 +41,9 @@ Tensor f64_tensor(std::string name, std::vector<std::int64_t> shape, const std::
   return t;
 }
 
-void require_finite(double v, const GoldenCase& g, const char* what) {
+void require_finite(double v, const std::string& label, const char* what) {
   if (!std::isfinite(v))
-    throw std::logic_error("golden case " + std::to_string(g.id) + " (" + g.name + "): non-finite " + what +
-                           "; the suite must not contain such a case");
+    throw std::logic_error(label + ": non-finite " + std::string(what) + "; the suite must not contain such a case");
 }
 
 // Staging and swap directories (<name>.partial-<pid>, <name>.old-<pid>)
@@ -97,14 +96,17 @@ std::string case_stem(int id) {
 std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
 
 CaseTensors build_case_tensors(const GoldenCase& g) {
-  const Case& c = g.c;
+  CaseTensors out = derive_case_tensors(g.c, make_inputs(g.c), "golden case " + std::to_string(g.id) + " (" + g.name + ")");
+  out.flags.insert(out.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
+  return out;
+}
+
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label) {
   const Geometry geo = geometry(c);
-  const QkBuffers in = make_inputs(c);
   const ReferenceResult r = compute_reference(c, in);
   CaseTensors out;
   out.attention_factor = r.attention_factor;
   out.flags = derive_flags(c, in);
-  out.flags.insert(out.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
   const int pairs = c.shape.rotary_dim / 2;
   static const char* kQk[] = {"q", "k"};
   std::array<std::vector<std::int64_t>, 2> shape;
@@ -119,7 +121,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
     for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
     for (const ReferenceElement& x : r.elements(w)) {
-      require_finite(x.rounded, g, "expected value");
+      require_finite(x.rounded, label, "expected value");
       store_value(e.bytes.data(), x.offset, c.dtype, x.rounded);
       e64[static_cast<std::size_t>(x.offset)] = x.terms.value;
     }
@@ -138,7 +140,7 @@ CaseTensors build_case_tensors(const GoldenCase& g) {
       std::vector<double> b(static_cast<std::size_t>(geo.elements[w]), 0.0);
       for (const ReferenceElement& x : r.elements(w)) {
         const double v = model.budget(x.terms);
-        require_finite(v, g, "budget");
+        require_finite(v, label, "budget");
         b[static_cast<std::size_t>(x.offset)] = v;
       }
       out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_budget_" + bp.name, shape[w], b));

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/buffers.h"
+#include "core/cases.h"
 #include "golden/manifest.h"
 #include "golden/suites.h"
 #include "golden/tensor_file.h"
@@ -26,6 +28,11 @@ struct CaseTensors {
 };
 // Inputs, exact outputs and budgets of one case (the expensive part).
 CaseTensors build_case_tensors(const GoldenCase& g);
+// The same from a case and its inputs: what every tensor of a case file and
+// its attention factor must hold, so that `golden verify` recomputes what it
+// reads (golden/verifier.h). `label` names the case in an error. The flags
+// are those the inputs imply (derive_flags), without the suite's own.
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label);
 
 struct ExportOptions {
   std::string suite = "smoke";

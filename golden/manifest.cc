@@ -233,6 +233,15 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
       f.bytes = static_cast<std::uint64_t>(fr.integer("bytes", 0, std::int64_t{1} << 40));
       e.files.push_back(f);
     }
+    // A case listed twice (its id, or a file another case lists) would be
+    // judged twice, weighing what a forger copied over what was exported.
+    for (std::size_t j = 0; j < m.cases.size(); ++j) {
+      const std::string q = "$.cases[" + std::to_string(j) + "]";
+      if (m.cases[j].id == e.id) bad(file, p + ".id", "repeats case id " + std::to_string(e.id) + " of " + q);
+      for (const FileEntry& f : e.files)
+        for (const FileEntry& g : m.cases[j].files)
+          if (f.path == g.path) bad(file, p + ".files", "lists " + f.path + ", which " + q + " lists too");
+    }
     m.cases.push_back(std::move(e));
   }
   return m;
@@ -243,11 +252,24 @@ std::string read_export_file(const std::string& dir, const std::string& relative
   ReadLimits lim;
   lim.max_bytes = kMaxTensorFileBytes;
   lim.regular_only = true;  // a symlink to /dev/zero or a FIFO in an export is refused, not read
+  std::string text;
   try {
-    return read_file_bounded(path, lim);
+    text = read_file_bounded(path, lim);
   } catch (const FileReadError& e) {
     throw FormatError(path, "file", e.cause());
   }
+  // Inside the export once every link is followed: a case file symlinked to
+  // a file elsewhere (another export's, with checksums to match) is refused.
+  std::error_code ec_dir, ec_file;
+  const std::filesystem::path root = std::filesystem::canonical(dir, ec_dir);
+  const std::filesystem::path real = std::filesystem::weakly_canonical(path, ec_file);
+  if (!ec_dir && !ec_file) {
+    const std::filesystem::path rel = real.lexically_relative(root);
+    if (rel.empty() || *rel.begin() == "..")
+      throw FormatError(path, "file", "resolves to " + real.string() + ", outside the export " + root.string() +
+                                          " (a symlink out of it): every file of an export lies inside it");
+  }
+  return text;
 }
 
 Manifest load_manifest(const std::string& dir, const std::string& expect_sums_sha256) {

@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iomanip>
 #include <map>
 
 #include "core/interrupt.h"
+#include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck::golden {
@@ -48,6 +50,50 @@ void read_positions(const std::vector<Tensor>& ts, const std::string& where, Cas
                                                          std::to_string(pa.int_value(i)) + " where the manifest's " +
                                                          c->axes.describe() + " puts it on axis " +
                                                          std::to_string(want.axis[static_cast<std::size_t>(i)]));
+}
+
+// The file of a case that holds tensor `name`: a npy export keeps one file
+// per tensor (named after it), the other formats one per case.
+std::string file_holding(const std::string& dir, const CaseEntry& e, const std::string& name) {
+  for (const FileEntry& f : e.files)
+    if (std::filesystem::path(f.path).stem().string() == name) return (std::filesystem::path(dir) / f.path).string();
+  return (std::filesystem::path(dir) / e.files.front().path).string();
+}
+
+std::string hex_of(double v) { return format_hex_float(v); }
+
+// The verifier holds the reference: everything of a case file that follows
+// from its inputs (the exact and rounded expected outputs, the angles, cos
+// and sin, the frequencies, every policy's budgets) and the manifest's
+// attention factor are recomputed and must be the files' bits. Checksums
+// recomputed after an edit (without a pinned --expect-sha256) hide nothing
+// then: an altered budget, expected value or attention factor is refused,
+// naming the file, the tensor and the element. What the reference cannot
+// recompute are the inputs themselves (q, k, positions, the config): a case
+// with other inputs is a different case, judged correctly against its own
+// recomputed outputs (docs/RELIABILITY.md).
+void check_against_reference(const std::string& dir, const CaseEntry& e, const std::vector<Tensor>& stored,
+                             const Case& c, const QkBuffers& in) {
+  const CaseTensors want = derive_case_tensors(c, in, dir + " case " + std::to_string(e.id));
+  if (std::memcmp(&want.attention_factor, &e.attention_factor, sizeof(double)) != 0)
+    throw FormatError((std::filesystem::path(dir) / "manifest.json").string(),
+                      "case " + std::to_string(e.id) + " attentionFactorHex",
+                      "is " + hex_of(e.attention_factor) + " where the reference gives " + hex_of(want.attention_factor) +
+                          " for this case's config: the export was altered (its checksums with it)");
+  for (const Tensor& t : want.tensors) {
+    const std::string file = file_holding(dir, e, t.name);
+    const Tensor& s = need(stored, t.name, t.dtype, t.shape, file);
+    if (s.bytes == t.bytes) continue;
+    const std::size_t es = t.bytes.size() / static_cast<std::size_t>(std::max<std::int64_t>(t.elements(), 1));
+    std::size_t i = 0;
+    while (i + es <= t.bytes.size() && std::memcmp(s.bytes.data() + i, t.bytes.data() + i, es) == 0) i += es;
+    const auto k = static_cast<std::int64_t>(i / es);
+    const bool ints = t.dtype == TensorDtype::kI64;
+    throw FormatError(file, "tensor '" + t.name + "' element " + std::to_string(k),
+                      "holds " + (ints ? std::to_string(s.int_value(k)) : hex_of(s.value(k))) + " where the reference gives " +
+                          (ints ? std::to_string(t.int_value(k)) : hex_of(t.value(k))) +
+                          ": the export was altered (its checksums with it)");
+  }
 }
 
 }  // namespace
@@ -93,13 +139,16 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
       L.ref.sin.push_back(sinv.value(k));
     }
   static const char* kQk[] = {"q", "k"};
+  for (int w = 0; w < 2; ++w) {
+    const auto& stored = need(ts, kQk[w], sd, {c.tokens, g.heads[w], hd}, where).bytes;
+    L.in.bytes[w].assign(stored.begin(), stored.end());
+  }
+  check_against_reference(dir, e, ts, c, L.in);
   const Tensor* expected[2];
   const Tensor* exact[2];
   for (int w = 0; w < 2; ++w) {
     const std::vector<std::int64_t> shape{c.tokens, g.heads[w], hd};
     const std::string n = kQk[w];
-    const auto& stored = need(ts, n, sd, shape, where).bytes;
-    L.in.bytes[w].assign(stored.begin(), stored.end());
     expected[w] = &need(ts, n + "_expected", sd, shape, where);
     exact[w] = &need(ts, n + "_expected_f64", TensorDtype::kF64, shape, where);
   }

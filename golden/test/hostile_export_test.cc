@@ -11,6 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <cmath>
+#include <cstring>
 
 #include "golden/exporter.h"
 #include "core/sha256.h"
@@ -175,6 +177,120 @@ TEST(HostileExport, AlteredAxesAreRefusedNamingTheField) {
 }
 
 // kill -9 during an export left <dir>.partial-<pid> for ever.
+// Rewrites one tensor of case k's safetensors file through `alter`, then
+// the manifest's sha256 and byte count of that file and SHA256SUMS, as a
+// forger would: every checksum matches the altered export.
+void forge_tensor(const fs::path& d, std::size_t k, const std::string& tensor, const std::function<void(Tensor&)>& alter) {
+  nlohmann::ordered_json m = nlohmann::ordered_json::parse(slurp(d / "manifest.json"));
+  auto& file = m["cases"][k]["files"][0];
+  const fs::path path = d / file["path"].get<std::string>();
+  std::vector<Tensor> ts = read_safetensors(slurp(path), path.string());
+  bool found = false;
+  for (Tensor& t : ts)
+    if (t.name == tensor) {
+      alter(t);
+      found = true;
+    }
+  ASSERT_TRUE(found) << tensor;
+  const std::string bytes = write_safetensors(ts);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  file["sha256"] = sha256_hex(bytes);
+  file["bytes"] = bytes.size();
+  forge_manifest(d, m.dump(1));
+}
+
+std::string case_error(const fs::path& d, std::size_t k) {
+  try {
+    const Manifest man = load_manifest(d.string());
+    load_case(d.string(), man, man.cases[k]);
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+void scale_first(Tensor& t, double by) {
+  double v;
+  std::memcpy(&v, t.bytes.data(), 8);
+  v = std::fpclassify(v) == FP_ZERO ? 1 : v * by;
+  std::memcpy(t.bytes.data(), &v, 8);
+}
+
+// The verifier holds the reference: what follows from a case's inputs is
+// recomputed, so an export whose budgets, expected values, angles or
+// attention factor were edited, its checksums recomputed to match (no pin),
+// is refused naming the file, the tensor and the element.
+TEST(HostileExport, EditedDerivedValuesAreRecomputedAndRefused) {
+  const fs::path d = fresh_export("derived");
+  const std::string good_manifest = slurp(d / "manifest.json"), good_sums = slurp(d / "SHA256SUMS");
+  const std::string case_file = d / "cases" / "0001.safetensors";
+  const std::string good_case = slurp(case_file);
+  auto restore = [&] {
+    std::ofstream(d / "manifest.json", std::ios::binary | std::ios::trunc) << good_manifest;
+    std::ofstream(d / "SHA256SUMS", std::ios::binary | std::ios::trunc) << good_sums;
+    std::ofstream(case_file, std::ios::binary | std::ios::trunc) << good_case;
+  };
+  ASSERT_EQ(case_error(d, 0), "accepted");
+  std::string budget;
+  for (const Tensor& t : read_safetensors(good_case, case_file))
+    if (t.name.find("q_budget_") == 0) budget = t.name;
+  ASSERT_FALSE(budget.empty());
+  for (const std::string& tensor : {budget, std::string("q_expected_f64"), std::string("angle"), std::string("inv_freq")}) {
+    forge_tensor(d, 0, tensor, [](Tensor& t) { scale_first(t, 10); });
+    const std::string e = case_error(d, 0);
+    EXPECT_NE(e.find("0001.safetensors: tensor '" + tensor + "' element 0: holds"), std::string::npos) << e;
+    EXPECT_NE(e.find("where the reference gives"), std::string::npos) << e;
+    restore();
+  }
+  // The rounded expected output, one ulp off.
+  forge_tensor(d, 0, "k_expected", [](Tensor& t) { t.bytes[0] ^= 1; });
+  EXPECT_NE(case_error(d, 0).find("tensor 'k_expected' element 0"), std::string::npos) << case_error(d, 0);
+  restore();
+  // The attention factor in the manifest.
+  nlohmann::ordered_json m = nlohmann::ordered_json::parse(good_manifest);
+  m["cases"][0]["attentionFactor"] = 2.0;
+  m["cases"][0]["attentionFactorHex"] = "0x1p+1";
+  forge_manifest(d, m.dump(1));
+  const std::string e = case_error(d, 0);
+  EXPECT_NE(e.find("manifest.json: case 1 attentionFactorHex: is 0x1p+1 where the reference gives"), std::string::npos) << e;
+  restore();
+  EXPECT_EQ(case_error(d, 0), "accepted");
+}
+
+// A case listed twice (the same id, or another id over the same file) is
+// refused: it would be judged twice.
+TEST(HostileExport, ACaseListedTwiceIsRefused) {
+  const fs::path d = fresh_export("twice");
+  const nlohmann::ordered_json good = nlohmann::ordered_json::parse(slurp(d / "manifest.json"));
+  nlohmann::ordered_json m = good;
+  m["cases"].push_back(good["cases"][0]);
+  m["numberOfCases"] = m["cases"].size();
+  forge_manifest(d, m.dump(1));
+  const std::size_t last = m["cases"].size() - 1;
+  EXPECT_NE(error_of(d).find("$.cases[" + std::to_string(last) + "].id: repeats case id 1 of $.cases[0]"), std::string::npos)
+      << error_of(d);
+  m["cases"][last]["id"] = 9999;
+  forge_manifest(d, m.dump(1));
+  EXPECT_NE(error_of(d).find("$.cases[" + std::to_string(last) + "].files: lists cases/0001.safetensors, which $.cases[0] lists too"),
+            std::string::npos)
+      << error_of(d);
+}
+
+// A case file replaced by a symlink to a file outside the export (another
+// export's, whose checksums the manifest was made to match) is refused.
+TEST(HostileExport, ACaseFileSymlinkedOutsideTheExportIsRefused) {
+  const fs::path d = fresh_export("inside"), other = fresh_export("outside");
+  nlohmann::ordered_json m = nlohmann::ordered_json::parse(slurp(d / "manifest.json"));
+  const nlohmann::ordered_json o = nlohmann::ordered_json::parse(slurp(other / "manifest.json"));
+  m["cases"][1]["files"] = o["cases"][1]["files"];
+  forge_manifest(d, m.dump(1));
+  fs::remove(d / "cases" / "0002.safetensors");
+  fs::create_symlink(fs::absolute(other / "cases" / "0002.safetensors"), d / "cases" / "0002.safetensors");
+  const std::string e = case_error(d, 1);
+  EXPECT_NE(e.find("0002.safetensors: file: resolves to"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside the export"), std::string::npos) << e;
+}
+
 TEST(HostileExport, StagingDirectoriesOfDeadExportsAreRemoved) {
   const fs::path d = fresh_export("stale");
   const pid_t dead = ::fork();
