@@ -4,8 +4,9 @@
 // ropecheck_get_impls run at dlopen). If that code calls exit() or
 // quick_exit(), or crashes, ropecheck ends with a message naming the span
 // and a non-zero status: never status 0 with no verdict printed. (_exit()
-// and the exit_group system call run no handler: only isolation catches
-// those, docs/RELIABILITY.md.)
+// and the exit_group system call run no handler: isolation, and for the
+// command the verdict supervisor, cli/verdict_supervisor.h, catch those;
+// docs/RELIABILITY.md.)
 #ifndef ROPECHECK_CORE_HOST_GUARD_H_
 #define ROPECHECK_CORE_HOST_GUARD_H_
 

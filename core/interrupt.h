@@ -10,6 +10,12 @@
 
 namespace ropecheck {
 
+// The value a supervising parent sends with sigqueue() when it forwards a
+// SIGINT or SIGTERM it received: the copy of a signal sent to the whole
+// process group, which this process receives directly too, is not taken
+// for a second signal.
+inline constexpr int kForwardedSignalTag = 0x726f7065;  // "rope"
+
 // Idempotent. Commands that run kernels call it before the first one.
 void install_interrupt_handlers();
 // The signal that arrived (SIGINT, SIGTERM), or 0.

@@ -1,0 +1,135 @@
+#include "cli/verdict_supervisor.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "core/interrupt.h"
+
+namespace ropecheck::cli {
+namespace {
+
+pid_t g_child = -1;
+
+void forward(int sig) {
+  if (g_child <= 0) return;
+  sigval v{};
+  v.sival_int = kForwardedSignalTag;
+  ::sigqueue(g_child, sig, v);
+}
+
+void say(const std::string& s) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "ropecheck: %s\n", s.c_str());
+}
+
+struct Identity {
+  bool open = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
+Identity identity_of(int fd) {
+  struct stat st {};
+  Identity id;
+  if (::fstat(fd, &st) == 0) {
+    id.open = true;
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+  }
+  return id;
+}
+
+// In the child, after the command: the report reached the standard output
+// the run started with, whole. rc, or 1 when it did not.
+int checked_report(int rc, const Identity& started) {
+  std::cout.flush();
+  const bool written = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const int write_errno = errno;
+  const Identity now = identity_of(1);
+  std::string why;
+  if (started.open && (!now.open || now.dev != started.dev || now.ino != started.ino))
+    why = "standard output was closed or replaced during the run (by a kernel in ropecheck's own process?)";
+  else if (!written)
+    why = std::string("writing it failed (") + std::strerror(write_errno) + ")";
+  if (why.empty()) return rc;
+  std::fprintf(stderr, "ropecheck: the report could not be written to standard output: %s; no verdict was printed\n",
+               why.c_str());
+  return rc == 0 ? 1 : rc;
+}
+
+}  // namespace
+
+int run_supervised(const std::function<int()>& command) {
+  if (const char* v = std::getenv("ROPECHECK_SUPERVISOR"); v && std::string(v) == "off") return command();
+  const Identity started = identity_of(1);
+  int done[2];
+  if (::pipe2(done, O_CLOEXEC) != 0) {
+    say(std::string("cannot start the run: pipe2: ") + std::strerror(errno));
+    return 1;
+  }
+  std::cout.flush();
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    say(std::string("cannot start the run: fork: ") + std::strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    ::close(done[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);  // the supervisor is already gone
+    const int rc = checked_report(command(), started);
+    // The status, told before the process ends: whatever ends it from here
+    // on (exit handlers, destructors) must end it with this status too.
+    [[maybe_unused]] const ssize_t w = ::write(done[1], &rc, sizeof rc);
+    ::close(done[1]);
+    return rc;
+  }
+  ::close(done[1]);
+  g_child = pid;
+  struct sigaction sa {};
+  sa.sa_handler = forward;
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      say(std::string("lost the run: waitpid: ") + std::strerror(errno));
+      return 1;
+    }
+  }
+  g_child = -1;
+  int reported = -1;
+  const bool told = ::read(done[0], &reported, sizeof reported) == static_cast<ssize_t>(sizeof reported);
+  ::close(done[0]);
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    say(std::string("the run was ended by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+        (told ? " after its verdict" : " before its verdict was complete") + ": no verdict to pass");
+    return 128 + sig;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (told && code == reported) return code;
+  if (code == 0) {
+    say(std::string("the run ended with status 0 ") +
+        (told ? "where its verdict was " + std::to_string(reported) : "before its verdict was complete") +
+        ": something in ropecheck's own process (a kernel or plugin run in process: --no-isolation, an in-process "
+        "kernel, a plugin's constructors) ended it with _exit() or exit_group; no verdict, exit status 1");
+    return 1;
+  }
+  return code;  // a failure already, and named by whoever chose it (a HostGuard's message, an interrupt)
+}
+
+}  // namespace ropecheck::cli
