@@ -74,17 +74,53 @@ void fill_canary(unsigned char* p, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i) p[i] = canary_byte(i);
 }
 
-void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t) {
+namespace {
+
+Rng& poison_rng() {
   static thread_local Rng rng((static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
+  return rng;
+}
+
+}  // namespace
+
+const char* poison_kind_name(PoisonKind k) {
+  switch (k) {
+    case PoisonKind::kNan: return "NaN";
+    case PoisonKind::kFinite: return "finite garbage";
+    case PoisonKind::kInput: return "a copy of the input";
+  }
+  return "?";
+}
+
+PoisonKind draw_poison_kind(const PoisonKind* other_than) {
+  for (;;) {
+    const auto k = static_cast<PoisonKind>(poison_rng().bits() % kPoisonKinds);
+    if (!other_than || k != *other_than) return k;
+  }
+}
+
+void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t, PoisonKind kind, const unsigned char* input) {
+  Rng& rng = poison_rng();
+  if (kind == PoisonKind::kInput && input) {
+    std::memcpy(p, input, bytes);
+    return;
+  }
   const std::size_t es = dtype_size(t);
   const DtypeFormat f = dtype_format(t);
   const int mantissa = f.precision - 1;  // stored significand bits
   const int width = static_cast<int>(es * 8);
+  const int exponent_bits = width - 1 - mantissa;
+  const std::uint64_t bias = (std::uint64_t{1} << (exponent_bits - 1)) - 1;
   for (std::size_t i = 0; i + es <= bytes; i += es) {
     const std::uint64_t r = rng.bits();
     std::uint64_t payload = r & ((std::uint64_t{1} << mantissa) - 1);
-    if (payload == 0) payload = 1;  // a NaN, not an infinity
-    const std::uint64_t exponent = ((std::uint64_t{1} << (width - 1 - mantissa)) - 1) << mantissa;
+    std::uint64_t exponent;
+    if (kind == PoisonKind::kFinite) {
+      exponent = (bias - 8 + (r >> 40) % 17) << mantissa;  // 2^-8 .. 2^8: normal in every dtype
+    } else {
+      if (payload == 0) payload = 1;  // a NaN, not an infinity
+      exponent = ((std::uint64_t{1} << exponent_bits) - 1) << mantissa;
+    }
     const std::uint64_t sign = (r >> 63) << (width - 1);
     const std::uint64_t v = sign | exponent | payload;
     std::memcpy(p + i, &v, es);  // little-endian: the low bytes

@@ -56,10 +56,26 @@ QkBuffers make_inputs(const Case& c);
 // 0xa5 0x7f is a NaN in every storage dtype).
 inline unsigned char canary_byte(std::size_t i) { return (i % 2) ? 0x7f : 0xa5; }
 void fill_canary(unsigned char* p, std::size_t bytes);
-// A fresh random NaN in every element of dtype (random sign and payload;
-// the generator is seeded from the system's entropy once per thread): what
-// an out-of-place output holds before a call (core/kernel_call.h).
-void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype);
+// What an out-of-place output holds before a call (core/kernel_call.h),
+// fresh per call and drawn from the system's entropy, so that no kernel can
+// tell the harness's buffer from a production one, nor predict it:
+//   kNan     a NaN with a random sign and payload in every element: an
+//            element never written is judged wrong;
+//   kFinite  random finite values (any sign, magnitudes 2^-8 .. 2^8): what
+//            a reused allocation holds;
+//   kInput   a copy of the call's input: the stale tensor a caller
+//            rotating into last step's buffer hands over.
+// A kernel whose result depends on which it got (it reads its output, or
+// computes only on a NaN) is caught by conformance's two calls, which never
+// draw the same kind (call_kernel_twice).
+enum class PoisonKind { kNan, kFinite, kInput };
+inline constexpr int kPoisonKinds = 3;
+const char* poison_kind_name(PoisonKind k);
+// A kind at random; `other_than` (when given) is never drawn.
+PoisonKind draw_poison_kind(const PoisonKind* other_than = nullptr);
+// `input`: the input bytes for kInput (as many as `bytes`).
+void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype, PoisonKind kind = PoisonKind::kNan,
+                 const unsigned char* input = nullptr);
 // Stores v (exactly representable in dtype) at element i.
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
 

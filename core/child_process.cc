@@ -1,7 +1,9 @@
 #include "core/child_process.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <new>
 
@@ -20,20 +22,34 @@ ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std:
   try {
     f = fork_child(share, [&](int fd) {
       prepare_child(shared, parent, o.memory_limit_gib, /*worker=*/false);
+      if (o.decoy) {
+        o.decoy();
+        settle_for_next_call(shared, o.memory_limit_gib);
+      }
       shared->status = body(shared->message, sizeof shared->message);
       shared->message[sizeof shared->message - 1] = '\0';
       shared->returned = 1;
+      record_fp_left(shared);
+      flush_kernel_output();
       answer_once(shared, fd);
-      for (;;) ::pause();  // the parent looks at what is left, then kills it
+      // Stopped at once, every thread and process of the group with it (as
+      // a worker after each call): the parent counts what is left and reads
+      // the outputs while nothing of the call runs, then kills it.
+      ::kill(0, SIGSTOP);
+      for (;;) ::pause();
     });
   } catch (...) {
     unmap_for_child(shared, sizeof(ChildShared));
     throw;
   }
   siginfo_t info{};
-  const End end = wait_for_child(f.pid, f.fd, o.timeout_seconds, &info);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.timeout_seconds));
+  End end = wait_for_child(f.pid, f.fd, o.timeout_seconds, &info);
+  if (end == End::kReturned) end = wait_until_stopped(f.pid, deadline, &info);
   ChildRun run;
   if (end == End::kReturned && o.check_leftovers) run.failure = leftovers(f.pid);
+  if (end == End::kReturned && run.failure.empty()) run.failure = state_left_failure(*shared);
   sweep(f.pid);  // everything the call started is dead from here on
   forget_child(f);
   run.returned = end == End::kReturned;

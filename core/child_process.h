@@ -50,6 +50,12 @@ struct ChildOptions {
   std::vector<GuardRange> guards;
   // The memory the body works on: this child inherits it, no other does.
   std::vector<SharedRange> share;
+  // A child per call only: run in the child before the body (a decoy call
+  // of the kernel, core/isolation.cc); then what a call may leave for the
+  // next in its process (signal handlers and mask, timers, pending
+  // signals, the floating-point state) is reset, as between a worker's
+  // calls, before the body runs.
+  std::function<void()> decoy;
   // A worker only (core/worker.h): the range that holds this call's
   // buffers, made read-write before the guards are armed in it.
   std::uintptr_t arm_begin = 0, arm_end = 0;

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/fp_env.h"
 #include "core/host_guard.h"
 
 namespace ropecheck {
@@ -152,6 +154,11 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent is already gone
   clear_host_guards_in_child();
+  // What the kernel prints to standard output goes to ropecheck's standard
+  // error: never into the report on standard output (a kernel's debug line
+  // in the middle of a markdown table), never lost (flushed after every
+  // call, flush_kernel_output).
+  ::dup2(2, 1);
   g_shared = shared;
   constexpr std::size_t kAltStack = 1 << 16;  // the fault handler runs here when the stack itself overflowed
   void* alt = ::mmap(nullptr, kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -165,12 +172,22 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
   std::at_quick_exit(on_quick_exit_hook);
   const std::uint64_t base = address_space_bytes();
   shared->vm_base = shared->vm_after = g_vm_after = base;
+  rlimit inherited{};
+  ::getrlimit(RLIMIT_AS, &inherited);
+  shared->inherited_as = inherited.rlim_cur == RLIM_INFINITY ? 0 : inherited.rlim_cur;
   if (memory_limit_gib > 0) {
-    // On top of what the child inherits (a sanitizer reserves terabytes). A
-    // worker may keep up to one limit's worth between calls before it is
-    // replaced (core/worker.h), so its hard limit is two.
-    g_hard_limit = base + gib_bytes(memory_limit_gib) * (worker ? 2 : 1);
-    const rlimit r{g_hard_limit, g_hard_limit};
+    // On top of what the child inherits (a sanitizer reserves terabytes).
+    // A worker may keep up to one limit's worth between calls before it is
+    // replaced (core/worker.h), and a child per call one decoy call's
+    // (core/isolation.cc), so the hard limit is two; each call gets the
+    // soft limit of what the process holds before it plus one (arm_call,
+    // settle_for_next_call). Never above the hard limit ropecheck was
+    // started with (it cannot be raised).
+    g_hard_limit = base + gib_bytes(memory_limit_gib) * 2;
+    if (inherited.rlim_max != RLIM_INFINITY && g_hard_limit > inherited.rlim_max) g_hard_limit = inherited.rlim_max;
+    std::uint64_t soft = base + gib_bytes(memory_limit_gib);
+    if (soft > g_hard_limit) soft = g_hard_limit;
+    const rlimit r{soft, g_hard_limit};
     ::setrlimit(RLIMIT_AS, &r);
   }
   if (!worker) arm_call(shared, memory_limit_gib, false);
@@ -193,6 +210,8 @@ void arm_call(ChildShared* shared, double memory_limit_gib, bool worker) {
   ::sigaction(SIGSEGV, &sa, nullptr);
   ::sigaction(SIGBUS, &sa, nullptr);
   std::set_new_handler(on_allocation_failure);
+  set_fp_control(fp_control_default());  // what an earlier call in a worker left is not this one's
+  shared->fp_left[0] = '\0';
   if (worker) {
     if (memory_limit_gib > 0 && g_hard_limit > 0) {
       std::uint64_t soft = g_vm_after + gib_bytes(memory_limit_gib);
@@ -221,6 +240,50 @@ bool same_file(int fd, const struct stat& was) {
 
 }  // namespace
 
+void settle_for_next_call(ChildShared* shared, double memory_limit_gib) {
+  const itimerval zero{};
+  for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF}) ::setitimer(which, &zero, nullptr);
+  // timer_create(2) timers, listed by id ("ID: 3") in /proc/self/timers.
+  if (const int fd = ::open("/proc/self/timers", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    char b[4096];
+    const ssize_t n = ::read(fd, b, sizeof b - 1);
+    ::close(fd);
+    for (ssize_t i = 0; n > 0 && i + 3 < n; ++i) {
+      if (b[i] != 'I' || b[i + 1] != 'D' || b[i + 2] != ':') continue;
+      long id = 0;
+      for (i += 3; i < n && b[i] == ' '; ++i) {
+      }
+      for (; i < n && b[i] >= '0' && b[i] <= '9'; ++i) id = id * 10 + (b[i] - '0');
+      ::syscall(SYS_timer_delete, id);
+    }
+  }
+  sigset_t all;
+  sigfillset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  const timespec now{};
+  while (::sigtimedwait(&all, nullptr, &now) > 0) {
+  }
+  // The judged call's memory limit on top of what the decoy left held.
+  g_vm_after = address_space_bytes();
+  if (memory_limit_gib > 0 && g_hard_limit > 0) {
+    std::uint64_t soft = g_vm_after + gib_bytes(memory_limit_gib);
+    if (soft > g_hard_limit) soft = g_hard_limit;
+    const rlimit r{soft, g_hard_limit};
+    ::setrlimit(RLIMIT_AS, &r);
+  }
+  arm_call(shared, memory_limit_gib, /*worker=*/false);
+}
+
+void flush_kernel_output() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
+void record_fp_left(ChildShared* shared) {
+  const std::string changed = describe_fp_change(fp_control_default(), fp_control_now());
+  std::snprintf(shared->fp_left, sizeof shared->fp_left, "%s", changed.c_str());
+}
+
 void answer_once(ChildShared* shared, int fd) {
   if (::send(fd, "r", 1, MSG_NOSIGNAL) != 1) lost_channel(shared);
 }
@@ -239,7 +302,9 @@ void serve_calls(ChildShared* shared, int fd, double memory_limit_gib,
       shared->status = body(shared->message, sizeof shared->message);
       shared->message[sizeof shared->message - 1] = '\0';
       shared->returned = 1;
+      record_fp_left(shared);
     }
+    flush_kernel_output();
     shared->state_left = lingering_state();
     ::signal(SIGCONT, SIG_DFL);  // the next call's SIGCONT runs nothing of this one
     shared->vm_after = g_vm_after = address_space_bytes();

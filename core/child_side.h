@@ -47,6 +47,15 @@ struct ChildShared {
   int arm_errno;           // mprotect() failed while arming: the call did not run
   int lost_channel;        // the body closed or replaced the socket the child answers on
   int state_left;          // 1: a timer (alarm, setitimer, timer_create) armed after the body returned; 2: a signal pending
+  // What the body left changed of the floating-point control state
+  // (core/fp_env.h), described; empty when nothing. Every call starts in
+  // the default state (arm_call).
+  char fp_left[192];
+  // The address-space limit the process was started with (RLIMIT_AS's soft
+  // value, as ropecheck inherited it: `ulimit -v`), 0 for none. Below what
+  // --memory-limit would grant, it is the limit a call meets, and a failed
+  // allocation is named by it.
+  std::uint64_t inherited_as;
   std::uint64_t vm_base;   // the worker's address space when it started (bytes)
   std::uint64_t vm_after;  // and after its last call
   char message[1024];
@@ -63,6 +72,18 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
 // Before every call in the child: what the body (this call's, or an earlier
 // call's in a worker) may have changed is set again.
 void arm_call(ChildShared* shared, double memory_limit_gib, bool worker);
+
+// After the body: what it wrote through stdio reaches ropecheck's standard
+// error (where a child's standard output points, prepare_child) before the
+// process is stopped or killed.
+void flush_kernel_output();
+// After the body returned: what it left changed of the floating-point
+// control state, into shared->fp_left.
+void record_fp_left(ChildShared* shared);
+
+// In a child per call, between a decoy call and the judged one: timers
+// disarmed and deleted, pending signals discarded, then arm_call.
+void settle_for_next_call(ChildShared* shared, double memory_limit_gib);
 
 // A child per call's answer once its body returned: a byte on fd (the
 // child _exits, lost_channel set, when the body closed fd).

@@ -1,6 +1,7 @@
 #include "core/child_watch.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -16,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/fp_env.h"
 #include "core/interrupt.h"
 #include "core/process_tree.h"
 
@@ -51,11 +53,20 @@ std::string hex(std::uintptr_t a) {
 
 std::string gib(double g) {
   char b[32];
-  std::snprintf(b, sizeof b, "%g GiB", g);
+  std::snprintf(b, sizeof b, "%.3g GiB", g);
   return b;
 }
 
-std::string memory_limit_text(const ChildOptions& o) {
+// The limit a failed allocation met: --memory-limit on top of what the
+// process held, or, when lower, the address-space limit ropecheck itself
+// was started with (`ulimit -v`), which no child can raise.
+std::string memory_limit_text(const ChildOptions& o, const ChildShared& s) {
+  const double held = static_cast<double>(s.vm_base) / 1073741824.0;
+  if (s.inherited_as > 0 && (o.memory_limit_gib <= 0 || static_cast<double>(s.inherited_as) / 1073741824.0 <
+                                                           held + o.memory_limit_gib))
+    return "exceeded the address-space limit ropecheck was started with (ulimit -v: " +
+           gib(static_cast<double>(s.inherited_as) / 1073741824.0) + " of address space, the process holding " +
+           gib(held) + " before the call; lower than --memory-limit " + gib(o.memory_limit_gib) + " would allow)";
   return "exceeded the memory limit (" + gib(o.memory_limit_gib) + ", --memory-limit)";
 }
 
@@ -68,7 +79,7 @@ std::string describe_fault(int sig, const ChildShared& s, const ChildOptions& o)
       return "an access outside its buffers" + at;
     case FaultKind::kNull:
       if (s.fault_errno == ENOMEM || s.allocation_refused)
-        return memory_limit_text(o) + ": an allocation failed and the NULL it returned was dereferenced" + at;
+        return memory_limit_text(o, s) + ": an allocation failed and the NULL it returned was dereferenced" + at;
       return "a NULL pointer dereference" + at;
     case FaultKind::kStack:
       return "a stack overflow" + at;
@@ -86,7 +97,7 @@ std::string describe_signal(int sig, const ChildShared& s, const ChildOptions& o
     case SIGSEGV:
     case SIGBUS: why = describe_fault(sig, s, o); break;
     case SIGABRT:
-      why = s.allocation_refused ? memory_limit_text(o) + ": an allocation was refused and the kernel aborted"
+      why = s.allocation_refused ? memory_limit_text(o, s) + ": an allocation was refused and the kernel aborted"
                                  : "SIGABRT: the kernel aborted";
       break;
     case SIGFPE: why = "SIGFPE: an arithmetic trap"; break;
@@ -211,6 +222,34 @@ End wait_for_child(pid_t pid, int fd, double timeout_seconds, siginfo_t* info) {
   return end;
 }
 
+End wait_until_stopped(pid_t pid, std::chrono::steady_clock::time_point deadline, siginfo_t* info) {
+  for (int round = 0;; ++round) {
+    siginfo_t si{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &si, WSTOPPED | WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      return End::kDied;  // not our child any more
+    }
+    if (si.si_pid == pid && si.si_code == CLD_STOPPED) {
+      siginfo_t consumed{};
+      ::waitid(P_PID, static_cast<id_t>(pid), &consumed, WSTOPPED);  // so no later wait sees this stop
+      return End::kReturned;
+    }
+    if (si.si_pid == pid) {
+      *info = si;
+      return End::kDied;
+    }
+    if (interrupt_signal()) return End::kInterrupted;
+    if (std::chrono::steady_clock::now() > deadline) return End::kTimedOut;
+    // It stops right after it answers: yield first, then sleep a little.
+    if (round < 8) {
+      sched_yield();
+    } else {
+      pollfd p{interrupt_fd(), POLLIN, 0};
+      ::poll(&p, interrupt_fd() >= 0 ? 1 : 0, 1);
+    }
+  }
+}
+
 std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, const ChildOptions& o,
                          bool* interrupted) {
   *interrupted = false;
@@ -250,6 +289,11 @@ std::string leftovers(pid_t child) {
   if (!strays.empty())
     return "started a process (pid " + std::to_string(strays[0]) + ") that left its process group and was still running";
   return {};
+}
+
+std::string state_left_failure(const ChildShared& s) {
+  if (s.fp_left[0] == '\0') return {};
+  return fp_left_failure(std::string(s.fp_left, ::strnlen(s.fp_left, sizeof s.fp_left)));
 }
 
 void sweep(pid_t pgid) { kill_and_reap(pgid, registered); }

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,6 +41,14 @@ enum class End { kReturned, kDied, kTimedOut, kInterrupted };
 // status, still unreaped (WNOWAIT: its pid cannot be reused before the
 // sweep).
 End wait_for_child(pid_t pid, int fd, double timeout_seconds, siginfo_t* info);
+// After the child answered: waits until its process group is stopped (it
+// stops itself right after answering, in both modes), so that nothing of
+// the call runs while this process counts what it left and reads its
+// outputs: a thread that would finish its writes a millisecond after the
+// answer is frozen, still counted, and its writes never land. kReturned
+// once stopped (the stop consumed); kDied (*info: how, unreaped),
+// kTimedOut or kInterrupted otherwise.
+End wait_until_stopped(pid_t pid, std::chrono::steady_clock::time_point deadline, siginfo_t* info);
 // Why a call failed when it did not return: its death (from *info and what
 // the child recorded), the timeout, the interrupt. Sets *interrupted.
 std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, const ChildOptions& o,
@@ -47,6 +56,9 @@ std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, c
 // What the child left running once its body returned: threads, children,
 // or processes that left its tree and were reparented here. Empty if none.
 std::string leftovers(pid_t child);
+// What the body left changed in its process that its caller's arithmetic
+// would run in (the floating-point control state); empty if nothing.
+std::string state_left_failure(const ChildShared& s);
 // SIGKILLs and reaps the child's process group and every stray (a child of
 // this process not in the register).
 void sweep(pid_t pgid);

@@ -164,6 +164,12 @@ std::vector<SharedRange> GuardedCopies::mappings() const {
   return m;
 }
 
+std::vector<GuardedCopies::Span> GuardedCopies::spans() const {
+  std::vector<Span> out;
+  for (const Copy& c : copies_) out.push_back({c.slack, static_cast<std::size_t>(c.data + c.bytes - c.slack)});
+  return out;
+}
+
 std::string GuardedCopies::damage() const {
   for (const Copy& c : copies_) {
     if (!canaries_intact(c.slack, static_cast<std::size_t>(c.data - c.slack)))

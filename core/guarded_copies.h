@@ -45,6 +45,13 @@ class GuardedCopies {
   std::vector<SharedRange> mappings() const;  // place_in_mappings() only
   std::uintptr_t arm_begin() const { return arm_begin_; }
   std::uintptr_t arm_end() const { return arm_end_; }
+  // Every buffer's bytes between its guards (slack and data), for a caller
+  // that must put them back exactly as they are (a decoy call's, isolation).
+  struct Span {
+    unsigned char* at;
+    std::size_t bytes;
+  };
+  std::vector<Span> spans() const;
   // Empty when nothing the kernel may not touch changed, else what did.
   std::string damage() const;
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -146,6 +147,9 @@ WorkerSlot& slot_for(const Isolated& w) {
 // on the long cases only, and only on a loaded machine. A hang is still
 // caught, a little later on a large case.
 constexpr double kTimeoutElements = 16777216.0;
+// The largest q and k a child per call saves and restores around its decoy
+// call (isolated_apply).
+constexpr std::size_t kDecoyMaxBytes = std::size_t{64} << 20;
 double call_timeout(double seconds, double elements) {
   return seconds * std::max(1.0, elements / kTimeoutElements);
 }
@@ -165,13 +169,15 @@ class IsolatedCall {
     }
   }
   // elements: what the call computes (q and k's elements, or the cache's).
-  ChildRun run(const Request& r, double elements) {
+  // decoy (a child per call only): run in the child before the call.
+  ChildRun run(const Request& r, double elements, std::function<void()> decoy = {}) {
     ChildOptions o;
-    o.timeout_seconds = call_timeout(w_.options.timeout_seconds, elements);
+    o.timeout_seconds = call_timeout(w_.options.timeout_seconds, elements * (decoy ? 2 : 1));
     o.memory_limit_gib = w_.options.memory_limit_gib;
     o.guards = b_.guards();
     if (!slot_) {
       o.share = b_.mappings();
+      o.decoy = std::move(decoy);
       return run_in_child(o, [&](char* e, std::size_t n) { return serve(*w_.inner, r, e, n); });
     }
     *slot_->request() = r;
@@ -275,7 +281,33 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   Request r{};
   r.apply = true;
   r.params = reinterpret_cast<const ropecheck_apply_params_t*>(b.data(params));
-  const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)));
+  // A child per call is a new process each time: a kernel's memory of
+  // earlier calls (a result kept by buffer address) never meets a later
+  // call there, though it would in production, where one process makes
+  // every call. So the child first calls the kernel on decoy inputs (every
+  // input element's sign flipped) at the very addresses of the judged call,
+  // then puts every buffer back as it was: a kept result is then found, and
+  // returned for the wrong inputs. (A worker meets it across its calls, its
+  // buffers at alternating addresses.) Small calls only: the copies are the
+  // child's own memory.
+  std::function<void()> decoy;
+  std::size_t held = 0;
+  for (const GuardedCopies::Span& sp : b.spans()) held += sp.bytes;
+  if (w.options.mode == IsolationMode::kFork && held <= kDecoyMaxBytes) {
+    std::vector<GuardedCopies::Span> flip;  // the q and k inputs (in place: the outputs)
+    flip.push_back({b.data(q_in), qb});
+    if (k_in >= 0) flip.push_back({b.data(k_in), kb});
+    decoy = [spans = b.spans(), flip, es, &w, params_at = r.params] {
+      std::vector<std::vector<unsigned char>> saved;
+      for (const GuardedCopies::Span& g : spans) saved.emplace_back(g.at, g.at + g.bytes);
+      for (const GuardedCopies::Span& g : flip)
+        for (std::size_t i = es - 1; i < g.bytes; i += es) g.at[i] ^= 0x80;  // the sign bit (little-endian)
+      char e[256];
+      w.inner->apply(w.inner->ctx, params_at, e, sizeof e);
+      for (std::size_t i = 0; i < spans.size(); ++i) std::memcpy(spans[i].at, saved[i].data(), spans[i].bytes);
+    };
+  }
+  const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)), decoy);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
   if (st == ROPECHECK_OK) {
     std::memcpy(p->q_out, b.data(q_out), qb);

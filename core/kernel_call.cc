@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/host_guard.h"
+#include "core/fp_env.h"
 #include "core/isolation.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
@@ -135,16 +136,18 @@ std::string KernelRun::failure() const {
   return "apply returned status " + std::to_string(status) + " on a case inside its declared capabilities: " + message;
 }
 
-KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short) {
+KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
+                      std::optional<PoisonKind> poison) {
   const Geometry g = geometry(c);
   KernelRun r;
   QkBuffers inputs = in;  // the kernel may write into these when in place
   if (c.in_place) {
     r.out = inputs;
   } else {
+    const PoisonKind kind = poison ? *poison : draw_poison_kind();
     for (int w = 0; w < 2; ++w) {
       r.out.bytes[w].resize(in.bytes[w].size());
-      fill_poison(r.out.bytes[w].data(), r.out.bytes[w].size(), c.dtype);
+      fill_poison(r.out.bytes[w].data(), r.out.bytes[w].size(), c.dtype, kind, in.bytes[w].data());
     }
   }
   r.initial = r.out;
@@ -231,6 +234,18 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     return {};
   };
   const HostGuard guard("the kernel " + std::string(impl.name) + " (called in ropecheck's own process)", 1);
+  // The floating-point control state the kernel returns to: named and
+  // given back when it differs, so neither the reference nor a later kernel
+  // in this process computes in what it left (an isolated kernel's own
+  // process checks it, core/child_side.h).
+  const FpControl fp_before = fp_control_now();
+  auto fp_left = [&]() -> std::string {
+    const FpControl now = fp_control_now();
+    if (now == fp_before) return {};
+    const std::string change = describe_fp_change(fp_before, now);
+    set_fp_control(fp_before);
+    return fp_left_failure(change);
+  };
   if (impl.caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if (impl.build_cache == nullptr) {
       r.status = ROPECHECK_INTERNAL_ERROR;
@@ -252,6 +267,12 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         r.status = st;
         r.message = std::string("build_cache: ") + err;
         take_misbehaviour(r);
+        if (r.misbehaviour.empty()) r.misbehaviour = fp_left();
+        return r;
+      }
+      if (std::string left = fp_left(); !left.empty()) {
+        r.status = ROPECHECK_INTERNAL_ERROR;
+        r.misbehaviour = "build_cache: " + left;
         return r;
       }
       memo.build = builder.build_cache;
@@ -273,15 +294,20 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   }
   r.status = impl.apply(impl.ctx, &p, err, sizeof err);
   if (r.status != ROPECHECK_OK) r.message = err;
+  const std::string fp = fp_left();
   take_misbehaviour(r);
   if (r.misbehaviour.empty()) r.misbehaviour = changed_input();
+  if (r.misbehaviour.empty()) r.misbehaviour = fp;
   return r;
 }
 
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in) {
-  KernelRun first = call_kernel(impl, c, in);
+  const PoisonKind kind = draw_poison_kind();
+  KernelRun first = call_kernel(impl, c, in, 0, kind);
   if (!first.ok()) return first;
-  KernelRun second = call_kernel(impl, c, in);  // first's buffers are alive: other addresses, other poison
+  const PoisonKind other = draw_poison_kind(&kind);
+  // first's buffers are alive: other addresses, another kind of poison
+  KernelRun second = call_kernel(impl, c, in, 0, other);
   if (!second.ok()) return second;
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)
@@ -295,9 +321,11 @@ KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const Q
           os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
              << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
              << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
-             << (c.in_place ? "it is not deterministic"
-                            : "it reads its output before writing it (the poison differs per call), or is not "
-                              "deterministic");
+             << (c.in_place ? std::string("it is not deterministic")
+                            : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
+                                  poison_kind_name(other) +
+                                  ": it reads its output before writing it, leaves it unwritten, or is not "
+                                  "deterministic");
           first.misbehaviour = os.str();
           return first;
         }

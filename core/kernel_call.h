@@ -4,6 +4,7 @@
 #define ROPECHECK_CORE_KERNEL_CALL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,11 @@
 namespace ropecheck {
 
 // The outcome of one call. Out of place, the outputs arrive holding a fresh
-// random poison (a NaN with a random payload in every element, drawn per
-// call): an element the kernel never writes is judged wrong, and a kernel
-// that reads its output before writing it sees different bytes each call.
+// random poison of a random kind (core/buffers.h: NaNs, finite garbage or a
+// copy of the input, drawn per call): an element the kernel never writes is
+// judged wrong, and a kernel that reads its output before writing it, or
+// tells the harness's buffer from a production one, sees different bytes
+// each call.
 struct KernelRun {
   ropecheck_status_t status = ROPECHECK_OK;
   std::string message;
@@ -36,9 +39,11 @@ struct KernelRun {
 // case after the call ("wrote into its input positions"). cache_rows_short
 // > 0 hands a cache kernel a cos/sin cache that many rows shorter than the
 // largest position needs (the bounds-check property).
-KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0);
-// The call judged for conformance: made twice, with different poisons and
-// different buffers; any bitwise difference between the two results is a
+// poison: the kind the outputs arrive holding (drawn at random when absent).
+KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
+                      std::optional<PoisonKind> poison = std::nullopt);
+// The call judged for conformance: made twice, with poisons of two
+// different kinds and different buffers; any bitwise difference between the two results is a
 // misbehaviour (it reads its output before writing it, or is not
 // deterministic). Returns the first run.
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in);

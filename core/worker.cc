@@ -1,7 +1,5 @@
 #include "core/worker.h"
 
-#include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -60,39 +58,6 @@ void Worker::retire() {
   stopped_ = false;
 }
 
-// After the worker answered: waits until its process group is stopped (it
-// stops itself once it has answered, core/child_side.h), so that nothing of
-// it runs while this process looks at it. kReturned when stopped; kDied
-// (*info: how, unreaped) or kTimedOut or kInterrupted otherwise.
-End Worker::wait_stopped(std::chrono::steady_clock::time_point deadline, siginfo_t* info) {
-  for (int round = 0;; ++round) {
-    siginfo_t si{};
-    if (::waitid(P_PID, static_cast<id_t>(pid_), &si, WSTOPPED | WEXITED | WNOHANG | WNOWAIT) != 0) {
-      if (errno == EINTR) continue;
-      return End::kDied;  // not our child any more
-    }
-    if (si.si_pid == pid_ && si.si_code == CLD_STOPPED) {
-      siginfo_t consumed{};
-      ::waitid(P_PID, static_cast<id_t>(pid_), &consumed, WSTOPPED);  // so no later wait sees this stop
-      stopped_ = true;
-      return End::kReturned;
-    }
-    if (si.si_pid == pid_) {
-      *info = si;
-      return End::kDied;
-    }
-    if (interrupt_signal()) return End::kInterrupted;
-    if (std::chrono::steady_clock::now() > deadline) return End::kTimedOut;
-    // It stops right after it answers: yield first, then sleep a little.
-    if (round < 8) {
-      sched_yield();
-    } else {
-      pollfd p{interrupt_fd(), POLLIN, 0};
-      ::poll(&p, interrupt_fd() >= 0 ? 1 : 0, 1);
-    }
-  }
-}
-
 ChildRun Worker::call(const ChildOptions& o) {
   if (pid_ > 0) {  // died while it waited, stopped (the out-of-memory killer, a kill from outside)?
     siginfo_t si{};
@@ -127,7 +92,10 @@ ChildRun Worker::call(const ChildOptions& o) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.timeout_seconds));
   End end = wait_for_child(pid_, fd_, o.timeout_seconds, &info);
-  if (end == End::kReturned) end = wait_stopped(deadline, &info);
+  if (end == End::kReturned) {
+    end = wait_until_stopped(pid_, deadline, &info);
+    stopped_ = end == End::kReturned;
+  }
   ChildRun run;
   if (end == End::kReturned) {
     if (s.done_seq != seq)
@@ -137,6 +105,7 @@ ChildRun Worker::call(const ChildOptions& o) {
                     std::strerror(s.arm_errno) + ")";
     else if (o.check_leftovers)
       run.failure = leftovers(pid_);
+    if (run.failure.empty()) run.failure = state_left_failure(s);
   }
   run.returned = end == End::kReturned && s.returned == 1;
   run.status = s.status;

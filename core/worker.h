@@ -63,7 +63,6 @@ class Worker {
 
  private:
   void start();
-  End wait_stopped(std::chrono::steady_clock::time_point deadline, siginfo_t* info);
 
   pid_t owner_;  // the process that made it: a forked copy never ends it
   std::vector<SharedRange> share_;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cfenv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,10 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "impls/kernel_support/abi_check.h"
 #include "impls/kernel_support/engine_freqs.h"
@@ -150,6 +155,46 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
       break;
     case Misbehaviour::reads_output:
       return rotate_reading_output(p);
+    case Misbehaviour::late_writer: {
+      // The work, done by a thread that outlives the call by a millisecond:
+      // by the time anyone looks, the results are there and the thread is
+      // gone; a caller reading them on return sees the poison.
+      const ropecheck_impl_t* c = &clean;
+      std::thread([c, p] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        char e[256];
+        c->apply(c->ctx, p, e, sizeof e);
+      }).detach();
+      return ROPECHECK_OK;
+    }
+    case Misbehaviour::raw_exit:
+      if (big) ::_exit(0);
+      break;
+    case Misbehaviour::closes_stdout:
+      if (big) ::close(1);
+      break;
+    case Misbehaviour::prints_stdout:
+      std::printf("misbehaving_prints_stdout: printf from apply (%lld tokens)\n", static_cast<long long>(p->num_tokens));
+      {
+        static const char kLine[] = "misbehaving_prints_stdout: write(1) from apply\n";
+        [[maybe_unused]] const ssize_t w = ::write(1, kLine, sizeof kLine - 1);
+      }
+      break;
+    case Misbehaviour::poison_sniffer:
+      // Tells the harness's poison from a production buffer: computes only
+      // when every output element it looks at is a NaN.
+      if (out_of_place) {
+        const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+        bool all_nan = true;
+        for (std::size_t i = 0; i + es <= q_bytes(p) && all_nan; i += es * 7)
+          all_nan = std::isnan(impl::load_f32(p->q_out, static_cast<std::int64_t>(i / es), p->dtype));
+        if (!all_nan) {
+          std::memcpy(p->q_out, p->q_in, q_bytes(p));
+          if (k_bytes(p)) std::memcpy(p->k_out, p->k_in, k_bytes(p));
+          return ROPECHECK_OK;
+        }
+      }
+      break;
     case Misbehaviour::stale_results:
       if (const auto it = stale_results().find({p->q_in, q_bytes(p)}); it != stale_results().end()) {
         std::memcpy(p->q_out, it->second.q.data(), it->second.q.size());
@@ -244,6 +289,16 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
       if (k) e.k.assign(k, k + k_bytes(p));
       break;
     }
+    case Misbehaviour::fp_rounding_left:
+      std::fesetround(FE_UPWARD);
+      break;
+    case Misbehaviour::ftz_left:
+#if defined(__x86_64__)
+      _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
+#else
+      std::fesetround(FE_TOWARDZERO);
+#endif
+      break;
     case Misbehaviour::sleeping_child:
       if (::fork() == 0) {
         ::prctl(PR_SET_NAME, "rc_sleeping_kid");  // the test looks for it afterwards

@@ -40,6 +40,13 @@ namespace ropecheck::mutant {
   X(timer_left_armed, "its process's first call arms SIGALRM for 50 ms later; later calls take 100 ms")       \
   X(handler_left_installed, "first call: a SIGSEGV handler that exits 0; second: writes past the end of q_out")\
   X(leaks_address_space, "leaks 256 MiB of address space per call and needs 512 MiB more (refused: an error)") \
+  X(late_writer, "returns at once; a detached thread writes the correct results 1 ms later and ends")       \
+  X(fp_rounding_left, "correct results, then leaves the rounding mode upward (fesetround)")                  \
+  X(ftz_left, "correct results, then leaves flush-to-zero and denormals-are-zero set (x86 MXCSR)")          \
+  X(raw_exit, "calls _exit(0) on big cases: no exit handler runs")                                            \
+  X(closes_stdout, "closes its standard output on big cases; correct results")                               \
+  X(poison_sniffer, "correct results when its output arrives all NaN, a copy of its input otherwise")        \
+  X(prints_stdout, "correct results; prints a line with printf and one with write(1) on every call")         \
   X(exit_at_load, "calls exit(0) in a constructor when the library is loaded (plugin_entry.cc)")              \
   X(crash_at_load, "dereferences NULL inside ropecheck_get_impls (plugin_entry.cc)")
 

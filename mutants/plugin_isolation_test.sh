@@ -59,33 +59,69 @@ expect "reads-output$sfx" 1 "two calls on the same case differ at .*it reads its
 
 # Work left running after apply returned fails the call, is killed before
 # the outputs are read, and cannot touch a later call.
-expect "background-thread$sfx" 1 "left 1 thread\(s\) running after it returned" -- "$bin" "${gate[@]}" --plugin "$(p background_thread)"
+expect "background-thread$sfx" 1 "left [0-9]+ thread\(s\) running after it returned" -- "$bin" "${gate[@]}" --plugin "$(p background_thread)"
 expect "forked-writer$sfx" 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
   "$bin" "${gate[@]}" --plugin "$(p forked_writer)"
 expect "daemon$sfx" 1 "started a process \(pid [0-9]+\) that left its process group and was still running" -- \
   "$bin" "${gate[@]}" --plugin "$(p daemon)"
 expect "daemon-then-correct-kernel$sfx" 1 "\| mutant_none \| ConformsToReference \| 8 \| 8 \| 0 \| 0 \|" -- \
   "$bin" "${gate[@]}" --plugin "$(p daemon)" --plugin "$mutants/mutant_none.so"
+# Work finished by a detached thread a millisecond after apply returned
+# (the results are there by the time anyone looks): the call's process is
+# stopped the moment it answers, in both modes, so the thread is counted
+# and its writes never reach what is judged; golden verify the same.
+expect "late-writer$sfx" 1 "left [0-9]+ thread\(s\) running after it returned" -- "$bin" "${gate[@]}" --plugin "$(p late_writer)"
+expect "late-writer-golden$sfx" 1 "left [0-9]+ thread\(s\) running after it returned" -- \
+  "$bin" golden verify --dir "$smoke" "${iso_mode[@]}" --plugin "$(p late_writer)"
+# Floating-point control state left changed: named (the call's own
+# process checks it after the body returned).
+expect "fp-rounding-left$sfx" 1 "left the floating-point environment changed after it returned \(rounding mode upward" -- \
+  "$bin" "${gate[@]}" --plugin "$(p fp_rounding_left)"
+expect "ftz-left$sfx" 1 "left the floating-point environment changed after it returned \((flush-to-zero set|rounding mode)" -- \
+  "$bin" "${gate[@]}" --plugin "$(p ftz_left)"
+# _exit(0) and a closed stdout in an isolated call end that call only.
+expect "raw-exit$sfx" 1 "ended the process with status 0 without returning" -- "$bin" "${gate[@]}" --plugin "$(p raw_exit)"
+expect "closes-stdout$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p closes_stdout)"
+# A kernel that tells the harness's NaN poison from a production buffer
+# (computes only on NaN): some calls get finite garbage or a copy of the
+# input instead, at random, and conformance's two calls never the same kind.
+expect "poison-sniffer$sfx" 1 "FAIL misbehaving_poison_sniffer" -- "$bin" "${gate[@]}" --plugin "$(p poison_sniffer)"
+# A kernel's own standard output goes to ropecheck's standard error, whole
+# (what printf buffered is flushed after the call), never into the report.
+kout=$(mktemp) kerr=$(mktemp)
+"$bin" "${gate[@]}" --plugin "$(p prints_stdout)" >"$kout" 2>"$kerr"; rc=$?
+if [[ $rc -ne 0 ]] || grep -q "misbehaving_prints_stdout:" "$kout" || ! grep -q "printf from apply" "$kerr" ||
+  ! grep -q "write(1) from apply" "$kerr"; then
+  echo "FAIL prints-stdout$sfx: exit $rc, kernel lines in the report: $(grep -c misbehaving_prints_stdout: "$kout"), on stderr: $(grep -c misbehaving_prints_stdout: "$kerr")"
+  fails=$((fails + 1))
+else
+  echo "ok   prints-stdout$sfx: the kernel's $(grep -c misbehaving_prints_stdout: "$kerr") lines on stderr, none in the report"
+fi
+rm -f "$kout" "$kerr"
+# Run under an address-space limit of its own (ulimit -v) lower than what
+# --memory-limit grants: a failed allocation is blamed on that limit, at
+# once. (Not under AddressSanitizer, which reserves terabytes of it.)
+if [[ -z ${ASAN_OPTIONS:-} ]]; then
+  expect "ulimit-v$sfx" 1 "exceeded the address-space limit ropecheck was started with \(ulimit -v: 3 GiB" -- \
+    timeout 60 bash -c 'ulimit -v 3145728; exec "$@"' - "$bin" "${gate[@]}" --plugin "$(p null_after_alloc)"
+fi
 expect "sleeping-child$sfx" 1 "left a child process \(pid [0-9]+\) running after it returned" -- \
   timeout 120 "$bin" "${gate[@]}" --plugin "$(p sleeping_child)"
 none_left "sleeping-child-killed$sfx" rc_sleeping_kid
 
-# State one call leaves for a later one in the same process (a worker lives
-# across calls; a child per call takes its state with it, so there these
-# kernels only ever make first calls and pass).
-if [[ $mode == worker ]]; then
-  # A result kept by input address is returned for another case whose
-  # buffers sit at that address: wrong, and caught.
-  expect stale-results 1 "FAIL misbehaving_stale_results" -- "$bin" "${gate[@]}" --plugin "$(p stale_results)"
-  # A SIGSEGV handler left by the first call would turn the second call's
-  # overrun into a clean exit(0): handlers are installed again before every
-  # call, so the overrun is named.
-  expect handler-left-installed 1 "an access outside its buffers \(past the end of q_out at 0x" -- \
-    "$bin" "${gate[@]}" --plugin "$(p handler_left_installed)"
-else
-  expect stale-results-fork 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p stale_results)"
-  expect handler-left-installed-fork 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p handler_left_installed)"
-fi
+# State one call leaves for a later one in the same process. A worker lives
+# across calls; a child per call first calls the kernel on decoy inputs (the
+# signs flipped) at the very addresses of the judged call, then resets what
+# a worker resets between calls: both meet what a process making every call
+# in production would.
+# A result kept by input address is returned for another case whose buffers
+# sit at that address: wrong, and caught.
+expect "stale-results$sfx" 1 "FAIL misbehaving_stale_results" -- "$bin" "${gate[@]}" --plugin "$(p stale_results)"
+# A SIGSEGV handler left by the first call would turn the second call's
+# overrun into a clean exit(0): handlers are installed again before every
+# call, so the overrun is named.
+expect "handler-left-installed$sfx" 1 "an access outside its buffers \(past the end of q_out at 0x" -- \
+  "$bin" "${gate[@]}" --plugin "$(p handler_left_installed)"
 # An alarm left armed by the first call would end the second with SIGALRM:
 # a worker holding a timer is replaced after the call, as a child is killed.
 expect "timer-left-armed$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p timer_left_armed)"
@@ -100,6 +136,22 @@ gate=(check --cases 8 --quiet)
 expect exit-in-apply-no-isolation 1 \
   "error: the kernel misbehaving_exit_in_apply \(called in ropecheck's own process\) called exit\(0\); ropecheck stops here without a verdict" -- \
   "$bin" "${gate[@]}" --no-isolation --plugin "$(p exit_in_apply)"
+# The floating-point control state a kernel leaves is named and restored
+# in process too: neither the reference nor the next kernel computes in it.
+expect fp-rounding-left-no-isolation 1 "left the floating-point environment changed after it returned \(rounding mode upward" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p fp_rounding_left)"
+expect ftz-left-then-correct-no-isolation 1 "\| mutant_none \| ConformsToReference \| 8 \| 8 \| 0 \| 0 \|" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p ftz_left)" --plugin "$mutants/mutant_none.so"
+expect fp-rounding-left-then-correct-no-isolation 1 "\| mutant_none \| ConformsToReference \| 8 \| 8 \| 0 \| 0 \|" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p fp_rounding_left)" --plugin "$mutants/mutant_none.so"
+# Exit status 0 means a verdict was printed, in process too: _exit(0) and a
+# closed standard output are named by the supervising process, status 1.
+expect raw-exit-no-isolation 1 "ended with status 0 before its verdict was complete" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p raw_exit)"
+expect closes-stdout-no-isolation 1 "standard output was closed or replaced during the run" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p closes_stdout)"
+expect poison-sniffer-no-isolation 1 "FAIL misbehaving_poison_sniffer" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p poison_sniffer)"
 expect writes-positions--no-isolation 1 "wrote into its input positions" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_positions)"
 expect writes-q-in--no-isolation 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_q_in)"
 expect writes-freq--no-isolation 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_freq)"
@@ -154,5 +206,34 @@ interrupt sigterm SIGTERM 143 pid
 interrupt sigint-group SIGINT 130 group
 interrupt sigterm-fork SIGTERM 143 pid --isolation fork
 interrupt sigint-group-fork SIGINT 130 group --isolation fork
+# SIGKILL, which nothing can handle: to ropecheck (the supervising process)
+# the shell sees 137 and nothing of the run outlives it (the command's
+# process and its workers die with it, PR_SET_PDEATHSIG); to the command's
+# process, the supervisor names it, 137, never 0.
+killed() {  # killed NAME TARGET(supervisor|command) [ARGS...]
+  local pid rc target
+  setsid "$bin" check --cases 8 --quiet --timeout 600 --plugin "$(p hang)" "${@:3}" >"$scratch/$1.out" 2>&1 &
+  pid=$!
+  sleep 3
+  target=$pid
+  if [[ $2 == command ]]; then target=$(pgrep -P "$pid" | head -1); fi
+  kill -KILL "$target"
+  wait "$pid"; rc=$?
+  sleep 1
+  if [[ $rc -ne 137 ]] || { [[ $2 == command ]] && ! grep -q "ended by signal 9 .*before its verdict" "$scratch/$1.out"; }; then
+    echo "FAIL $1: exit $rc (want 137):"; tail -5 "$scratch/$1.out"; fails=$((fails + 1))
+  else
+    echo "ok   $1: exit $rc"
+  fi
+  # Dead processes whose parent died are zombies until init reaps them (a
+  # container's init may never): only a live one outlived the run.
+  if ps -o stat= -s "$pid" | grep -qv '^Z'; then
+    echo "FAIL $1: processes of session $pid outlived ropecheck:"; ps -o pid,stat,args -s "$pid"
+    pkill -KILL -s "$pid"; fails=$((fails + 1))
+  fi
+}
+killed sigkill-supervisor supervisor
+killed sigkill-supervisor-no-isolation supervisor --no-isolation
+killed sigkill-command command
 rm -rf "$scratch"
 exit $((fails > 0))
