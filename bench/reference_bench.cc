@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/reference_result.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/judge/reference_result.h"
 
 namespace {
 

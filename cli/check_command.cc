@@ -8,10 +8,10 @@
 
 #include "cli/common_options.h"
 #include "cli/report_files.h"
-#include "core/config.h"
-#include "core/file_read.h"
-#include "core/interrupt.h"
-#include "core/model_rope.h"
+#include "core/config/config.h"
+#include "core/io/file_read.h"
+#include "core/isolation/interrupt.h"
+#include "core/config/model_rope.h"
 #include "impls/simd/simd_impls.h"
 #include "properties/property.h"
 

@@ -7,7 +7,7 @@
 #include "cli/list_command.h"
 #include "cli/properties_command.h"
 #include "cli/zoo_command.h"
-#include "core/interrupt.h"
+#include "core/isolation/interrupt.h"
 
 namespace ropecheck::cli {
 

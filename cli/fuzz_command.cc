@@ -8,7 +8,7 @@
 #include <iostream>
 #include <vector>
 
-#include "core/plugin.h"
+#include "core/kernel/plugin.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
 

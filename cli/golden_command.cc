@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/common_options.h"
-#include "core/interrupt.h"
+#include "core/isolation/interrupt.h"
 #include "golden/exporter.h"
 #include "golden/suites.h"
 #include "golden/verifier.h"

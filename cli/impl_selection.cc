@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "core/isolation.h"
-#include "core/plugin.h"
+#include "core/isolation/isolation.h"
+#include "core/kernel/plugin.h"
 #include "impls/registry.h"
 
 namespace ropecheck::cli {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/child_process.h"
+#include "core/isolation/child_process.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::cli {

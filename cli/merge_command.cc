@@ -3,7 +3,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/file_read.h"
+#include "core/io/file_read.h"
 #include "gate/gate.h"
 #include "gate/report_json.h"
 #include "reference/freq_spec.h"

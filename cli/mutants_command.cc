@@ -9,7 +9,7 @@
 
 #include "cli/common_options.h"
 #include "cli/impl_selection.h"
-#include "core/atomic_file.h"
+#include "core/io/atomic_file.h"
 #include "gate/gate.h"
 #include "mutants/mutant_list.h"
 

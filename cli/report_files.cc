@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "cli/common_options.h"
-#include "core/atomic_file.h"
-#include "core/interrupt.h"
+#include "core/io/atomic_file.h"
+#include "core/isolation/interrupt.h"
 #include "gate/report_json.h"
 #include "reference/rotation.h"
 

@@ -14,7 +14,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/interrupt.h"
+#include "core/isolation/interrupt.h"
 
 namespace ropecheck::cli {
 namespace {

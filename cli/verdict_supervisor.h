@@ -10,7 +10,7 @@
 // written to the standard output it started with. Otherwise it names what
 // happened on standard error and ends with 1 (or 128 + the signal that
 // ended the child). SIGINT, SIGTERM and SIGHUP sent to the supervisor alone
-// are forwarded (core/interrupt.h tells a forwarded copy from a second
+// are forwarded (core/isolation/interrupt.h tells a forwarded copy from a second
 // signal); the child dies with the supervisor (PR_SET_PDEATHSIG).
 // ROPECHECK_SUPERVISOR=off runs the command in this process (for a
 // debugger); the guarantee then does not hold against _exit().

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common_options.h"
-#include "core/file_read.h"
-#include "core/json_reader.h"
-#include "core/model_rope.h"
+#include "core/io/file_read.h"
+#include "core/config/json_reader.h"
+#include "core/config/model_rope.h"
 
 namespace ropecheck::cli {
 namespace {

@@ -1,7 +1,7 @@
 # Install and export, so another project can find_package(ropecheck) and gate
 # its own kernel in its CI (examples/consumer), or build a plugin against the
 # C ABI (examples/plugin). Headers keep their paths from the repository root
-# under <prefix>/include/ropecheck ("core/cases.h"), next to the public ABI
+# under <prefix>/include/ropecheck ("core/cases/cases.h"), next to the public ABI
 # headers in <prefix>/include/ropecheck ("ropecheck/kernel_abi.h").
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)

@@ -1,7 +1,7 @@
 # One line per library: ropecheck_library(<short> SOURCES ... [PUBLIC ...]
 # [PRIVATE ...]) defines ropecheck_<short> with the alias and export name
 # ropecheck::<short>. In the tree every header is included by its path from
-# the repository root ("core/cases.h"); installed, the same paths live under
+# the repository root ("core/cases/cases.h"); installed, the same paths live under
 # <prefix>/include/ropecheck (cmake/RopecheckInstall.cmake).
 function(ropecheck_library short)
   cmake_parse_arguments(L "" "" "SOURCES;PUBLIC;PRIVATE" ${ARGN})

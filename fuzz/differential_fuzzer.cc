@@ -1,5 +1,5 @@
 // Differential fuzzing: bytes -> a case of the one case generator
-// (core/cases.h, driven through FuzzedDataProvider) and input bits (the
+// (core/cases/cases.h, driven through FuzzedDataProvider) and input bits (the
 // generator's values, or raw bit patterns: NaN, Inf, subnormals, huge) ->
 // every implementation under test judged against the reference with the
 // same judge as the gate (per-element budgets, non-finite propagation,
@@ -18,14 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "core/axis_cases.h"
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/judge.h"
-#include "core/kernel_call.h"
-#include "core/plugin.h"
-#include "core/reference_result.h"
-#include "core/rng.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/judge/judge.h"
+#include "core/kernel/kernel_call.h"
+#include "core/kernel/plugin.h"
+#include "core/judge/reference_result.h"
+#include "core/cases/rng.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
 
@@ -107,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_group = 2;
   Case c = draw_case(choices, limits);
   // A quarter of the inputs are multi-axis (ABI 1.3): every family of
-  // core/axis_cases.h, for the kernels that grant it.
+  // core/cases/axis_cases.h, for the kernels that grant it.
   if (choices.chance(0.25)) make_multi_axis(choices, static_cast<int>(choices.below(kAxisFamilyCount)), &c);
   QkBuffers in = make_inputs(c);
   Rng fill(c.data_seed ^ 0x5eed);

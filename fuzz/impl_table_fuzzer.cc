@@ -12,7 +12,7 @@
 #include <new>
 #include <string>
 
-#include "core/impl_validation.h"
+#include "core/kernel/impl_validation.h"
 
 namespace {
 

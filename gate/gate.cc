@@ -9,12 +9,12 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/interrupt.h"
-#include "core/isolation.h"
-#include "core/ordered_parallel.h"
+#include "core/isolation/interrupt.h"
+#include "core/isolation/isolation.h"
+#include "core/parallel/ordered_parallel.h"
 #include "gate/gate.h"
 
-#include "core/axis_cases.h"
+#include "core/cases/axis_cases.h"
 #include "properties/property.h"
 #include "ropecheck/names.h"
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cases.h"
-#include "core/config.h"
-#include "core/judge.h"
+#include "core/cases/cases.h"
+#include "core/config/config.h"
+#include "core/judge/judge.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -29,7 +29,7 @@ struct GateOptions {
   std::optional<int> cases;      // run the first N cases instead of the suite's size
   std::vector<const ropecheck_impl_t*> impls;
   std::vector<std::string> properties;  // names; empty: all kernel properties
-  // A model's rope configs (--config; config_variants of core/model_rope.h:
+  // A model's rope configs (--config; config_variants of core/config/model_rope.h:
   // one per layer type and sequence-length boundary): case i keeps its
   // grid-drawn positions, dtype, heads and strides but uses the scheme and
   // head shape of configs[i % configs.size()] (and its layout, when the

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/json_reader.h"
-#include "core/sha256.h"
+#include "core/config/json_reader.h"
+#include "core/io/sha256.h"
 #include "reference/freq_spec.h"
 
 namespace ropecheck {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/json_reader.h"
+#include "core/config/json_reader.h"
 #include "golden/tensor_file.h"
 #include "ropecheck/names.h"
 

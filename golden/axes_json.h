@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/config.h"
+#include "core/config/config.h"
 #include "reference/axis_spec.h"
 
 namespace ropecheck::golden {

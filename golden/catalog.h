@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cases.h"
-#include "core/kernel_call.h"
-#include "core/reference_result.h"
+#include "core/cases/cases.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/policy.h"
 

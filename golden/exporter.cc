@@ -12,15 +12,15 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/interrupt.h"
+#include "core/io/atomic_file.h"
+#include "core/isolation/interrupt.h"
 #include "ropecheck/dtype.h"
-#include "core/error_model.h"
+#include "core/error_model/error_model.h"
 #include "golden/catalog.h"
-#include "core/ordered_parallel.h"
-#include "core/sha256.h"
-#include "core/kernel_call.h"
-#include "core/reference_result.h"
+#include "core/parallel/ordered_parallel.h"
+#include "core/io/sha256.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
 #include "reference/real.h"
 
 #ifndef ROPECHECK_VERSION

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/buffers.h"
-#include "core/cases.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
 #include "golden/manifest.h"
 #include "golden/suites.h"
 #include "golden/tensor_file.h"
@@ -52,7 +52,7 @@ struct ExportSummary {
 };
 // Throws std::runtime_error (naming the path) when the directory cannot be
 // written or already holds something that is not a golden export, or when
-// SIGINT/SIGTERM arrived (core/interrupt.h; the staging directory is removed
+// SIGINT/SIGTERM arrived (core/isolation/interrupt.h; the staging directory is removed
 // and a previous export stays as it was). Staging directories that exports
 // killed with SIGKILL left beside out_dir are removed first.
 ExportSummary export_golden(const ExportOptions& o);

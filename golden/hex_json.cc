@@ -7,7 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "core/json_reader.h"
+#include "core/config/json_reader.h"
 
 #include "golden/tensor_codec.h"
 #include "golden/tensor_file.h"

@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "ropecheck/dtype.h"
-#include "core/file_read.h"
-#include "core/json_reader.h"
+#include "core/io/file_read.h"
+#include "core/config/json_reader.h"
 #include "golden/catalog.h"
-#include "core/sha256.h"
+#include "core/io/sha256.h"
 #include "golden/axes_json.h"
 
 namespace ropecheck::golden {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config.h"
+#include "core/config/config.h"
 #include "golden/tensor_file.h"
 #include "reference/axis_spec.h"
 #include "ropecheck/kernel_abi.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/rng.h"
+#include "core/cases/rng.h"
 #include "golden/suites.h"
 
 namespace ropecheck::golden {

@@ -3,8 +3,8 @@
 #include <stdexcept>
 
 #include "ropecheck/dtype.h"
-#include "core/axis_cases.h"
-#include "core/rng.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/rng.h"
 #include "golden/axis_suites.h"
 #include "golden/suite_builder.h"
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cases.h"
-#include "core/config.h"
-#include "core/model_rope.h"
+#include "core/cases/cases.h"
+#include "core/config/config.h"
+#include "core/config/model_rope.h"
 
 namespace ropecheck::golden {
 

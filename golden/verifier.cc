@@ -6,7 +6,7 @@
 #include <iomanip>
 #include <map>
 
-#include "core/interrupt.h"
+#include "core/isolation/interrupt.h"
 #include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/judge.h"
+#include "core/judge/judge.h"
 #include "golden/manifest.h"
-#include "core/kernel_call.h"
-#include "core/reference_result.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::golden {
@@ -54,7 +54,7 @@ struct VerifyReport {
   bool passed() const;
 };
 
-// Stops between cases when SIGINT or SIGTERM arrives (core/interrupt.h).
+// Stops between cases when SIGINT or SIGTERM arrives (core/isolation/interrupt.h).
 VerifyReport verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls,
                            const VerifyOptions& o = {});
 // Per implementation: the failing cases (with the first violation), then a

@@ -6,7 +6,7 @@
 // Rows that act on "big" cases do so when a call has more than 3 tokens, so
 // some cases of a run pass and the run must go on past the others. The
 // rows from stale_results to leaks_address_space attack a persistent worker
-// (core/worker.h): state one call leaves for a later call in the same
+// (core/isolation/worker.h): state one call leaves for a later call in the same
 // process.
 #ifndef ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_
 #define ROPECHECK_MUTANTS_MISBEHAVIOUR_LIST_H_

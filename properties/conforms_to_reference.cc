@@ -1,11 +1,11 @@
 // Rope/ConformsToReference: every rotated element within the budget of the
 // implementation's declared policy; pass-through and padding untouched; and
 // the same bits from a second call with another poison and other buffers
-// (core/kernel_call.h call_kernel_twice). The
+// (core/kernel/kernel_call.h call_kernel_twice). The
 // judge's whole outcome goes back to the gate for its per-family and
 // per-position tables.
-#include "core/judge.h"
-#include "core/kernel_call.h"
+#include "core/judge/judge.h"
+#include "core/kernel/kernel_call.h"
 #include "properties/property.h"
 
 namespace ropecheck::prop {

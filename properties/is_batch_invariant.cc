@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.h"
+#include "core/cases/rng.h"
 #include "properties/property_helpers.h"
 
 namespace ropecheck::prop {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/rng.h"
+#include "core/cases/rng.h"
 #include "properties/property_helpers.h"
 #include "ropecheck/float_compare.h"
 #include "ropecheck/layout.h"

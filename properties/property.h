@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/judge.h"
-#include "core/reference_result.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/judge/judge.h"
+#include "core/judge/reference_result.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::prop {

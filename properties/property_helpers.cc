@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/rng.h"
+#include "core/cases/rng.h"
 #include "ropecheck/float_compare.h"
 
 namespace ropecheck::prop {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/buffers.h"
-#include "core/error_model.h"
-#include "core/kernel_call.h"
-#include "core/reference_result.h"
+#include "core/cases/buffers.h"
+#include "core/error_model/error_model.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
 #include "properties/property.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/layout.h"

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/views.h"
+#include "core/cases/views.h"
 #include "properties/property_helpers.h"
 
 namespace ropecheck::prop {

@@ -26,13 +26,35 @@ ALLOWED = {
     "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
     "python": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
 }
-LIBRARIES = set(ALLOWED) - {"cli", "python"}
+# core/ is one library in folders, one per job, ordered from the bottom up:
+# a folder's sources may include its own folder and the folders before it
+# (parallel/ stands alone). Files directly in core/ are not allowed.
+CORE_ORDER = ["io", "config", "error_model", "cases", "isolation", "kernel", "judge"]
+CORE_ALONE = ["parallel"]
+for i, sub in enumerate(CORE_ORDER):
+    ALLOWED[f"core/{sub}"] = {"ropecheck", "reference"} | {f"core/{s}" for s in CORE_ORDER[:i]}
+for sub in CORE_ALONE:
+    ALLOWED[f"core/{sub}"] = {"ropecheck", "reference"}
+LIBRARIES = {k for k in ALLOWED if "/" not in k} - {"cli", "python"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def folder_of(path: pathlib.Path, root: pathlib.Path) -> str:
     rel = path.relative_to(root).parts
-    return "ropecheck" if rel[0] == "include" else rel[0]
+    if rel[0] == "include":
+        return "ropecheck"
+    if rel[0] == "core" and len(rel) > 2 and rel[1] != "test":
+        return f"core/{rel[1]}"
+    return rel[0]
+
+
+def layer_of_include(inc: str, owner: str) -> str:
+    """The layer an include names: a core folder for core's own sources,
+    the core library as a whole for every layer above it."""
+    parts = inc.split("/")
+    if parts[0] == "core" and owner.startswith("core/"):
+        return "core/" + parts[1] if len(parts) > 2 else "core/"
+    return parts[0]
 
 
 def main() -> int:
@@ -46,10 +68,13 @@ def main() -> int:
         if owner not in ALLOWED:
             continue  # examples/ are separate projects built against an install
         is_test = "test" in path.relative_to(root).parts
+        if owner == "core" and not is_test:
+            bad.append(f"{path.relative_to(root)}: a core source outside core's job folders ({', '.join(CORE_ORDER + CORE_ALONE)})")
+            continue
         allowed = (LIBRARIES if is_test else ALLOWED[owner]) | {owner}
         for inc in INCLUDE.findall(path.read_text(errors="replace")):
-            target = inc.split("/")[0]
-            if target not in ALLOWED:
+            target = layer_of_include(inc, owner)
+            if target.split("/")[0] not in ALLOWED:
                 continue  # a system or third-party header spelled with quotes
             checked += 1
             if target not in allowed:

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/cases.h"
-#include "core/rng.h"
+#include "core/cases/cases.h"
+#include "core/cases/rng.h"
 #include "reference/bounded_real.h"
 
 namespace ropecheck {

@@ -9,10 +9,10 @@
 #include <functional>
 #include <vector>
 
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/error_model.h"
-#include "core/reference_result.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/error_model/error_model.h"
+#include "core/judge/reference_result.h"
 #include "ropecheck/policy.h"
 
 namespace ropecheck {

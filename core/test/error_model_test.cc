@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/error_model.h"
+#include "core/error_model/error_model.h"
 #include "ropecheck/numbers.h"
 #include "ropecheck/policy.h"
 

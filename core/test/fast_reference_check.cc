@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/reference_result.h"
+#include "core/judge/reference_result.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/layout.h"
 

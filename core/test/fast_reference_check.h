@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/buffers.h"
-#include "core/cases.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
 #include "reference/fast_rotation.h"
 
 namespace ropecheck::test {

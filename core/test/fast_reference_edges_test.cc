@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/rng.h"
+#include "core/cases/rng.h"
 #include "core/test/fast_reference_check.h"
 #include "reference/rotation.h"
 #include "ropecheck/dtype.h"

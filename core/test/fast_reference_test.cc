@@ -9,8 +9,8 @@
 
 #include <cstdio>
 
-#include "core/reference_result.h"
-#include "core/rng.h"
+#include "core/judge/reference_result.h"
+#include "core/cases/rng.h"
 #include "core/test/fast_reference_check.h"
 
 namespace ropecheck::test {

@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "core/config.h"
-#include "core/file_read.h"
+#include "core/config/config.h"
+#include "core/io/file_read.h"
 
 namespace ropecheck {
 namespace {

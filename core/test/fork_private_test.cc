@@ -1,4 +1,4 @@
-// core/fork_private.h: a large case buffer is not in a forked process at all
+// core/cases/fork_private.h: a large case buffer is not in a forked process at all
 // (a worker forked during a long case would otherwise keep it), a small one
 // is, and the parent's buffer works as any vector.
 #include <sys/mman.h>
@@ -9,7 +9,7 @@
 
 #include <cerrno>
 
-#include "core/fork_private.h"
+#include "core/cases/fork_private.h"
 
 namespace ropecheck {
 namespace {

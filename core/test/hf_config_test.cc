@@ -4,8 +4,8 @@
 // to kernels written against transformers).
 #include <gtest/gtest.h>
 
-#include "core/cases.h"
-#include "core/hf_config.h"
+#include "core/cases/cases.h"
+#include "core/config/hf_config.h"
 
 namespace ropecheck {
 namespace {

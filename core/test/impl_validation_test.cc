@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/impl_validation.h"
+#include "core/kernel/impl_validation.h"
 #include "ropecheck/policy.h"
 
 namespace ropecheck {

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <limits>
 
-#include "core/buffers.h"
-#include "core/judge.h"
-#include "core/kernel_call.h"
-#include "core/reference_result.h"
+#include "core/cases/buffers.h"
+#include "core/judge/judge.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
 #include "impls/registry.h"
 
 namespace ropecheck {

@@ -1,4 +1,4 @@
-// The memory layouts and size classes of the case generator (core/cases.h):
+// The memory layouts and size classes of the case generator (core/cases/cases.h):
 // every element of every view has its own place inside the buffer, each
 // layout has the strides its engine uses, a kernel without sequence
 // strides gets a batched case only where one run of tokens describes it, the
@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <set>
 
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/reference_result.h"
-#include "core/views.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/judge/reference_result.h"
+#include "core/cases/views.h"
 
 namespace ropecheck {
 namespace {

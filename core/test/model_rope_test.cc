@@ -1,4 +1,4 @@
-// A model's whole RoPE from its config.json (core/model_rope.h, issue #21):
+// A model's whole RoPE from its config.json (core/config/model_rope.h, issue #21):
 // each layer type its own config, NoPE layers named, the v4 and v5 key
 // layouts read to the same configs, unknown rope fields refused by name,
 // other top-level fields listed as ignored, and the sequence-length
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
-#include "core/model_rope.h"
+#include "core/config/config.h"
+#include "core/config/model_rope.h"
 
 namespace ropecheck {
 namespace {

@@ -1,4 +1,4 @@
-// The exact result of multi-axis cases (core/reference_result.h):
+// The exact result of multi-axis cases (core/judge/reference_result.h):
 // M-RoPE with every axis at p is 1D RoPE at p bit for bit (each pair turns
 // by p w_i whatever its axis), per-axis frequencies restart at w_0 = 1 on
 // every axis, and the fast path returns the MPFR path's bits on every
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/axis_cases.h"
-#include "core/buffers.h"
-#include "core/reference_result.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/buffers.h"
+#include "core/judge/reference_result.h"
 
 namespace ropecheck {
 namespace {

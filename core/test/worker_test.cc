@@ -1,4 +1,4 @@
-// The persistent worker of core/isolation.h (core/worker.h), seen from the
+// The persistent worker of core/isolation/isolation.h (core/isolation/worker.h), seen from the
 // caller: calls run in one process, each in another place of its arena; a
 // call that fails in any way, or leaves a timer armed or address space
 // behind, gets the next call a new process; nothing of one worker reaches
@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/isolation.h"
+#include "core/isolation/isolation.h"
 
 namespace ropecheck {
 namespace {
@@ -186,7 +186,7 @@ TEST(Worker, CallsRunInOneProcessAtAlternatingAddresses) {
   EXPECT_NE(a.pid, ::getpid());
   EXPECT_EQ(a.pid, b.pid);
   EXPECT_EQ(b.pid, c.pid);
-  // Two calls in a row (conformance's two calls, core/kernel_call.h) never
+  // Two calls in a row (conformance's two calls, core/kernel/kernel_call.h) never
   // share an address; the third is back in the first's region.
   EXPECT_NE(a.q_in, b.q_in);
   EXPECT_NE(a.q_out, b.q_out);
@@ -194,7 +194,7 @@ TEST(Worker, CallsRunInOneProcessAtAlternatingAddresses) {
   retire_workers();
 }
 
-// --timeout is per 2^24 elements a call computes (core/isolation.cc): a
+// --timeout is per 2^24 elements a call computes (core/isolation/isolation.cc): a
 // call of 2^26 elements may take four times as long as a small one, in
 // both modes. q alone, in place: 256 MiB here and 256 MiB in the arena.
 TEST(Worker, TheTimeoutGrowsWithTheElementsOfTheCall) {

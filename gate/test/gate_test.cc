@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-#include "core/axis_cases.h"
+#include "core/cases/axis_cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
 #include "ropecheck/names.h"
@@ -24,7 +24,7 @@ TEST(Check, EveryBuiltinImplementationPassesTheQuickSuite) {
     for (const auto& [fam, f] : i.families) run += f.passed + f.failed;
     EXPECT_GT(run, suite_size(Suite::kQuick) / 3) << i.name << " ran too few cases";
   }
-  // Every scheme and every multi-axis family (core/axis_cases.h) appears as
+  // Every scheme and every multi-axis family (core/cases/axis_cases.h) appears as
   // a family of scalar_naive, which takes every form.
   EXPECT_EQ(r.impls[0].name, "scalar_naive");
   EXPECT_EQ(r.impls[0].families.size(), static_cast<std::size_t>(ROPECHECK_SCHEME_COUNT + kAxisFamilyCount)) << g.text;

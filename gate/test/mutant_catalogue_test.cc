@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/isolation.h"
+#include "core/isolation/isolation.h"
 #include "gate/test/gate_run.h"
 #include "mutants/mutant_kernel.h"
 

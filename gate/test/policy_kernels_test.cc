@@ -7,7 +7,7 @@
 
 #include <iostream>
 
-#include "core/impl_validation.h"
+#include "core/kernel/impl_validation.h"
 #include "gate/test/gate_run.h"
 #include "impls/policy/policy_kernel.h"
 #include "impls/registry.h"

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/model_rope.h"
+#include "core/config/model_rope.h"
 #include "gate/gate.h"
 #include "mutants/config_mutants.h"
 #include "mutants/mutant_kernel.h"

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/sha256.h"
+#include "core/io/sha256.h"
 
 namespace ropecheck::golden::test {
 

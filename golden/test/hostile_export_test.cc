@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "golden/exporter.h"
-#include "core/sha256.h"
+#include "core/io/sha256.h"
 #include "golden/test/forge.h"
 #include "golden/verifier.h"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/sha256.h"
+#include "core/io/sha256.h"
 #include "golden/tensor_file.h"
 
 namespace ropecheck::golden {

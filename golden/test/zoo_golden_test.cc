@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "core/model_rope.h"
+#include "core/config/model_rope.h"
 #include "golden/exporter.h"
 #include "golden/suites.h"
 #include "golden/verifier.h"

@@ -84,7 +84,7 @@ Pool& pool() {
 }
 
 // Set in a child after fork(). A forked child is where ropecheck isolates a
-// call (core/isolation.h), and there a thread still running when apply
+// call (core/isolation/isolation.h), and there a thread still running when apply
 // returns fails the call (docs/RELIABILITY.md): a child starts its workers
 // per call and joins them before returning, with the same tasks on the same
 // rows, so the bits are those of the persistent workers.

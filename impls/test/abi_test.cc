@@ -181,7 +181,7 @@ TEST(ImplAbi, ZeroTokensIsANoOp) {
 }  // namespace
 }  // namespace ropecheck
 
-#include "core/impl_validation.h"
+#include "core/kernel/impl_validation.h"
 
 namespace ropecheck {
 namespace {

@@ -10,7 +10,7 @@
 // infinity; such inputs lie outside the error model's overflow-free domain,
 // docs/ERROR_MODEL.md, "Non-finite and huge inputs".)
 //
-// The suites draw finite inputs only (core/cases.cc, draw_input), so before
+// The suites draw finite inputs only (core/cases/cases.cc, draw_input), so before
 // this test only the differential fuzzer fed these, and it runs the target the
 // dispatcher picks (AVX3 here). Highway 1.0.3 widens fp16 by an emulation on
 // every x86 target without F16C (SSSE3, SSE4) and on SCALAR and EMU128, and
@@ -24,12 +24,12 @@
 #include <cstring>
 #include <vector>
 
-#include "core/axis_cases.h"
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/judge.h"
-#include "core/kernel_call.h"
-#include "core/reference_result.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/judge/judge.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/test/simd_target_param.h"
 #include "ropecheck/dtype.h"

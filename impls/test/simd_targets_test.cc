@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/axis_cases.h"
-#include "core/cases.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/cases.h"
 #include "gate/test/gate_run.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/test/simd_target_param.h"

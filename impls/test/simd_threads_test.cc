@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/axis_cases.h"
-#include "core/buffers.h"
-#include "core/cases.h"
-#include "core/isolation.h"
-#include "core/kernel_call.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/isolation/isolation.h"
+#include "core/kernel/kernel_call.h"
 #include "impls/simd/row_split.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/simd/worker_pool.h"
@@ -43,7 +43,7 @@ Case big_case(int index, std::int64_t tokens, int q_heads, int kv_heads) {
 }
 
 // Every element of every q and k head the same bits in both runs (padding
-// holds each call's own fresh poison, core/kernel_call.h, so it is not
+// holds each call's own fresh poison, core/kernel/kernel_call.h, so it is not
 // compared; ConformsToReference checks that it is left alone).
 void expect_same_rows(const Geometry& g, const KernelRun& a, const KernelRun& b, const std::string& what) {
   for (int w = 0; w < 2; ++w)
@@ -96,8 +96,8 @@ TEST(SimdThreads, DecodeSplitGivesTheSameBitsAsOneThread) {
 
 TEST(SimdThreads, IsolatedThreadedCallsPassAndGiveTheSameBits) {
   // What `ropecheck check --threads N` does by default: each call in a
-  // forked process, a worker (core/worker.h) or a child per call
-  // (core/isolation.h), which fails a call that leaves a thread running.
+  // forked process, a worker (core/isolation/worker.h) or a child per call
+  // (core/isolation/isolation.h), which fails a call that leaves a thread running.
   // The split must happen (about 1 MB of q and k). A worker is forked at
   // its first call and keeps the thread count set then, as --threads is set
   // before any: one wrapper per count and mode.
@@ -221,7 +221,7 @@ TEST(WorkerPool, AChildAfterForkRunsEveryTaskAndLeavesNoThreadRunning) {
     std::atomic<int> n{0};
     impl::run_parallel(3, [&](int) { n.fetch_add(1); });
     if (n.load() != 3) _exit(1);
-    // Isolation fails a call that leaves a thread running (core/isolation.h):
+    // Isolation fails a call that leaves a thread running (core/isolation/isolation.h):
     // in a child the workers are joined before run_parallel returns.
     _exit(live_threads() == 1 ? 0 : 2);
   }

@@ -1,6 +1,6 @@
 /* Which frequency specs the restricting capability flags of ABI 1.1 exclude
  * (kernel_abi.h, ROPECHECK_CAP_YARN_TRUNCATED_ONLY and after): the one rule
- * the gate's skip (core/kernel_call.cc) and a kernel's own argument check
+ * the gate's skip (core/kernel/kernel_call.cc) and a kernel's own argument check
  * (impls/kernel_support/abi_check.cc) share. C++ only, header-only. */
 #ifndef ROPECHECK_CAPABILITIES_H_
 #define ROPECHECK_CAPABILITIES_H_

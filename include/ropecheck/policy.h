@@ -23,7 +23,7 @@ struct Policy {
       : base(b), ext(e) {}
 };
 
-// The policy a (host-normalised, see core/impl_validation.h) table declares:
+// The policy a (host-normalised, see core/kernel/impl_validation.h) table declares:
 // an extension with struct_size 0 is a 1.0 table's, all defaults.
 constexpr Policy policy_of(const ropecheck_impl_t& t) {
   return Policy(t.policy, t.policy_ext.struct_size ? t.policy_ext : policy_ext_defaults());

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "core/axis_cases.h"
-#include "core/rng.h"
+#include "core/cases/axis_cases.h"
+#include "core/cases/rng.h"
 
 namespace ropecheck {
 namespace {

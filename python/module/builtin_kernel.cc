@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/cases.h"
-#include "core/config.h"
+#include "core/cases/cases.h"
+#include "core/config/config.h"
 #include "impls/registry.h"
 #include "ropecheck/dtype.h"
 

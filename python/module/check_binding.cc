@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/impl_validation.h"
+#include "core/kernel/impl_validation.h"
 #include "gate/gate.h"
 #include "golden/catalog.h"
 #include "impls/kernel_support/impl_table.h"

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
-#include "core/hf_config.h"
+#include "core/config/config.h"
+#include "core/config/hf_config.h"
 #include "impls/kernel_support/abi_check.h"
 #include "impls/kernel_support/impl_table.h"
 #include "impls/kernel_support/token_offsets.h"

@@ -6,11 +6,11 @@
 #include <cstring>
 #include <string>
 
-#include "core/buffers.h"
-#include "core/config.h"
-#include "core/error_model.h"
-#include "core/hf_config.h"
-#include "core/reference_result.h"
+#include "core/cases/buffers.h"
+#include "core/config/config.h"
+#include "core/error_model/error_model.h"
+#include "core/config/hf_config.h"
+#include "core/judge/reference_result.h"
 #include "golden/catalog.h"
 #include "python/module/array_bridge.h"
 #include "ropecheck/dtype.h"

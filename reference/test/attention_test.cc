@@ -13,9 +13,9 @@
 #include <fstream>
 #include <vector>
 
-#include "core/cases.h"
+#include "core/cases/cases.h"
 #include "reference/rotation.h"
-#include "core/rng.h"
+#include "core/cases/rng.h"
 
 namespace ropecheck::ref {
 namespace {

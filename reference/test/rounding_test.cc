@@ -12,7 +12,7 @@
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
 #include "reference/rounding.h"
-#include "core/rng.h"
+#include "core/cases/rng.h"
 
 namespace ropecheck::ref {
 namespace {

@@ -8,9 +8,9 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include "core/cases.h"
+#include "core/cases/cases.h"
 #include "reference/frequencies.h"
-#include "core/rng.h"
+#include "core/cases/rng.h"
 
 namespace ropecheck::ref {
 namespace {

@@ -1,0 +1,170 @@
+#include "core/cases/buffers.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "core/cases/rng.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+
+Geometry geometry(const Case& c) {
+  Geometry g;
+  g.head_dim = c.shape.head_dim;
+  g.rotary_dim = c.shape.rotary_dim;
+  g.tokens = c.tokens;
+  g.seq_len = c.batch_seq_len() > 0 ? c.batch_seq_len() : std::max<std::int64_t>(c.tokens, 1);
+  g.esize = dtype_size(c.dtype);
+  g.heads = {c.q_heads, c.kv_heads};
+  const std::int64_t d = c.shape.head_dim, s = g.seq_len, seqs = c.sequences();
+  const std::int64_t seq_pad = c.batch_seq_len() > 0 ? c.seq_pad : 0;  // one sequence: nothing between
+  for (int w = 0; w < 2; ++w) {
+    const std::int64_t h = g.heads[w];
+    std::int64_t &hs = g.head_stride[w], &ts = g.token_stride[w], &ss = g.seq_stride[w];
+    switch (c.memory) {
+      case MemoryLayout::kHeadMajor:  // [batch, heads, seq, dim]
+        ts = d + c.head_pad;
+        hs = s * ts + c.token_pad;
+        ss = h * hs + seq_pad;
+        break;
+      case MemoryLayout::kFusedQkv:  // rows of q_heads + 2 kv_heads heads
+        hs = d;
+        ts = (c.q_heads + 2 * std::int64_t{c.kv_heads}) * d + c.token_pad;
+        ss = s * ts + seq_pad;
+        g.base[w] = w == 0 ? 0 : c.q_heads * d;
+        break;
+      case MemoryLayout::kSplitStrides:  // k's strides differ from q's
+        hs = d + c.head_pad + (w == 1 ? 1 + c.token_pad % 3 : 0);
+        ts = h * hs + c.token_pad + (w == 1 ? 3 : 0);
+        ss = s * ts + seq_pad;
+        break;
+      case MemoryLayout::kTokenMajor:
+        hs = d + c.head_pad;
+        ts = h * hs + c.token_pad;
+        ss = s * ts + seq_pad;
+        break;
+    }
+    // Every buffer holds whole sequences (a fused row's v part included).
+    g.elements[w] = seqs * ss;
+  }
+  return g;
+}
+
+std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool granted) {
+  CallStrides s;
+  s.token_stride = g.token_stride;
+  s.head_stride = g.head_stride;
+  if (c.batch_seq_len() == 0) return s;
+  if (granted) {
+    s.seq_len = c.batch_seq_len();
+    s.seq_stride = g.seq_stride;
+    return s;
+  }
+  if (g.seq_len == 1) {  // one token per sequence: the sequence stride is a token stride
+    s.token_stride = g.seq_stride;
+    return s;
+  }
+  for (int w = 0; w < 2; ++w)
+    if (g.seq_stride[w] != g.seq_len * g.token_stride[w]) return std::nullopt;
+  return s;
+}
+
+void fill_canary(unsigned char* p, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i) p[i] = canary_byte(i);
+}
+
+namespace {
+
+Rng& poison_rng() {
+  static thread_local Rng rng((static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
+  return rng;
+}
+
+}  // namespace
+
+const char* poison_kind_name(PoisonKind k) {
+  switch (k) {
+    case PoisonKind::kNan: return "NaN";
+    case PoisonKind::kFinite: return "finite garbage";
+    case PoisonKind::kInput: return "a copy of the input";
+  }
+  return "?";
+}
+
+PoisonKind draw_poison_kind(const PoisonKind* other_than) {
+  for (;;) {
+    const auto k = static_cast<PoisonKind>(poison_rng().bits() % kPoisonKinds);
+    if (!other_than || k != *other_than) return k;
+  }
+}
+
+void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t, PoisonKind kind, const unsigned char* input) {
+  Rng& rng = poison_rng();
+  if (kind == PoisonKind::kInput && input) {
+    std::memcpy(p, input, bytes);
+    return;
+  }
+  const std::size_t es = dtype_size(t);
+  const DtypeFormat f = dtype_format(t);
+  const int mantissa = f.precision - 1;  // stored significand bits
+  const int width = static_cast<int>(es * 8);
+  const int exponent_bits = width - 1 - mantissa;
+  const std::uint64_t bias = (std::uint64_t{1} << (exponent_bits - 1)) - 1;
+  for (std::size_t i = 0; i + es <= bytes; i += es) {
+    const std::uint64_t r = rng.bits();
+    std::uint64_t payload = r & ((std::uint64_t{1} << mantissa) - 1);
+    std::uint64_t exponent;
+    if (kind == PoisonKind::kFinite) {
+      exponent = (bias - 8 + (r >> 40) % 17) << mantissa;  // 2^-8 .. 2^8: normal in every dtype
+    } else {
+      if (payload == 0) payload = 1;  // a NaN, not an infinity
+      exponent = ((std::uint64_t{1} << exponent_bits) - 1) << mantissa;
+    }
+    const std::uint64_t sign = (r >> 63) << (width - 1);
+    const std::uint64_t v = sign | exponent | payload;
+    std::memcpy(p + i, &v, es);  // little-endian: the low bytes
+  }
+  for (std::size_t i = bytes - bytes % es; i < bytes; ++i) p[i] = static_cast<unsigned char>(rng.bits());
+}
+
+void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v) {
+  switch (t) {
+    case ROPECHECK_DTYPE_F16: {
+      const std::uint16_t b = f32_to_f16(static_cast<float>(v));
+      std::memcpy(base + 2 * i, &b, 2);
+      break;
+    }
+    case ROPECHECK_DTYPE_BF16: {
+      const std::uint16_t b = f32_to_bf16(static_cast<float>(v));
+      std::memcpy(base + 2 * i, &b, 2);
+      break;
+    }
+    case ROPECHECK_DTYPE_F64:
+      std::memcpy(base + 8 * i, &v, 8);
+      break;
+    default: {
+      const float f = static_cast<float>(v);
+      std::memcpy(base + 4 * i, &f, 4);
+      break;
+    }
+  }
+}
+
+QkBuffers make_inputs(const Case& c) {
+  const Geometry g = geometry(c);
+  QkBuffers in;
+  Rng rng(c.data_seed);
+  for (int w = 0; w < 2; ++w) {
+    auto& buf = in.bytes[w];
+    buf.resize(static_cast<std::size_t>(g.elements[w]) * g.esize);
+    fill_canary(buf.data(), buf.size());
+    for (std::int64_t tok = 0; tok < c.tokens; ++tok)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int j = 0; j < g.head_dim; ++j)
+          store_value(buf.data(), g.offset(w, tok, h, j), c.dtype, draw_input(rng, c.dtype));
+  }
+  return in;
+}
+
+}  // namespace ropecheck

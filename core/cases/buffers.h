@@ -1,0 +1,84 @@
+// A case's storage: where each element of q and k lives (token, head and
+// channel strides, padding) and the input bits drawn from the case's data
+// seed. Every property, the judge and the golden exporter lay buffers out
+// through this one place.
+#ifndef ROPECHECK_CORE_CASES_BUFFERS_H_
+#define ROPECHECK_CORE_CASES_BUFFERS_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/cases/cases.h"
+#include "core/cases/fork_private.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// Where a case's elements live: tensor w = 0 (q) or 1 (k). Token t is index
+// t % seq_len of sequence t / seq_len; each tensor starts `base` elements
+// into its buffer (the k view of a fused qkv row starts q_heads heads in).
+struct Geometry {
+  int head_dim = 0, rotary_dim = 0;
+  std::int64_t tokens = 0;
+  std::int64_t seq_len = 1;  // tokens per sequence (all tokens when one sequence)
+  std::size_t esize = 0;
+  std::array<int, 2> heads{};
+  std::array<std::int64_t, 2> head_stride{}, token_stride{}, seq_stride{}, base{}, elements{};
+  std::int64_t offset(int w, std::int64_t token, int head, int channel) const {
+    return base[w] + (token / seq_len) * seq_stride[w] + (token % seq_len) * token_stride[w] +
+           head * head_stride[w] + channel;
+  }
+};
+Geometry geometry(const Case& c);
+
+// The strides a kernel is called with (apply_params). A kernel that reads
+// sequence strides (ABI 1.2, CAP_SEQ_STRIDES: `granted`) gets every batched
+// case as it is; any other kernel gets it as one run of tokens where that
+// describes the same elements (sequences back to back, or one token each),
+// else nullopt: the case is outside its capabilities.
+struct CallStrides {
+  std::array<std::int64_t, 2> token_stride{}, head_stride{}, seq_stride{};
+  std::int64_t seq_len = 0;  // 0: one run of tokens
+};
+std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool granted);
+
+// Storage bytes of q (bytes[0]) and k (bytes[1]), padding included.
+struct QkBuffers {
+  std::array<ByteBuffer, 2> bytes;
+};
+
+// Inputs drawn from the case's data seed; padding holds canary bytes.
+QkBuffers make_inputs(const Case& c);
+// Canary byte at byte index i of a buffer (a pattern no arithmetic produces:
+// 0xa5 0x7f is a NaN in every storage dtype).
+inline unsigned char canary_byte(std::size_t i) { return (i % 2) ? 0x7f : 0xa5; }
+void fill_canary(unsigned char* p, std::size_t bytes);
+// What an out-of-place output holds before a call (core/kernel/kernel_call.h),
+// fresh per call and drawn from the system's entropy, so that no kernel can
+// tell the harness's buffer from a production one, nor predict it:
+//   kNan     a NaN with a random sign and payload in every element: an
+//            element never written is judged wrong;
+//   kFinite  random finite values (any sign, magnitudes 2^-8 .. 2^8): what
+//            a reused allocation holds;
+//   kInput   a copy of the call's input: the stale tensor a caller
+//            rotating into last step's buffer hands over.
+// A kernel whose result depends on which it got (it reads its output, or
+// computes only on a NaN) is caught by conformance's two calls, which never
+// draw the same kind (call_kernel_twice).
+enum class PoisonKind { kNan, kFinite, kInput };
+inline constexpr int kPoisonKinds = 3;
+const char* poison_kind_name(PoisonKind k);
+// A kind at random; `other_than` (when given) is never drawn.
+PoisonKind draw_poison_kind(const PoisonKind* other_than = nullptr);
+// `input`: the input bytes for kInput (as many as `bytes`).
+void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype, PoisonKind kind = PoisonKind::kNan,
+                 const unsigned char* input = nullptr);
+// Stores v (exactly representable in dtype) at element i.
+void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_CASES_BUFFERS_H_

@@ -1,0 +1,35 @@
+// Which elements of a case's buffers belong to its q and k views, and the
+// first write outside them: the judge and WritesOnlyItsViews share it.
+// Outside the views lie padding (between heads, tokens and sequences) and,
+// in a fused qkv layout, the other parts of each row (core/cases/cases.h).
+#ifndef ROPECHECK_CORE_CASES_VIEWS_H_
+#define ROPECHECK_CORE_CASES_VIEWS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+
+namespace ropecheck {
+
+// 1 for every element of tensor w's buffer inside its view.
+std::vector<char> view_mask(const Geometry& g, int w);
+
+// Offset of the first element of tensor w outside its view that differs
+// between `got` and `before` (bitwise), or -1.
+std::int64_t first_write_outside_view(const Geometry& g, int w, const std::vector<char>& mask,
+                                      const unsigned char* got, const unsigned char* before);
+
+// "wrote into padding outside the tensor (element N of q's buffer, ...)":
+// how the judge and WritesOnlyItsViews name such a write.
+std::string outside_view_message(int w, std::int64_t offset);
+
+// The same for a whole run: "wrote into padding outside the tensor (...)"
+// naming the tensor and element, or empty.
+std::string write_outside_views(const Case& c, const QkBuffers& got, const QkBuffers& before);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_CASES_VIEWS_H_

@@ -1,0 +1,195 @@
+#include "core/error_model/error_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "reference/rounding.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
+
+namespace ropecheck {
+namespace {
+
+// Half an ulp of dtype t at |x|, rounded up to a representable double (at
+// the bottom of fp64's subnormal range half an ulp is below 2^-1074). By the
+// one-rounding lemma (docs/ERROR_MODEL.md) it bounds the error of rounding
+// any real of magnitude <= |x| to t, gradual underflow included.
+double half_ulp_up(double x, ropecheck_dtype_t t) {
+  return std::max(0.5 * ref::ulp_of(x, t), std::numeric_limits<double>::denorm_min());
+}
+
+// True when every value of dtype a is a value of dtype b.
+bool holds_every_value(ropecheck_dtype_t a, ropecheck_dtype_t b) {
+  if (a == b) return true;
+  if (b == ROPECHECK_DTYPE_F64) return true;
+  return b == ROPECHECK_DTYPE_F32 && (a == ROPECHECK_DTYPE_F16 || a == ROPECHECK_DTYPE_BF16);
+}
+
+ropecheck_dtype_t resolve(std::uint32_t policy_dtype, ropecheck_dtype_t storage) {
+  return policy_dtype == ROPECHECK_DTYPE_OF_STORAGE ? storage : static_cast<ropecheck_dtype_t>(policy_dtype);
+}
+
+constexpr const char* kTermNames[kBudgetTermCount] = {"angle", "angle(capped)", "trig", "prods",
+                                                      "final", "store",         "judge"};
+
+}  // namespace
+
+int dominant_term(const BudgetTerms& t) {
+  const double v[] = {t.angle_capped ? 0 : t.angle, t.angle_capped ? t.angle : 0, t.trig, t.prods, t.fin,
+                      t.store, t.judge};
+  return static_cast<int>(std::max_element(std::begin(v), std::end(v)) - std::begin(v));
+}
+
+const char* budget_term_name(int term) { return term >= 0 && term < kBudgetTermCount ? kTermNames[term] : "?"; }
+
+ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadShape shape,
+                       ropecheck_dtype_t storage, double m, const std::vector<int>& group_rotary_dims)
+    : policy_(policy),
+      storage_(storage),
+      math_(resolve(policy.base.math_dtype, storage)),
+      cos_sin_(resolve(policy.base.cache_dtype, storage)),
+      // sin/cos are evaluated in double only for an fp64 angle with libm; a
+      // fast approximation and the fp32 angle modes work in fp32.
+      trig_(policy.base.sincos == ROPECHECK_SINCOS_LIBM && policy.base.angle_mode == ROPECHECK_ANGLE_F64
+                ? ROPECHECK_DTYPE_F64
+                : ROPECHECK_DTYPE_F32),
+      m_(std::fabs(m)) {
+  // A group without pairs (an axis given none) has no frequencies to bound.
+  if (group_rotary_dims.empty()) angles_.emplace_back(policy, s, shape.rotary_dim);
+  for (const int d : group_rotary_dims) angles_.emplace_back(policy, s, std::max(d, 2));
+  // E5: the attention factor, computed by the kernel from the scheme (log,
+  // multiply, add, divide, sqrt: 8 roundings in the freq dtype), or an
+  // explicit one rounded once; m = 1 with neither is exact.
+  // A factor formed in a finer dtype than sin/cos are multiplied in (fp64
+  // frequencies, a fast fp32 sin/cos) is rounded to that precision first.
+  const double u_f = unit_roundoff(policy.base.freq_dtype), u_t = unit_roundoff(trig_);
+  const bool derived_m = !s.attention_factor && (s.scheme == ROPECHECK_SCHEME_YARN ||
+                                                 s.scheme == ROPECHECK_SCHEME_LONGROPE);
+  m_rel_ = derived_m ? 8.0 * u_f : (s.attention_factor ? u_f : 0.0);
+  if (m_rel_ > 0 && u_t > u_f) m_rel_ += u_t * (1 + m_rel_);
+}
+
+double ErrorModel::math_rounding(double z) const {
+  // A bf16/fp16 operation is usually an fp32 operation rounded to the narrow
+  // type (PyTorch, CUDA). Rounding twice is innocuous for +, -, * when
+  // 24 >= 2p + 2 and nothing underflows (Figueroa, "When is double rounding
+  // innocuous?", 1995), but fp32 underflows on products of bf16 subnormals:
+  // |fl_M(fl_32(z)) - z| <= h_M(z + h_32(z)) + h_32(z) covers both.
+  if (math_ == ROPECHECK_DTYPE_BF16 || math_ == ROPECHECK_DTYPE_F16) {
+    const double h32 = half_ulp_up(z, ROPECHECK_DTYPE_F32);
+    return half_ulp_up(z + h32, math_) + h32;
+  }
+  return half_ulp_up(z, math_);
+}
+
+double ErrorModel::phase_error(double abs_angle, double a0) const {
+  // E1/E2 + a fast sin/cos beyond its declared range: sin/cos of an
+  // argument off by at most slope |argument|, |argument| <= |a| + A0.
+  const ropecheck_policy_ext_t& e = policy_.ext;
+  if (policy_.base.sincos != ROPECHECK_SINCOS_FAST || !(e.sincos_phase_error_slope > 0)) return 0;
+  const double arg = abs_angle + a0;
+  const bool beyond = !(e.sincos_abs_error_range > 0) || arg > e.sincos_abs_error_range;
+  return beyond ? e.sincos_phase_error_slope * arg : 0.0;
+}
+
+double ErrorModel::angle_error(const ElementTerms& t) const {
+  const double a0 = angles_.at(static_cast<std::size_t>(t.freq_group)).bound(t.abs_angle, t.position, t.pair);
+  return a0 + phase_error(t.abs_angle, a0);
+}
+
+ErrorModel::TrigBound ErrorModel::trig_bound(double cm) const {
+  // E3: the evaluation, k ulps of the exact value in the trig precision for
+  // libm (an ulp at Cm >= |cos a~| bounds it), the declared abs error for a
+  // fast approximation.
+  const double k = policy_.ext.sincos_max_ulp > 0 ? policy_.ext.sincos_max_ulp : 1.0;
+  const double e3 = policy_.base.sincos == ROPECHECK_SINCOS_FAST ? policy_.base.sincos_max_abs_error
+                                                                 : k * ref::ulp_of(cm, trig_);
+  // E5: times the kernel's m~ = m (1 + e), |e| <= m_rel, rounded in the trig
+  // precision: |C2 - m cos a~| <= m~ e3 + e m Cm + h_T(m~ (Cm + e3)).
+  double delta = e3, c2 = cm + e3;
+  if (m_rel_ > 0 || !exactly_equal(m_, 1.0)) {
+    const double mk = m_ * (1 + m_rel_);
+    const double r = half_ulp_up(mk * (cm + e3), trig_);
+    delta = mk * e3 + m_rel_ * m_ * cm + r;
+    c2 = mk * (cm + e3) + r;
+  }
+  // E4: rounded to the cos/sin dtype when it cannot hold the trig precision.
+  if (!holds_every_value(trig_, cos_sin_)) delta += half_ulp_up(c2, cos_sin_);
+  return {delta, m_ * cm + delta};
+}
+
+BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
+  BudgetTerms r;
+  const double A = angle_error(t);
+  // E2: a computed angle a + da rotates the exact output by da:
+  // |v(a+da) - v(a)| <= |partner| |da| + |v| da^2 / 2 for every da, and
+  // never more than the distance between two points on the circle.
+  const double av = std::fabs(t.value), ax = std::fabs(t.x), ay = std::fabs(t.y);
+  const double rotated = std::fabs(t.partner) * A + av * A * A / 2, cap = 2 * m_ * std::hypot(t.x, t.y);
+  r.angle_capped = cap < rotated;
+  r.angle = std::min(rotated, cap);
+  // E3-E5, per value: the kernel multiplies by cos/sin of its own angle a~,
+  // so |cos a~| <= min(1, |cos a| + A).
+  const TrigBound bc = trig_bound(std::min(1.0, std::fabs(t.cos_a) + A));
+  const TrigBound bs = trig_bound(std::min(1.0, std::fabs(t.sin_a) + A));
+  const TrigBound& b1 = t.side == 0 ? bc : bs;  // multiplies x
+  const TrigBound& b2 = t.side == 0 ? bs : bc;  // multiplies y
+  r.trig = ax * b1.delta + ay * b2.delta;
+  // E6: the products' roundings in the math dtype (an FMA rounds only one).
+  const double p1 = math_rounding(ax * b1.kmax), p2 = math_rounding(ay * b2.kmax);
+  r.prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
+  // E6': the sum (or the fused operation) rounded in the math dtype; E7: the
+  // store, no rounding when every math value is a storage value (for math in
+  // the storage dtype the last rounding is the store).
+  const double pre = r.angle + r.trig + r.prods;
+  r.fin = math_rounding(av + pre);
+  r.store = holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(av + pre + r.fin, storage_);
+  // E8: the judge knows the exact value only rounded to a double.
+  r.judge = half_ulp_up(t.value, ROPECHECK_DTYPE_F64);
+  return r;
+}
+
+double ErrorModel::trig_error(const ElementTerms& t) const {
+  return std::min(angle_error(t), 2.0) + trig_bound(1.0).delta / std::max(m_, 1e-300) +
+         4 * unit_roundoff(math_);
+}
+
+double ErrorModel::overflow_free_limit() const {
+  const double max_math = max_finite(math_);
+  return max_math / (std::sqrt(2.0) * std::max(m_, 1.0) * (1 + 8 * unit_roundoff(math_)));
+}
+
+double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
+  // The terms of E3..E8 for an element of magnitude m r whatever the angle
+  // (|cos a~|, |sin a~| <= 1), times sqrt(2) for the two elements.
+  const double ax = std::fabs(t.x), ay = std::fabs(t.y);
+  const double r = m_ * std::hypot(t.x, t.y);
+  const TrigBound b = trig_bound(1.0);
+  const double trig = (ax + ay) * b.delta;
+  const double p1 = math_rounding(ax * b.kmax), p2 = math_rounding(ay * b.kmax);
+  const double prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
+  const double fin = math_rounding(r + trig + prods);
+  const double store =
+      holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(r + trig + prods + fin, storage_);
+  return std::sqrt(2.0) * (trig + prods + fin + store + half_ulp_up(r, ROPECHECK_DTYPE_F64));
+}
+
+double ErrorModel::pair_budget(const ElementTerms& t) const {
+  const double r = m_ * std::hypot(t.x, t.y);
+  return std::min(r * angle_error(t), 2 * r) + pair_budget_excluding_angle(t);
+}
+
+std::string ErrorModel::explain(const ElementTerms& t) const {
+  const BudgetTerms r = terms(t);
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "budget %.3g = angle %.3g%s (|da| %.3g at |p w| %.6g) + trig %.3g + products %.3g + final %.3g + "
+                "store %.3g + judge %.3g; x=%a y=%a",
+                r.total(), r.angle, r.angle_capped ? " (capped)" : "", angle_error(t), t.abs_angle, r.trig,
+                r.prods, r.fin, r.store, r.judge, t.x, t.y);
+  return buf;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,139 @@
+// Per-element error budget of a kernel, derived from its declared precision
+// policy, the storage dtype, the frequency scheme and the position. The
+// derivation is in docs/ERROR_MODEL.md; every term below names its line there.
+#ifndef ROPECHECK_CORE_ERROR_MODEL_ERROR_MODEL_H_
+#define ROPECHECK_CORE_ERROR_MODEL_ERROR_MODEL_H_
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error_model/angle_error.h"
+#include "reference/freq_spec.h"
+#include "ropecheck/kernel_abi.h"
+#include "ropecheck/policy.h"
+
+namespace ropecheck {
+
+// What the budget of one output element depends on, all exact values from
+// the reference (as doubles; the budget needs no more precision than that).
+struct ElementTerms {
+  double x = 0, y = 0;     // the pair's inputs as stored
+  double value = 0;        // exact output m*(rotation) of this element
+  double partner = 0;      // exact output of the other element of the pair
+  double cos_a = 0, sin_a = 0;
+  double abs_angle = 0;    // |p * w_i|
+  std::int64_t position = 0;  // the position of this pair's axis
+  int pair = 0;               // the pair's index in its frequency group's formula
+  int freq_group = 0;         // 0, or the axis for per-axis frequencies (reference/axis_spec.h)
+  // 0: the first element of the pair, m (x cos a - y sin a): cos multiplies
+  // x; 1: the second, m (x sin a + y cos a): sin multiplies x.
+  int side = 0;
+};
+
+// The terms of both elements of pair `pair` (first, second), from the pair's
+// inputs (x, y), exact outputs (va, vb), exact cos/sin and |angle|.
+inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, double vb, double cos_a, double sin_a,
+                                              double abs_angle, std::int64_t position, int pair,
+                                              int freq_group = 0) {
+  std::array<ElementTerms, 2> t;
+  for (int side = 0; side < 2; ++side) {
+    ElementTerms& e = t[side];
+    e.x = x;
+    e.y = y;
+    e.value = side == 0 ? va : vb;
+    e.partner = side == 0 ? vb : va;
+    e.cos_a = cos_a;
+    e.sin_a = sin_a;
+    e.abs_angle = abs_angle;
+    e.position = position;
+    e.pair = pair;
+    e.freq_group = freq_group;
+    e.side = side;
+  }
+  return t;
+}
+
+// The budget of one element, term by term (docs/ERROR_MODEL.md labels).
+struct BudgetTerms {
+  double angle = 0;  // E2: the kernel's angle (E1 frequency, product, fast sin/cos phase)
+  double trig = 0;   // E3-E5: sin/cos evaluation, attention factor, cos/sin dtype
+  double prods = 0;  // E6: the rotation's roundings before the last one
+  double fin = 0;    // E6': the last rotation rounding, in the math dtype
+  double store = 0;  // E7: the store to the storage dtype (0 when the math dtype's values are storage values)
+  double judge = 0;  // E8: the exact value as the judge holds it, rounded to a double
+  bool angle_capped = false;  // E2 at its cap 2 m r (the kernel's angle may be anywhere)
+  double total() const { return angle + trig + prods + fin + store + judge; }
+};
+inline constexpr int kBudgetTermCount = 7;  // the six terms, E2 split into capped and not
+// The largest term of a budget, as an index into budget_term_name().
+int dominant_term(const BudgetTerms& t);
+const char* budget_term_name(int term);
+
+class ErrorModel {
+ public:
+  // group_rotary_dims: the rotary dim of each frequency group of a
+  // multi-axis case with per-axis frequencies (ElementTerms::freq_group
+  // indexes it); empty: one group over shape.rotary_dim.
+  ErrorModel(const Policy& policy, const ref::FreqSpec& spec, ref::HeadShape shape, ropecheck_dtype_t storage,
+             double attention_factor, const std::vector<int>& group_rotary_dims = {});
+
+  // Bound on the relative error of the kernel's w_i (E1 in the doc).
+  double freq_rel_error(int pair) const { return angles_[0].freq_rel_error(pair); }
+  // Bound on |angle error| at this element (E1, and a fast sin/cos's phase
+  // error beyond its declared range).
+  double angle_error(const ElementTerms& t) const;
+  // Allowed |kernel output - exact value|, per element, and its terms.
+  double budget(const ElementTerms& t) const { return terms(t).total(); }
+  BudgetTerms terms(const ElementTerms& t) const;
+  // Bounds on the distance between the kernel's pair and the exact pair that
+  // hold whatever angle the kernel used: every magnitude-dependent term is
+  // taken at the pair's norm m r, not at the exact elements (a kernel with a
+  // wrong angle puts the magnitude elsewhere; its rounding must not be
+  // mistaken for a norm error). Without E2 it bounds how far the pair's
+  // norm may move (an angle error rotates, never stretches); with E2
+  // (at most m r |da|) it bounds | kernel pair - exact pair |.
+  double pair_budget(const ElementTerms& t) const;
+  double pair_budget_excluding_angle(const ElementTerms& t) const;
+  // Bound on |kernel cos - m cos a| and |kernel sin - m sin a| per unit of m
+  // (angle, sin/cos evaluation and cache rounding): below it the sign of cos
+  // or sin is uncertain, and so is how a non-finite input propagates.
+  double trig_error(const ElementTerms& t) const;
+  // Largest |x|, |y| for which no intermediate of the rotation can overflow
+  // the math dtype (m sqrt(2) max(|x|, |y|) stays finite): the model's domain.
+  double overflow_free_limit() const;
+  // The budget's terms, for a failure message: "budget ... = angle ... + ...".
+  std::string explain(const ElementTerms& t) const;
+
+  // Validates a declared policy; an empty string when acceptable, else why
+  // not, naming the field. With `caps`, also its coherence with what the
+  // kernel declares to support (core/error_model/policy_check.cc).
+  static std::string check_policy(const Policy& policy, const ropecheck_caps_t* caps = nullptr);
+
+ private:
+  // Bound on |kernel cos - m cos a~| (delta) and on |kernel cos| (kmax), the
+  // same for sin, given Cm >= |cos a~| (E3-E5).
+  struct TrigBound {
+    double delta, kmax;
+  };
+  TrigBound trig_bound(double cm) const;
+  // One rounding to the math dtype of a value of magnitude <= z.
+  double math_rounding(double z) const;
+  // A without and with the phase error of a fast sin/cos beyond its range.
+  double phase_error(double abs_angle, double a0) const;
+
+  Policy policy_;
+  ropecheck_dtype_t storage_;
+  ropecheck_dtype_t math_;    // math_dtype with OF_STORAGE resolved
+  ropecheck_dtype_t cos_sin_;  // cache_dtype with OF_STORAGE resolved
+  ropecheck_dtype_t trig_;    // precision sin/cos are evaluated in
+  double m_;
+  double m_rel_;  // E5: relative error of the kernel's attention factor
+  std::vector<AngleError> angles_;  // per frequency group
+};
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ERROR_MODEL_ERROR_MODEL_H_

@@ -1,0 +1,47 @@
+// The bytes one ABI apply call reads and writes, as isolation copies them:
+// each view's extent, the position ids (every axis row of ABI 1.3), the
+// cos/sin cache's element size, and the frequency spec with its arrays
+// planned into guarded copies and patched to point at them. Read from the
+// params alone: isolation calls these before anything of the call is
+// trusted.
+#ifndef ROPECHECK_CORE_ISOLATION_CALL_EXTENTS_H_
+#define ROPECHECK_CORE_ISOLATION_CALL_EXTENTS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/isolation/guarded_copies.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// Elements from a view's first to its last (q when `q`, else k), the
+// sequence stride of ABI 1.2 included (its fields are read only when
+// struct_size covers them); 0 for an empty or malformed view.
+std::int64_t extent(const ropecheck_apply_params_t& p, bool q);
+
+// True for an ABI 1.3 call with position axes.
+bool multi_axis(const ropecheck_apply_params_t& p);
+
+// Position ids the call's buffer holds: one row, or (ABI 1.3) num_axes rows
+// position_axis_stride apart; -1 when the multi-axis fields are not sane.
+std::int64_t position_ids(const ropecheck_apply_params_t& p);
+
+// Bytes per element of a cos/sin cache of `dtype` (4 for an unknown one:
+// the kernel refuses it, after a copy that cannot be short).
+std::size_t cache_esize(std::uint32_t dtype);
+
+// The frequency spec's arrays (rotary_dim/2 entries each) and the spec
+// itself, planned; `patched` is filled by patch_freq once they are placed.
+struct FreqCopies {
+  int short_factor = -1, long_factor = -1, inv_freq = -1, spec = -1;
+};
+FreqCopies plan_freq(GuardedCopies& b, const ropecheck_freq_spec_t* f, int rotary_dim,
+                     const ropecheck_freq_spec_t* patched);
+// The placed spec, its array pointers patched to the copies (null for none).
+const ropecheck_freq_spec_t* patch_freq(const GuardedCopies& b, const FreqCopies& c, const ropecheck_freq_spec_t* f,
+                                        ropecheck_freq_spec_t* patched);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ISOLATION_CALL_EXTENTS_H_

@@ -1,0 +1,76 @@
+// The buffers of one isolated kernel call (core/isolation/isolation.h): copies in
+// shared memory, each between two PROT_NONE guard pages, its last byte
+// against the rear one and the slack before it filled with canaries. A fault
+// in a guard page is named by its buffer ("past the end of q_out"); a write
+// into the slack or into an input is found afterwards (damage()). Placed
+// either in mappings of their own (a child per call: the guards are armed
+// here and inherited) or one after the other in a region of a worker's
+// arena (the worker arms the guards itself before the call, core/isolation/worker.h).
+#ifndef ROPECHECK_CORE_ISOLATION_GUARDED_COPIES_H_
+#define ROPECHECK_CORE_ISOLATION_GUARDED_COPIES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/isolation/child_process.h"
+
+namespace ropecheck {
+
+std::size_t page_size();
+
+class GuardedCopies {
+ public:
+  GuardedCopies() = default;
+  ~GuardedCopies();
+  GuardedCopies(const GuardedCopies&) = delete;
+  GuardedCopies& operator=(const GuardedCopies&) = delete;
+
+  // One buffer of `bytes` bytes; returns its index. fill() copies `src` into
+  // it (nothing when null); an input is proven unchanged against `src`
+  // afterwards, so src must stay alive and unchanged until damage().
+  int plan(std::string name, const void* src, std::size_t bytes, bool input);
+  // Pages the planned buffers take one after the other, guards included.
+  std::size_t pages() const;
+  // A mapping of its own per buffer (from a pool, reused), guards armed.
+  void place_in_mappings();
+  // One after the other from `region` (pages() pages, page aligned); the
+  // guards are left for the worker to arm, over [region, arm_end()).
+  void place_in_region(unsigned char* region);
+  unsigned char* data(int i) const { return copies_[static_cast<std::size_t>(i)].data; }
+  // Canaries in every slack and every source copied in.
+  void fill() const;
+  std::vector<GuardRange> guards() const;
+  std::vector<SharedRange> mappings() const;  // place_in_mappings() only
+  std::uintptr_t arm_begin() const { return arm_begin_; }
+  std::uintptr_t arm_end() const { return arm_end_; }
+  // Every buffer's bytes between its guards (slack and data), for a caller
+  // that must put them back exactly as they are (a decoy call's, isolation).
+  struct Span {
+    unsigned char* at;
+    std::size_t bytes;
+  };
+  std::vector<Span> spans() const;
+  // Empty when nothing the kernel may not touch changed, else what did.
+  std::string damage() const;
+
+ private:
+  struct Copy {
+    std::string name;
+    const void* src = nullptr;
+    std::size_t bytes = 0;
+    bool input = false;
+    unsigned char* slack = nullptr;  // first byte after the front guard
+    unsigned char* data = nullptr;   // slack + the slack's size; data + bytes is the rear guard
+    unsigned char* base = nullptr;   // the front guard
+    std::size_t body = 0;            // bytes between the two guards
+    bool pooled = false;             // a mapping of its own, back to the pool when done
+  };
+  std::vector<Copy> copies_;
+  std::uintptr_t arm_begin_ = 0, arm_end_ = 0;
+};
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ISOLATION_GUARDED_COPIES_H_

@@ -1,0 +1,160 @@
+#include "core/isolation/host_guard.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ROPECHECK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROPECHECK_SANITIZED 1
+#endif
+#endif
+
+namespace ropecheck {
+namespace {
+
+// One slot per active span. Spans open and close on several threads at
+// once (check --jobs with in-process kernels), in no stack order, so each
+// claims a slot of its own; the handlers read them without a lock.
+constexpr int kSlots = 1024;
+struct Slot {
+  std::atomic<const char*> what{nullptr};
+  std::atomic<int> code{0};
+};
+Slot g_slots[kSlots];
+// The calling thread's innermost span (exit() runs its handlers on the
+// thread that called it, a synchronous signal on the faulting thread).
+thread_local int t_innermost = -1;
+
+// Never 0: a handler may run between a slot's claim and its code's store.
+int exit_status(const Slot& s) {
+  const int c = s.code.load();
+  return c != 0 ? c : 1;
+}
+
+// The span to name: this thread's innermost, else any active one.
+const Slot* active_slot() {
+  if (t_innermost >= 0 && g_slots[t_innermost].what.load()) return &g_slots[t_innermost];
+  for (const Slot& s : g_slots)
+    if (s.what.load()) return &s;
+  return nullptr;
+}
+
+// write(2) only: these run inside exit() or a signal handler.
+void say(const char* s) {
+  for (std::size_t n = std::strlen(s); n > 0;) {
+    const ssize_t w = ::write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+void say_int(int v) {
+  char b[16];
+  int i = 15;
+  b[i] = '\0';
+  const bool neg = v < 0;
+  unsigned u = neg ? 0u - static_cast<unsigned>(v) : static_cast<unsigned>(v);
+  do b[--i] = static_cast<char>('0' + u % 10);
+  while ((u /= 10) && i > 1);
+  if (neg) b[--i] = '-';
+  say(b + i);
+}
+
+void stop(const char* what, const char* how, int status, bool has_status) {
+  say("\nerror: ");
+  say(what);
+  say(how);
+  if (has_status) {
+    say_int(status);
+    say(")");
+  }
+  say("; ropecheck stops here without a verdict (docs/RELIABILITY.md)\n");
+}
+
+void on_process_exit(int status, void*) {
+  if (const Slot* s = active_slot()) {
+    stop(s->what.load(), " called exit(", status, true);
+    ::_exit(exit_status(*s));
+  }
+}
+
+void on_quick_exit() {
+  if (const Slot* s = active_slot()) {
+    stop(s->what.load(), " called quick_exit()", 0, false);
+    ::_exit(exit_status(*s));
+  }
+}
+
+[[maybe_unused]] void on_fatal_signal(int sig) {
+  if (const Slot* s = active_slot()) {
+    say("\nerror: ");
+    say(s->what.load());
+    say(" crashed with signal ");
+    say_int(sig);
+    say(" inside ropecheck's own process; no verdict (docs/RELIABILITY.md)\n");
+  }
+  // SA_RESETHAND restored the default action, which ends the process.
+  ::raise(sig);
+}
+
+void install() {
+#if defined(__GLIBC__)
+  ::on_exit(on_process_exit, nullptr);  // glibc: the handler sees exit()'s status
+#else
+  std::atexit([] { on_process_exit(0, nullptr); });
+#endif
+  std::at_quick_exit(on_quick_exit);
+#if !defined(ROPECHECK_SANITIZED)  // a sanitizer's own report says more
+  struct sigaction sa {};
+  sa.sa_handler = on_fatal_signal;
+  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::sigaction(sig, &sa, nullptr);
+  }
+#endif
+}
+
+}  // namespace
+
+HostGuard::HostGuard(std::string what, int exit_code) : what_(std::move(what)) {
+  static std::once_flag once;
+  std::call_once(once, install);
+  previous_ = t_innermost;
+  for (int i = 0; i < kSlots; ++i) {
+    const char* expected = nullptr;
+    if (g_slots[i].what.compare_exchange_strong(expected, what_.c_str())) {
+      g_slots[i].code.store(exit_code);
+      slot_ = i;
+      t_innermost = i;
+      break;
+    }
+  }
+  // Over kSlots spans at once (never, with --jobs <= 256): this one is not
+  // named, but the others still are.
+}
+
+HostGuard::~HostGuard() {
+  if (slot_ >= 0) g_slots[slot_].what.store(nullptr);
+  t_innermost = previous_;
+}
+
+const char* active_host_guard() {
+  const Slot* s = active_slot();
+  return s ? s->what.load() : nullptr;
+}
+
+void clear_host_guards_in_child() {
+  for (Slot& s : g_slots) s.what.store(nullptr);
+  t_innermost = -1;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,374 @@
+#include "core/isolation/isolation.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/isolation/call_extents.h"
+#include "core/isolation/guarded_copies.h"
+#include "core/isolation/worker.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+namespace {
+
+struct Isolated {
+  const ropecheck_impl_t* inner;
+  IsolationOptions options;
+  ropecheck_impl_t table;
+};
+
+std::deque<Isolated>& wrappers() {
+  static std::deque<Isolated> w;
+  return w;
+}
+
+// What a worker runs for one call: written into the first page of its arena
+// by this process while the worker is stopped; every pointer points into the
+// arena, which the worker shares at the same address.
+struct Request {
+  bool apply;
+  const ropecheck_apply_params_t* params;
+  const ropecheck_freq_spec_t* freq;
+  std::int32_t rotary_dim;
+  std::int64_t rows;
+  std::uint32_t dtype;
+  void* out;
+};
+
+int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n) {
+  if (r.apply) return in.apply(in.ctx, r.params, e, n);
+  return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
+}
+
+// One worker of one implementation on one thread, with its arena: a page for
+// the request, then two regions the calls alternate between (applies and
+// cache builds each in turn), so two calls in a row never see their buffers
+// at the same addresses (call_kernel_twice, core/kernel/kernel_call.h). The arena
+// grows, by a new one and a new worker, when a call needs more.
+class WorkerSlot {
+ public:
+  explicit WorkerSlot(const Isolated& w) : w_(w), owner_(::getpid()) {}
+  ~WorkerSlot() {
+    if (::getpid() == owner_) drop();  // not from the thread_local destructors exit() runs in a child
+  }
+  WorkerSlot(const WorkerSlot&) = delete;
+  WorkerSlot& operator=(const WorkerSlot&) = delete;
+
+  const Isolated& wrapper() const { return w_; }
+  // The region for the next call of this kind, `pages` long at least.
+  unsigned char* region_for(std::size_t pages, bool apply) {
+    if (pages > region_pages_) grow(pages);
+    const std::uint64_t k = apply ? applies_++ : builds_++;
+    return arena_ + page_size() * (1 + (k % 2) * region_pages_);
+  }
+  Request* request() { return reinterpret_cast<Request*>(arena_); }
+  Worker& worker() { return *worker_; }
+  // After a call's buffers were read: a large call's pages go back to the
+  // system. Shared memory stays resident while it is mapped, so without this
+  // every worker kept the largest call it ever ran (two regions of a 36864-
+  // token case each): the exhaustive suite over six kernels with --jobs 2
+  // held 8.4 GB and was killed for memory. The next large call faults its
+  // pages in again, little next to judging a case that size.
+  void release_large(std::uintptr_t begin, std::uintptr_t end) {
+    if (end - begin <= kKeepResidentBytes) return;
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
+  }
+  static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
+
+ private:
+  void drop() {
+    worker_.reset();
+    if (arena_) unmap_for_child(arena_, bytes());
+    arena_ = nullptr;
+  }
+  std::size_t bytes() const { return page_size() * (1 + 2 * region_pages_); }
+  // A new arena means a new worker: a fork() of ropecheck, whose pages are
+  // then each copied at their next write here. So the first arena holds
+  // the calls of the standard suites at once (a 64 MiB cos/sin cache with
+  // its q and k): address space only, its pages allocated when touched
+  // (MAP_NORESERVE). A call that needs more gets an arena of twice that.
+  void grow(std::size_t pages) {
+    drop();
+    const std::size_t first = (std::size_t{256} << 20) / page_size();
+    std::size_t fit = 16;
+    while (fit < pages) fit *= 2;
+    region_pages_ = std::max(fit, first);
+    try {
+      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
+    } catch (const std::bad_alloc&) {  // strict overcommit: only what this call needs
+      region_pages_ = fit;
+      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
+    }
+    const ropecheck_impl_t* in = w_.inner;
+    const Request* r = request();
+    worker_ = std::make_unique<Worker>(std::vector<SharedRange>{{arena_, bytes()}}, w_.options.memory_limit_gib,
+                                       [in, r](char* e, std::size_t n) { return serve(*in, *r, e, n); });
+  }
+
+  const Isolated& w_;
+  const pid_t owner_;
+  unsigned char* arena_ = nullptr;
+  std::size_t region_pages_ = 0;
+  std::unique_ptr<Worker> worker_;
+  std::uint64_t applies_ = 0, builds_ = 0;
+};
+
+// This thread's workers, most recently used last. A gate thread's workers
+// end with the thread; a run's end retires them (retire_workers).
+constexpr std::size_t kMaxWorkersPerThread = 16;
+thread_local std::vector<std::unique_ptr<WorkerSlot>> t_slots;
+
+WorkerSlot& slot_for(const Isolated& w) {
+  auto it = std::find_if(t_slots.begin(), t_slots.end(), [&](const auto& s) { return &s->wrapper() == &w; });
+  std::unique_ptr<WorkerSlot> s;
+  if (it != t_slots.end()) {
+    s = std::move(*it);
+    t_slots.erase(it);
+  } else {
+    if (t_slots.size() >= kMaxWorkersPerThread) t_slots.erase(t_slots.begin());
+    s = std::make_unique<WorkerSlot>(w);
+  }
+  t_slots.push_back(std::move(s));
+  return *t_slots.back();
+}
+
+// --timeout is per 2^24 elements a call computes, at least once: a fixed
+// limit would fail a correct but slow kernel (a debug build, an interpreter)
+// on the long cases only, and only on a loaded machine. A hang is still
+// caught, a little later on a large case.
+constexpr double kTimeoutElements = 16777216.0;
+// The largest q and k a child per call saves and restores around its decoy
+// call (isolated_apply).
+constexpr std::size_t kDecoyMaxBytes = std::size_t{64} << 20;
+double call_timeout(double seconds, double elements) {
+  return seconds * std::max(1.0, elements / kTimeoutElements);
+}
+
+// One isolated call: the buffers planned in `b` are placed (mappings of
+// their own for a child per call, a region of the worker's arena for a
+// worker), filled by the caller's `fill` (which may patch pointers to the
+// copies first), and the call run.
+class IsolatedCall {
+ public:
+  IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply) : w_(w), b_(b) {
+    if (w.options.mode == IsolationMode::kWorker) {
+      slot_ = &slot_for(w);
+      b.place_in_region(slot_->region_for(b.pages(), apply));
+    } else {
+      b.place_in_mappings();
+    }
+  }
+  // elements: what the call computes (q and k's elements, or the cache's).
+  // decoy (a child per call only): run in the child before the call.
+  ChildRun run(const Request& r, double elements, std::function<void()> decoy = {}) {
+    ChildOptions o;
+    o.timeout_seconds = call_timeout(w_.options.timeout_seconds, elements * (decoy ? 2 : 1));
+    o.memory_limit_gib = w_.options.memory_limit_gib;
+    o.guards = b_.guards();
+    if (!slot_) {
+      o.share = b_.mappings();
+      o.decoy = std::move(decoy);
+      return run_in_child(o, [&](char* e, std::size_t n) { return serve(*w_.inner, r, e, n); });
+    }
+    *slot_->request() = r;
+    o.arm_begin = b_.arm_begin();
+    o.arm_end = b_.arm_end();
+    return slot_->worker().call(o);
+  }
+  // After a call whose buffers show damage: nothing of it may reach the
+  // next call.
+  void retire() {
+    if (slot_) slot_->worker().retire();
+  }
+  // The caller has read what it needs from the buffers.
+  ~IsolatedCall() {
+    if (slot_) slot_->release_large(b_.arm_begin(), b_.arm_end());
+  }
+
+ private:
+  const Isolated& w_;
+  GuardedCopies& b_;
+  WorkerSlot* slot_ = nullptr;
+};
+
+// The status of the call: the kernel's own, or INTERNAL_ERROR naming what
+// isolation saw go wrong.
+ropecheck_status_t verdict(const ChildRun& run, const GuardedCopies* b, IsolatedCall* call, char* err, std::size_t n) {
+  std::string failure = run.failure;
+  if (failure.empty() && b) failure = b->damage();
+  if (!failure.empty()) {
+    if (call) call->retire();
+    if (err && n) std::snprintf(err, n, "%s%s", kIsolatedCallPrefix, failure.c_str());
+    return ROPECHECK_INTERNAL_ERROR;
+  }
+  if (err && n) std::snprintf(err, n, "%s", run.message.c_str());
+  return static_cast<ropecheck_status_t>(run.status);
+}
+
+// Params the kernel must refuse anyway: it does so in a child of its own
+// with the caller's pointers (nothing is copied back), whatever the mode.
+ropecheck_status_t refuse_in_child(const Isolated& w, const std::function<int(char*, std::size_t)>& body, char* err,
+                                   std::size_t n) {
+  ChildOptions o;
+  o.timeout_seconds = w.options.timeout_seconds;
+  o.memory_limit_gib = w.options.memory_limit_gib;
+  return verdict(run_in_child(o, body), nullptr, nullptr, err, n);
+}
+
+ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  const Isolated& w = *static_cast<const Isolated*>(ctx);
+  const ropecheck_impl_t& in = *w.inner;
+  const bool sane = p && p->struct_size >= sizeof(ropecheck_apply_params_t) && p->dtype < ROPECHECK_DTYPE_COUNT &&
+                    p->num_tokens >= 0 && p->num_tokens <= (std::int64_t{1} << 32) && p->head_dim > 0 &&
+                    p->head_dim <= 65536 && p->num_q_heads > 0 && p->num_kv_heads >= 0 && p->q_in && p->q_out &&
+                    (p->num_kv_heads == 0 || (p->k_in && p->k_out)) && p->positions && p->position_type <= ROPECHECK_INDEX_INT64 &&
+                    p->cache_max_position >= 0 && p->rotary_dim >= 0 && p->rotary_dim <= p->head_dim &&
+                    p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0) && position_ids(*p) >= 0 &&
+                    (!multi_axis(*p) || (p->axis_assignment == ROPECHECK_AXES_TABLE ? p->pair_axis != nullptr
+                                                                                    : p->axis_sections != nullptr));
+  if (!sane) return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
+  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+  const std::int64_t q_elements = extent(*p, true), k_elements = extent(*p, false);
+  const std::size_t qb = static_cast<std::size_t>(q_elements) * es;
+  const std::size_t kb = static_cast<std::size_t>(k_elements) * es;
+  const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
+  // Every buffer the kernel sees, the params themselves included.
+  GuardedCopies b;
+  ropecheck_apply_params_t c = *p;
+  ropecheck_freq_spec_t patched{};
+  const int q_out = b.plan("q_out", p->q_out, qb, false);
+  const int k_out = p->k_out ? b.plan("k_out", p->k_out, kb, false) : -1;
+  const int q_in = q_inplace ? q_out : b.plan("q_in", p->q_in, qb, true);
+  const int k_in = !p->k_in ? -1 : k_inplace ? k_out : b.plan("k_in", p->k_in, kb, true);
+  const int positions = b.plan("positions", p->positions,
+                               static_cast<std::size_t>(position_ids(*p)) * (p->position_type == ROPECHECK_INDEX_INT32 ? 4 : 8), true);
+  // 1.3: the assignment's arrays (a 1D call's are not read).
+  const bool axes = multi_axis(*p);
+  const int sections = axes && p->axis_sections
+                           ? b.plan("axis_sections", p->axis_sections, static_cast<std::size_t>(p->num_axes) * 4, true)
+                           : -1;
+  const int table = axes && p->pair_axis
+                        ? b.plan("pair_axis", p->pair_axis, static_cast<std::size_t>(p->rotary_dim / 2) * 4, true)
+                        : -1;
+  const int cache = !p->cos_sin_cache ? -1
+                                      : b.plan("cos_sin_cache", p->cos_sin_cache,
+                                               static_cast<std::size_t>(p->cache_max_position) *
+                                                   static_cast<std::size_t>(p->rotary_dim) * cache_esize(p->cache_dtype),
+                                               true);
+  const FreqCopies fc = plan_freq(b, p->freq, p->rotary_dim, &patched);
+  const int params = b.plan("params", &c, sizeof c, true);
+  IsolatedCall call(w, b, /*apply=*/true);
+  c.q_out = b.data(q_out);
+  c.k_out = k_out >= 0 ? b.data(k_out) : nullptr;
+  c.q_in = b.data(q_in);
+  c.k_in = k_in >= 0 ? b.data(k_in) : nullptr;
+  c.positions = b.data(positions);
+  if (sections >= 0) c.axis_sections = reinterpret_cast<const std::int32_t*>(b.data(sections));
+  if (table >= 0) c.pair_axis = reinterpret_cast<const std::int32_t*>(b.data(table));
+  if (cache >= 0) c.cos_sin_cache = b.data(cache);
+  c.freq = patch_freq(b, fc, p->freq, &patched);
+  b.fill();
+  Request r{};
+  r.apply = true;
+  r.params = reinterpret_cast<const ropecheck_apply_params_t*>(b.data(params));
+  // A child per call is a new process each time: a kernel's memory of
+  // earlier calls (a result kept by buffer address) never meets a later
+  // call there, though it would in production, where one process makes
+  // every call. So the child first calls the kernel on decoy inputs (every
+  // input element's sign flipped) at the very addresses of the judged call,
+  // then puts every buffer back as it was: a kept result is then found, and
+  // returned for the wrong inputs. (A worker meets it across its calls, its
+  // buffers at alternating addresses.) Small calls only: the copies are the
+  // child's own memory.
+  std::function<void()> decoy;
+  std::size_t held = 0;
+  for (const GuardedCopies::Span& sp : b.spans()) held += sp.bytes;
+  if (w.options.mode == IsolationMode::kFork && held <= kDecoyMaxBytes) {
+    std::vector<GuardedCopies::Span> flip;  // the q and k inputs (in place: the outputs)
+    flip.push_back({b.data(q_in), qb});
+    if (k_in >= 0) flip.push_back({b.data(k_in), kb});
+    decoy = [spans = b.spans(), flip, es, &w, params_at = r.params] {
+      std::vector<std::vector<unsigned char>> saved;
+      for (const GuardedCopies::Span& g : spans) saved.emplace_back(g.at, g.at + g.bytes);
+      for (const GuardedCopies::Span& g : flip)
+        for (std::size_t i = es - 1; i < g.bytes; i += es) g.at[i] ^= 0x80;  // the sign bit (little-endian)
+      char e[256];
+      w.inner->apply(w.inner->ctx, params_at, e, sizeof e);
+      for (std::size_t i = 0; i < spans.size(); ++i) std::memcpy(spans[i].at, saved[i].data(), spans[i].bytes);
+    };
+  }
+  const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)), decoy);
+  const ropecheck_status_t st = verdict(run, &b, &call, err, n);
+  if (st == ROPECHECK_OK) {
+    std::memcpy(p->q_out, b.data(q_out), qb);
+    if (kb && k_out >= 0) std::memcpy(p->k_out, b.data(k_out), kb);
+  }
+  return st;
+}
+
+ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* f, std::int32_t rotary_dim,
+                                        std::int64_t rows, std::uint32_t dtype, void* out, char* err,
+                                        std::size_t n) {
+  const Isolated& w = *static_cast<const Isolated*>(ctx);
+  const ropecheck_impl_t& in = *w.inner;
+  if (!out || rotary_dim <= 0 || rows <= 0 || rows > (std::int64_t{1} << 32) || dtype >= ROPECHECK_DTYPE_COUNT)
+    return refuse_in_child(
+        w, [&](char* e, std::size_t en) { return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, out, e, en); }, err,
+        n);
+  const std::size_t bytes = static_cast<std::size_t>(rows) * static_cast<std::size_t>(rotary_dim) * cache_esize(dtype);
+  GuardedCopies b;
+  ropecheck_freq_spec_t patched{};
+  const int cache = b.plan("cos_sin_cache", out, bytes, false);
+  const FreqCopies fc = plan_freq(b, f, rotary_dim, &patched);
+  IsolatedCall call(w, b, /*apply=*/false);
+  Request r{};
+  r.apply = false;
+  r.freq = patch_freq(b, fc, f, &patched);
+  r.rotary_dim = rotary_dim;
+  r.rows = rows;
+  r.dtype = dtype;
+  r.out = b.data(cache);
+  b.fill();
+  const ChildRun run = call.run(r, static_cast<double>(rows) * rotary_dim);
+  const ropecheck_status_t st = verdict(run, &b, &call, err, n);
+  if (st == ROPECHECK_OK) std::memcpy(out, b.data(cache), bytes);
+  return st;
+}
+
+const char* isolated_target(void* ctx) {
+  const Isolated& w = *static_cast<const Isolated*>(ctx);
+  return w.inner->target ? w.inner->target(w.inner->ctx) : "";
+}
+
+}  // namespace
+
+const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOptions& o) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  Isolated& w = wrappers().emplace_back(Isolated{inner, o, *inner});
+  w.table.ctx = &w;
+  w.table.apply = isolated_apply;
+  w.table.build_cache = inner->build_cache ? isolated_build_cache : nullptr;
+  w.table.target = inner->target ? isolated_target : nullptr;
+  return &w.table;
+}
+
+const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
+  return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
+}
+
+void retire_workers() { t_slots.clear(); }
+
+const char* isolation_mode_name(IsolationMode m) { return m == IsolationMode::kFork ? "fork" : "worker"; }
+
+}  // namespace ropecheck

@@ -1,0 +1,115 @@
+#include "core/isolation/process_tree.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+namespace ropecheck {
+namespace {
+
+// The state letter and parent of /proc/<dir>/stat ("R", "S", "Z"...): the
+// fields after the command name, which may itself hold spaces or ')'.
+bool read_stat(const std::string& path, char* state, pid_t* ppid) {
+  std::ifstream f(path);
+  std::string s;
+  if (!std::getline(f, s)) return false;
+  const auto close = s.rfind(')');
+  if (close == std::string::npos || close + 2 >= s.size()) return false;
+  std::istringstream rest(s.substr(close + 2));
+  long parent = 0;
+  rest >> *state >> parent;
+  *ppid = static_cast<pid_t>(parent);
+  return static_cast<bool>(rest);
+}
+
+bool alive(const std::string& stat_path) {
+  char st = 'X';
+  pid_t pp = 0;
+  return read_stat(stat_path, &st, &pp) && st != 'Z' && st != 'X' && st != 'x';
+}
+
+std::vector<std::string> numeric_entries(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') out.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+void become_subreaper() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); });
+}
+
+int live_threads(pid_t pid) {
+  const std::string task = "/proc/" + std::to_string(pid) + "/task/";
+  int n = 0;
+  for (const std::string& tid : numeric_entries(task)) n += alive(task + tid + "/stat");
+  return n;
+}
+
+std::vector<pid_t> children_of(pid_t pid, bool live_only) {
+  std::vector<pid_t> out;
+  const std::string task = "/proc/" + std::to_string(pid) + "/task/";
+  bool have_children_files = false;
+  for (const std::string& tid : numeric_entries(task)) {
+    std::ifstream f(task + tid + "/children");
+    if (!f) continue;
+    have_children_files = true;
+    for (long c; f >> c;) out.push_back(static_cast<pid_t>(c));
+  }
+  if (!have_children_files) {  // a kernel without CONFIG_PROC_CHILDREN: scan every process
+    for (const std::string& p : numeric_entries("/proc/")) {
+      char st = 'X';
+      pid_t pp = 0;
+      if (read_stat("/proc/" + p + "/stat", &st, &pp) && pp == pid) out.push_back(static_cast<pid_t>(std::atol(p.c_str())));
+    }
+  }
+  if (live_only)
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [](pid_t c) { return !alive("/proc/" + std::to_string(c) + "/stat"); }),
+              out.end());
+  return out;
+}
+
+bool process_alive(pid_t pid) { return alive("/proc/" + std::to_string(pid) + "/stat"); }
+
+int kill_and_reap(pid_t pgid, const std::function<bool(pid_t)>& keep) {
+  int strays = 0;
+  ::kill(-pgid, SIGKILL);
+  ::kill(pgid, SIGKILL);  // the leader, should it have left its group
+  for (int round = 0; round < 10000; ++round) {
+    // Members of the group become our children as their parents die.
+    int status;
+    while (::waitpid(-pgid, &status, 0) > 0 || errno == EINTR) {
+    }
+    std::vector<pid_t> rest = children_of(::getpid(), false);
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [&](pid_t c) { return c != pgid && keep(c); }), rest.end());
+    if (rest.empty()) break;
+    for (pid_t c : rest) {
+      ++strays;
+      ::kill(-c, SIGKILL);  // the group it may lead
+      ::kill(c, SIGKILL);
+      while (::waitpid(c, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  return strays;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,36 @@
+// What a process left behind, read from /proc, and the sweep that kills it:
+// how ropecheck proves that everything a kernel call started is dead before
+// the call's outputs are read, and before its memory is handed to another
+// call. This process is made a child subreaper (prctl(2),
+// PR_SET_CHILD_SUBREAPER), so a process that leaves its call's process group
+// (setsid) or whose parent exits is reparented here, not to init, and the
+// sweep still finds it.
+#ifndef ROPECHECK_CORE_ISOLATION_PROCESS_TREE_H_
+#define ROPECHECK_CORE_ISOLATION_PROCESS_TREE_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <vector>
+
+namespace ropecheck {
+
+// Idempotent.
+void become_subreaper();
+// Threads of pid still running (a thread that is exiting is not counted).
+int live_threads(pid_t pid);
+// Children of every thread of pid; zombies left out when live_only.
+std::vector<pid_t> children_of(pid_t pid, bool live_only);
+// Whether pid is a process that runs (not a zombie, not gone).
+bool process_alive(pid_t pid);
+// SIGKILLs and reaps what a call left: its process group pgid (its leader
+// included) and every child of this process for which keep(pid) is false
+// (keep: the other calls under way and the live workers, asked when each
+// child is found, so a child forked meanwhile is never taken for a stray),
+// round after round until none is left. Returns how many processes outside
+// the group it found.
+int kill_and_reap(pid_t pgid, const std::function<bool(pid_t)>& keep);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ISOLATION_PROCESS_TREE_H_

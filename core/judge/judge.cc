@@ -1,0 +1,150 @@
+#include "core/judge/judge.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "core/cases/views.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
+#include "reference/rounding.h"
+
+namespace ropecheck {
+int position_bin(std::int64_t p) {
+  const std::int64_t a = abs_position(p);
+  if (a < (1u << 10)) return 0;
+  if (a < (1u << 16)) return 1;
+  if (a < (1u << 20)) return 2;
+  return 3;
+}
+
+const char* position_bin_name(int bin) {
+  constexpr const char* kNames[] = {"<2^10", "2^10..2^16", "2^16..2^20", ">=2^20"};
+  return kNames[bin];
+}
+
+std::string Violation::format() const {
+  std::ostringstream os;
+  os.precision(9);
+  os << what;
+  if (token >= 0) os << " at " << tensor << "[token " << token << ", head " << head << ", channel " << channel
+                     << "] position " << position;
+  os << ": got " << got << " (" << std::hexfloat << got
+     << std::defaultfloat << "), expected " << expected << " (" << std::hexfloat << expected
+     << std::defaultfloat << "), budget " << budget;
+  if (!detail.empty()) os << " [" << detail << "]";
+  return os.str();
+}
+
+CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
+                  const ReferenceResult& ref, const KernelRun& run) {
+  CaseOutcome out;
+  if (std::string bad = ErrorModel::check_policy(policy_of(impl)); !bad.empty()) {
+    out.outcome = Outcome::kFail;
+    out.message = "declared policy rejected: " + bad;
+    return out;
+  }
+  if (!run.ok()) {
+    out.outcome = Outcome::kFail;
+    out.message = run.failure();
+    return out;
+  }
+  const Geometry g = geometry(c);
+  const ErrorModel model = case_error_model(policy_of(impl), c, ref.attention_factor);
+  auto note = [&](Violation v) {
+    ++out.violations;
+    if (!out.first) out.first = std::move(v);
+  };
+  const char* names[2] = {"q", "k"};
+  std::map<std::int64_t, PositionPoint> points;
+  for (int w = 0; w < 2; ++w) {
+    const unsigned char* got = run.out.bytes[w].data();
+    for (const ReferenceElement& re : ref.elements(w)) {
+      const ElementTerms& e = re.terms;
+      const double v = load_as_double(got, re.offset, c.dtype);
+      if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
+        // A non-finite input makes the exact result non-finite; its class is
+        // the reference's whenever the signs of cos and sin are certain.
+        const double te = model.trig_error(e);
+        const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
+        const bool same_class = std::isnan(v) ? std::isnan(e.value)
+                                              : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
+        if (std::isfinite(v) || (certain && !same_class))
+          note({names[w], re.token, re.head, re.channel, e.position, v, e.value, 0.0,
+                std::isfinite(v) ? "finite output from a non-finite input"
+                                 : "non-finite input propagated unlike the reference",
+                ""});
+        continue;
+      }
+      if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > model.overflow_free_limit()) {
+        ++out.outside_domain;
+        continue;
+      }
+      const BudgetTerms terms = model.terms(e);
+      const double budget = terms.total();
+      double units = std::fabs(v - e.value) / budget;
+      // Rounding to the storage dtype may overflow: an infinity is what a
+      // correct kernel stores when the budget interval around the exact value
+      // reaches the overflow threshold on that infinity's side (at a long
+      // context an fp32-product kernel's budget covers the whole circle, so
+      // either side can be reached; found by differential_fuzzer).
+      if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
+                                  : e.value - budget <= -overflow_threshold(c.dtype)))
+        units = 0;
+      const double ulps = (std::isinf(v) && exactly_equal(v, re.rounded))
+                              ? 0.0
+                              : std::fabs(v - re.rounded) / ref::ulp_of(re.rounded, c.dtype);
+      BinStats& b = out.bins[position_bin(e.position)];
+      ++b.elements;
+      if (!(units <= 1.0))  // also catches NaN
+        note({names[w], re.token, re.head, re.channel, e.position, v, e.value, budget,
+              "outside budget", model.explain(e)});
+      const double u = std::isnan(units) ? HUGE_VAL : units;
+      const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
+      const int term = dominant_term(terms);
+      ++out.elements_by_term[term];
+      out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
+      b.worst_units = std::max(b.worst_units, u);
+      b.worst_ulps = std::max(b.worst_ulps, l);
+      PositionPoint& pt = points[e.position];
+      pt.position = e.position;
+      pt.worst_units = std::max(pt.worst_units, u);
+      pt.worst_ulps = std::max(pt.worst_ulps, l);
+      const double pair_ulp = ref::ulp_of(ref.attention_factor * std::hypot(e.x, e.y), c.dtype);
+      const double pl = std::fabs(v - e.value) / pair_ulp;
+      pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
+      out.worst_units = std::max(out.worst_units, u);
+      out.worst_ulps = std::max(out.worst_ulps, l);
+    }
+    // Everything else: pass-through channels must be bit-identical to the
+    // input; padding (and the other parts of a fused qkv row) must keep what
+    // the output held before the call (in place the input's canaries, out of
+    // place the call's poison). Rotated elements of tokens outside a sample
+    // are the only ones not judged.
+    for (std::int64_t tok = 0; tok < c.tokens; ++tok)
+      for (int head = 0; head < g.heads[w]; ++head) {
+        const std::int64_t o = g.offset(w, tok, head, 0);
+        for (int ch = g.rotary_dim; ch < g.head_dim; ++ch)
+          if (std::memcmp(got + (o + ch) * g.esize, in.bytes[w].data() + (o + ch) * g.esize, g.esize) != 0)
+            note({names[w], tok, head, ch, c.position(tok),
+                  load_as_double(got, o + ch, c.dtype), load_as_double(in.bytes[w].data(), o + ch, c.dtype), 0.0,
+                  "pass-through channel modified", ""});
+      }
+    const unsigned char* before = run.initial.bytes[w].data();
+    // The first write outside the view is named (core/cases/views.h).
+    if (const std::int64_t off = first_write_outside_view(g, w, view_mask(g, w), got, before); off >= 0)
+      note({names[w], -1, -1, -1, 0, load_as_double(got, off, c.dtype), load_as_double(before, off, c.dtype), 0.0,
+            outside_view_message(w, off), ""});
+  }
+  out.tokens = c.tokens;
+  out.judged_tokens = static_cast<std::int64_t>(ref.tokens.size());
+  for (const auto& [pos, pt] : points) out.points.push_back(pt);
+  if (out.violations > 0) {
+    out.outcome = Outcome::kFail;
+    out.message = std::to_string(out.violations) + " element(s) wrong; first: " + out.first->format();
+  }
+  return out;
+}
+
+}  // namespace ropecheck

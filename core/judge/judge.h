@@ -1,0 +1,88 @@
+// The judge: one kernel run compared with the exact result, element by
+// element, against the budget of the implementation's declared policy
+// (core/error_model/error_model.h), and reported against the correctly rounded exact
+// result. The gate's conformance property and the golden verifier both
+// judge through it.
+#ifndef ROPECHECK_CORE_JUDGE_JUDGE_H_
+#define ROPECHECK_CORE_JUDGE_JUDGE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "core/kernel/kernel_call.h"
+#include "core/judge/reference_result.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// Context-length bins of the report: below 2^10, 2^10..2^16, 2^16..2^20, above.
+inline constexpr int kPositionBins = 4;
+int position_bin(std::int64_t position);
+const char* position_bin_name(int bin);
+
+struct BinStats {
+  std::int64_t elements = 0;
+  double worst_units = 0;  // |err| / budget, max over elements
+  double worst_ulps = 0;   // |got - correctly rounded exact| in ulps of the storage dtype
+};
+
+struct Violation {
+  std::string tensor;  // "q" or "k"
+  std::int64_t token = 0;
+  int head = 0;
+  int channel = 0;
+  std::int64_t position = 0;
+  double got = 0, expected = 0, budget = 0;
+  std::string what;
+  std::string detail;  // the budget's breakdown, when the value was judged by it
+  std::string format() const;
+};
+
+enum class Outcome { kPass, kFail, kSkipped };
+
+// Worst error at one position of a case, for the error-versus-position plot.
+struct PositionPoint {
+  std::int64_t position = 0;
+  double worst_units = 0;
+  double worst_ulps = 0;
+  // |err| in ulps of the storage dtype at the pair's magnitude m r: a
+  // rotation's error scales with the pair, not with one (maybe cancelling)
+  // element, so "within N ulps up to position P" is read from this.
+  double worst_pair_ulps = 0;
+};
+
+struct CaseOutcome {
+  Outcome outcome = Outcome::kPass;
+  std::string message;  // why skipped or failed
+  double worst_units = 0;
+  double worst_ulps = 0;
+  std::int64_t violations = 0;
+  // Elements with an input beyond the model's overflow-free domain: checked
+  // for crashes only (docs/ERROR_MODEL.md, "Non-finite and huge inputs").
+  std::int64_t outside_domain = 0;
+  std::optional<Violation> first;
+  std::array<BinStats, kPositionBins> bins{};
+  // Per budget term (error_model.h, dominant_term): the worst |err| / budget
+  // over the elements whose budget that term dominates, and their count.
+  std::array<double, kBudgetTermCount> worst_by_term{};
+  std::array<std::int64_t, kBudgetTermCount> elements_by_term{};
+  std::vector<PositionPoint> points;  // one per distinct position of the case
+  // Tokens of the case, and those whose rotated elements were judged
+  // against the reference (fewer on a sampled large case: judged_tokens).
+  std::int64_t tokens = 0, judged_tokens = 0;
+};
+
+// Judges one run against the reference, element by element: rotated
+// elements within the budget of the implementation's declared policy,
+// pass-through channels bit-identical to the input, padding untouched.
+CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
+                  const ReferenceResult& ref, const KernelRun& run);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_JUDGE_JUDGE_H_

@@ -1,0 +1,140 @@
+#include "core/kernel/impl_validation.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error_model/error_model.h"
+#include "ropecheck/axes.h"
+#include "ropecheck/policy.h"
+
+namespace ropecheck {
+namespace {
+
+constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE |
+                                      ROPECHECK_CAP_COS_SIN_CACHE | ROPECHECK_CAP_INVERSE |
+                                      ROPECHECK_CAP_PARTIAL_ROTARY | ROPECHECK_CAP_POS_INT32 |
+                                      ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_NEGATIVE_POSITIONS |
+                                      ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |
+                                      ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN | ROPECHECK_CAP_SEQ_STRIDES |
+                                      ROPECHECK_CAP_BATCH_INVARIANT | ROPECHECK_CAP_AXES_SECTIONS |
+                                      ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
+                                      ROPECHECK_CAP_AXIS_FREQUENCIES;
+// Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
+constexpr std::uint32_t kStorageDtypes =
+    (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
+
+std::string bits(std::uint32_t v) { return "0x" + [&] {
+  char b[16];
+  std::snprintf(b, sizeof b, "%x", v);
+  return std::string(b);
+}(); }
+
+// The struct_size rules of the minor versions (kernel_abi.h, "Versions").
+std::string check_struct_size(const ropecheck_impl_t& t) {
+  const std::size_t n = t.struct_size, v10 = ROPECHECK_IMPL_SIZE_1_0, v11 = ROPECHECK_IMPL_SIZE_1_1;
+  const std::string sizes = std::to_string(v10) + " (ABI 1.0) or >= " + std::to_string(v11) + " (1.1)";
+  if (n < v10 || (n > v10 && n < v11) || n > kMaxImplStructSize)
+    return "struct_size: must be " + sizes + " and <= " + std::to_string(kMaxImplStructSize) + " (got " +
+           std::to_string(n) + ")";
+  if (n > sizeof(ropecheck_impl_t)) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&t);
+    if (std::any_of(bytes + sizeof(ropecheck_impl_t), bytes + n, [](unsigned char b) { return b != 0; }))
+      return "struct_size: " + std::to_string(n) + " bytes with members past this host's ABI 1." +
+             std::to_string(ROPECHECK_ABI_VERSION_MINOR) + " table (" + std::to_string(sizeof(ropecheck_impl_t)) +
+             " bytes) set: the kernel uses a newer ABI minor version than this ropecheck";
+  }
+  return {};
+}
+
+// The 1.1 members of a table that has them.
+std::string check_1_1_members(const ropecheck_impl_t& t) {
+  if (t.reserved0 != 0) return "reserved0: must be 0";
+  const ropecheck_policy_ext_t& e = t.policy_ext;
+  if (e.struct_size == 0) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&e);
+    if (std::any_of(b, b + sizeof e, [](unsigned char x) { return x != 0; }))
+      return "policy_ext.struct_size: is 0 (no extension) but fields are set; set it to "
+             "sizeof(ropecheck_policy_ext_t) = " + std::to_string(sizeof e);
+  }
+  return {};
+}
+
+}  // namespace
+
+ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
+  ropecheck_impl_t h{};
+  std::memcpy(&h, &t, std::min<std::size_t>(t.struct_size, sizeof h));
+  h.struct_size = sizeof h;
+  if (h.policy_ext.struct_size == 0) h.policy_ext = policy_ext_defaults();
+  return h;
+}
+
+std::string validate_impl_table(const ropecheck_impl_t* raw) {
+  if (raw == nullptr) return "table: is null";
+  if (std::string bad = check_struct_size(*raw); !bad.empty()) return bad;
+  if (raw->struct_size >= ROPECHECK_IMPL_SIZE_1_1)
+    if (std::string bad = check_1_1_members(*raw); !bad.empty()) return bad;
+  const ropecheck_impl_t host = host_table(*raw);
+  const ropecheck_impl_t* t = &host;
+  if (t->abi_version != ROPECHECK_ABI_VERSION)
+    return "abi_version: this host speaks version " + std::to_string(ROPECHECK_ABI_VERSION) + " (got " +
+           std::to_string(t->abi_version) + ")";
+  if (t->name == nullptr) return "name: is null";
+  const std::size_t n = strnlen(t->name, kMaxImplNameLength + 1);
+  if (n == 0 || n > kMaxImplNameLength)
+    return "name: must have 1 to " + std::to_string(kMaxImplNameLength) + " characters";
+  for (std::size_t i = 0; i < n; ++i) {
+    const char ch = t->name[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'))
+      return "name: must match [a-z0-9_]+ (character " + std::to_string(i) + " is not)";
+  }
+  if (t->description == nullptr) return "description: is null";
+  if (strnlen(t->description, kMaxImplDescriptionLength + 1) > kMaxImplDescriptionLength)
+    return "description: must have at most " + std::to_string(kMaxImplDescriptionLength) + " characters";
+  if (t->apply == nullptr) return "apply: is null";
+  const ropecheck_caps_t& c = t->caps;
+  if (c.struct_size < sizeof(ropecheck_caps_t))
+    return "caps.struct_size: must be >= " + std::to_string(sizeof(ropecheck_caps_t)) + " (got " +
+           std::to_string(c.struct_size) + ")";
+  const std::uint32_t layouts = (1u << ROPECHECK_LAYOUT_COUNT) - 1;
+  if (c.layouts == 0 || (c.layouts & ~layouts)) return "caps.layouts: must be a non-empty subset of " + bits(layouts) + " (got " + bits(c.layouts) + ")";
+  if (c.dtypes == 0 || (c.dtypes & ~kStorageDtypes))
+    return "caps.dtypes: must be a non-empty subset of f32|f16|bf16 = " + bits(kStorageDtypes) + " (got " + bits(c.dtypes) + ")";
+  const std::uint32_t schemes = (1u << ROPECHECK_SCHEME_COUNT) - 1;
+  if (c.schemes == 0 || (c.schemes & ~schemes)) return "caps.schemes: must be a non-empty subset of " + bits(schemes) + " (got " + bits(c.schemes) + ")";
+  if (c.max_head_dim < 2 || c.max_head_dim > 4096)
+    return "caps.max_head_dim: must be in [2, 4096] (got " + std::to_string(c.max_head_dim) + ")";
+  if (c.flags & ~kKnownFlags) return "caps.flags: unknown bits " + bits(c.flags & ~kKnownFlags);
+  // The grants of 1.2: an older table's bits 11 and 12 are not promises it
+  // knew it made.
+  if ((c.flags & ROPECHECK_CAP_SEQ_STRIDES) && t->abi_minor < 2)
+    return "caps.flags: SEQ_STRIDES (bit 11) needs abi_minor >= 2 (ABI 1.2; got " + std::to_string(t->abi_minor) + ")";
+  if ((c.flags & ROPECHECK_CAP_BATCH_INVARIANT) && t->abi_minor < 2)
+    return "caps.flags: BATCH_INVARIANT (bit 12) needs abi_minor >= 2 (ABI 1.2; got " + std::to_string(t->abi_minor) +
+           ")";
+  // The grants of 1.3 (multi-axis positions).
+  for (const auto& [bit, name] : {std::pair{ROPECHECK_CAP_AXES_SECTIONS, "AXES_SECTIONS (bit 13)"},
+                                  std::pair{ROPECHECK_CAP_AXES_INTERLEAVED, "AXES_INTERLEAVED (bit 14)"},
+                                  std::pair{ROPECHECK_CAP_AXES_TABLE, "AXES_TABLE (bit 15)"},
+                                  std::pair{ROPECHECK_CAP_AXIS_FREQUENCIES, "AXIS_FREQUENCIES (bit 16)"}})
+    if ((c.flags & bit) && t->abi_minor < 3)
+      return std::string("caps.flags: ") + name + " needs abi_minor >= 3 (ABI 1.3; got " +
+             std::to_string(t->abi_minor) + ")";
+  if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
+      !(c.flags & kAxisAssignmentCaps))
+    return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";
+  if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) && (c.flags & ROPECHECK_CAP_COS_SIN_CACHE))
+    return "caps.flags: AXIS_FREQUENCIES cannot go with COS_SIN_CACHE (a cache holds the frequencies of rotary_dim)";
+  if (!(c.flags & (ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE)))
+    return "caps.flags: must allow in-place or out-of-place";
+  if (!(c.flags & (ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64)))
+    return "caps.flags: must accept int32 or int64 positions";
+  if ((c.flags & ROPECHECK_CAP_COS_SIN_CACHE) && t->build_cache == nullptr)
+    return "build_cache: required by caps.flags COS_SIN_CACHE";
+  if ((c.flags & ROPECHECK_CAP_COS_SIN_CACHE) && (c.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS))
+    return "caps.flags: NEGATIVE_POSITIONS cannot go with COS_SIN_CACHE (a cache row has no negative index)";
+  if (std::string why = ErrorModel::check_policy(policy_of(*t), &t->caps); !why.empty()) return why;
+  return {};
+}
+
+}  // namespace ropecheck

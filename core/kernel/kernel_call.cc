@@ -1,0 +1,335 @@
+#include "core/kernel/kernel_call.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/isolation/host_guard.h"
+#include "core/isolation/fp_env.h"
+#include "core/isolation/isolation.h"
+#include "ropecheck/axes.h"
+#include "ropecheck/capabilities.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/names.h"
+
+namespace ropecheck {
+namespace {
+
+// Isolation's findings arrive as INTERNAL_ERROR with a message naming them.
+void take_misbehaviour(KernelRun& r) {
+  const std::string prefix = kIsolatedCallPrefix;
+  if (r.status == ROPECHECK_INTERNAL_ERROR && r.message.compare(0, prefix.size(), prefix) == 0)
+    r.misbehaviour = r.message;
+}
+
+// Elements a cache may hold before a case is declined for a cache kernel:
+// 64 MiB of fp32 keeps a case under a second on CI machines. Atomic: gate
+// threads (--jobs) read it while a harness may set it.
+std::atomic<std::int64_t> g_max_cache_elements{std::int64_t{1} << 24};
+
+// Everything build_cache sees but the row count, as bytes: the ABI spec
+// with its arrays, and rotary_dim.
+std::string cache_key(const ropecheck_freq_spec_t& f, int rotary_dim) {
+  std::string k;
+  const auto put = [&k](const void* p, std::size_t n) { k.append(static_cast<const char*>(p), n); };
+  put(&f.scheme, sizeof f.scheme);
+  for (double v : {f.base, f.factor, f.beta_fast, f.beta_slow, f.attention_factor, f.mscale, f.mscale_all_dim,
+                   f.low_freq_factor, f.high_freq_factor})
+    put(&v, sizeof v);
+  for (std::int64_t v : {f.original_max_position, f.seq_len, static_cast<std::int64_t>(f.truncate),
+                         static_cast<std::int64_t>(f.has_attention_factor), static_cast<std::int64_t>(rotary_dim)})
+    put(&v, sizeof v);
+  for (const double* a : {f.short_factor, f.long_factor, f.inv_freq}) {
+    const char present = a != nullptr;
+    put(&present, 1);
+    if (a) put(a, sizeof(double) * static_cast<std::size_t>(rotary_dim / 2));
+  }
+  return k;
+}
+
+// The last cos/sin cache this thread built, per implementation and spec:
+// every property calls a cache kernel on the same case or on one with
+// shifted positions, and building the cache (up to 2^24 sin/cos pairs,
+// through a forked child when isolated) was most of a gate run. Row p of a
+// cache holds position p (kernel_abi.h), so a cache of fewer rows is the
+// first rows of a longer one; a longer one is built when asked for. Each
+// call gets its own copy, so nothing a kernel does to its cache reaches
+// another call.
+struct CacheMemo {
+  // The builder: its function and context (a table's address alone could
+  // be reused by another table).
+  decltype(ropecheck_impl_t::build_cache) build = nullptr;
+  void* ctx = nullptr;
+  std::string key;
+  std::int64_t rows = 0;
+  std::vector<float, ForkPrivateAllocator<float>> cache;  // up to 64 MiB per thread
+};
+thread_local CacheMemo t_cache_memo;
+
+}  // namespace
+
+void set_max_cache_elements(std::int64_t n) { g_max_cache_elements = n; }
+std::int64_t max_cache_elements() { return g_max_cache_elements; }
+
+std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
+  const ropecheck_caps_t& k = impl.caps;
+  if (!(k.layouts & (1u << c.layout))) return "layout " + std::string(layout_name(c.layout));
+  if (!(k.dtypes & (1u << c.dtype))) return "dtype " + std::string(dtype_name(c.dtype));
+  if (!(k.schemes & (1u << c.freq.scheme))) return "scheme " + std::string(scheme_name(c.freq.scheme));
+  if (const char* why = outside_spec_flags(k.flags, c.freq.scheme, c.freq.truncate, c.freq.attention_factor ? 1 : 0,
+                                           c.freq.seq_len, c.freq.original_max_position))
+    return why;
+  if (static_cast<std::uint32_t>(c.shape.head_dim) > k.max_head_dim) return "head_dim";
+  if (c.shape.rotary_dim < c.shape.head_dim && !(k.flags & ROPECHECK_CAP_PARTIAL_ROTARY))
+    return "partial rotary";
+  if (c.direction == ROPECHECK_DIRECTION_INVERSE && !(k.flags & ROPECHECK_CAP_INVERSE))
+    return "inverse direction";
+  if (!(k.flags & (c.in_place ? ROPECHECK_CAP_IN_PLACE : ROPECHECK_CAP_OUT_OF_PLACE)))
+    return c.in_place ? "in-place" : "out-of-place";
+  if (!(k.flags & (c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_CAP_POS_INT32
+                                                            : ROPECHECK_CAP_POS_INT64)))
+    return "position dtype";
+  bool negative = false;
+  for (auto p : c.positions) negative |= p < 0;
+  if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
+    return "negative positions";
+  if (c.axes.multi()) {
+    if (!(k.flags & axis_assignment_cap(c.axes.assignment)) || impl.abi_minor < 3)
+      return "multi-axis positions, " + std::string(axis_assignment_name(c.axes.assignment)) +
+             " assignment (needs AXES_" + std::string(axis_assignment_name(c.axes.assignment)) + ", ABI 1.3)";
+    if (c.axes.frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS && !(k.flags & ROPECHECK_CAP_AXIS_FREQUENCIES))
+      return "per-axis frequencies (needs AXIS_FREQUENCIES, ABI 1.3)";
+  }
+  if (!call_strides(c, geometry(c), (k.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0))
+    return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
+           ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
+  if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
+    if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
+      return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
+  }
+  return {};
+}
+
+CallPositions call_positions(const Case& c) {
+  CallPositions r;
+  if (!c.axes.multi()) {
+    r.ids = c.positions;
+    return r;
+  }
+  // Rows of num_tokens ids, axis_pad ids between them holding an id no
+  // kernel may read: one that reads row a at a * num_tokens (ignoring the
+  // stride) rotates by a far negative position, or reports it out of range.
+  const int axes = c.axes.num_axes;
+  r.axis_stride = c.tokens + c.axis_pad;
+  const std::int64_t gap = c.position_type == ROPECHECK_INDEX_INT32 ? INT32_MIN + 1 : -(std::int64_t{1} << 62);
+  r.ids.assign(static_cast<std::size_t>(r.axis_stride * (axes - 1) + c.tokens), gap);
+  for (int a = 0; a < axes; ++a)
+    for (std::int64_t t = 0; t < c.tokens; ++t) r.ids[static_cast<std::size_t>(a * r.axis_stride + t)] = c.position(t, a);
+  return r;
+}
+
+std::string KernelRun::failure() const {
+  if (!misbehaviour.empty()) return misbehaviour;
+  return "apply returned status " + std::to_string(status) + " on a case inside its declared capabilities: " + message;
+}
+
+KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
+                      std::optional<PoisonKind> poison) {
+  const Geometry g = geometry(c);
+  KernelRun r;
+  QkBuffers inputs = in;  // the kernel may write into these when in place
+  if (c.in_place) {
+    r.out = inputs;
+  } else {
+    const PoisonKind kind = poison ? *poison : draw_poison_kind();
+    for (int w = 0; w < 2; ++w) {
+      r.out.bytes[w].resize(in.bytes[w].size());
+      fill_poison(r.out.bytes[w].data(), r.out.bytes[w].size(), c.dtype, kind, in.bytes[w].data());
+    }
+  }
+  r.initial = r.out;
+  // Private copies of every input: a kernel writing into one cannot change
+  // the case (or the reference computed from it) for anyone else.
+  const CallPositions call_pos = call_positions(c);
+  std::vector<std::int32_t> pos32(call_pos.ids.begin(), call_pos.ids.end());
+  std::vector<std::int64_t> pos64(call_pos.ids);
+  std::vector<std::int32_t> sections(c.axes.sections), table(c.axes.table);
+  ref::FreqSpec freq = c.freq;
+  const ropecheck_freq_spec_t abi_freq = freq.to_abi();
+  const ropecheck_freq_spec_t abi_freq_before = abi_freq;
+  // This thread's storage, reused: a fresh vector of up to 64 MiB per call
+  // cost a page fault per page, twice (most of an in-process gate's system
+  // time). Emptied here, so a kernel without a cache compares two empties.
+  thread_local std::vector<float> t_cache, t_cache_before;
+  std::vector<float>& cache = t_cache;
+  std::vector<float>& cache_before = t_cache_before;
+  cache.clear();
+  cache_before.clear();
+  char err[1024] = {0};
+  ropecheck_apply_params_t p{};
+  p.struct_size = sizeof(p);
+  p.dtype = c.dtype;
+  p.layout = c.layout;
+  p.direction = c.direction;
+  p.num_tokens = c.tokens;
+  p.num_q_heads = c.q_heads;
+  p.num_kv_heads = c.kv_heads;
+  p.head_dim = c.shape.head_dim;
+  p.rotary_dim = c.shape.rotary_dim;
+  // Each view starts at its base (the k view of a fused qkv row).
+  unsigned char* q_out = r.out.bytes[0].data() + g.base[0] * g.esize;
+  unsigned char* k_out = r.out.bytes[1].data() + g.base[1] * g.esize;
+  const std::optional<CallStrides> st = call_strides(c, g, (impl.caps.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0);
+  if (!st) {  // outside_capabilities declines these cases first: a caller skipped it
+    r.status = ROPECHECK_INTERNAL_ERROR;
+    r.misbehaviour = "ropecheck called the kernel on a batched case it cannot express without SEQ_STRIDES "
+                     "(the caller did not check outside_capabilities)";
+    return r;
+  }
+  p.q_in = c.in_place ? q_out : inputs.bytes[0].data() + g.base[0] * g.esize;
+  p.q_out = q_out;
+  p.q_token_stride = st->token_stride[0];
+  p.q_head_stride = st->head_stride[0];
+  p.k_in = c.kv_heads == 0 ? nullptr : c.in_place ? k_out : inputs.bytes[1].data() + g.base[1] * g.esize;
+  p.k_out = c.kv_heads == 0 ? nullptr : k_out;  // kv_heads 0: no k (kernel_abi.h)
+  p.k_token_stride = st->token_stride[1];
+  p.k_head_stride = st->head_stride[1];
+  p.seq_len = st->seq_len;
+  p.q_seq_stride = st->seq_stride[0];
+  p.k_seq_stride = st->seq_stride[1];
+  p.num_threads = c.num_threads;
+  p.positions = c.position_type == ROPECHECK_INDEX_INT32 ? static_cast<const void*>(pos32.data())
+                                                         : static_cast<const void*>(pos64.data());
+  p.position_type = c.position_type;
+  if (c.axes.multi()) {
+    p.num_axes = c.axes.num_axes;
+    p.axis_assignment = c.axes.assignment;
+    p.axis_frequencies = c.axes.frequencies;
+    p.position_axis_stride = call_pos.axis_stride;
+    p.axis_sections = sections.empty() ? nullptr : sections.data();
+    p.pair_axis = table.empty() ? nullptr : table.data();
+  }
+  p.freq = &abi_freq;
+  // What an in-process kernel may not change (an isolated one works on
+  // copies isolation checks itself; these then stay unchanged trivially).
+  auto changed_input = [&]() -> std::string {
+    if (!c.in_place && inputs.bytes != in.bytes) return "wrote into its input " + std::string(inputs.bytes[0] != in.bytes[0] ? "q_in" : "k_in");
+    if (pos32 != std::vector<std::int32_t>(call_pos.ids.begin(), call_pos.ids.end()) || pos64 != call_pos.ids)
+      return "wrote into its input positions";
+    if (sections != c.axes.sections) return "wrote into its input axis_sections";
+    if (table != c.axes.table) return "wrote into its input pair_axis";
+    if (std::memcmp(&abi_freq, &abi_freq_before, sizeof abi_freq) != 0) return "wrote into its input freq";
+    if (freq.short_factor != c.freq.short_factor) return "wrote into its input freq.short_factor";
+    if (freq.long_factor != c.freq.long_factor) return "wrote into its input freq.long_factor";
+    if (freq.inv_freq != c.freq.inv_freq) return "wrote into its input freq.inv_freq";
+    // Bits, not values: a NaN the builder left is not a change, -0 over +0
+    // is; and memcmp, not a float loop over up to 16M elements (10% of an
+    // in-process gate's profile).
+    if (cache.size() != cache_before.size() ||
+        (!cache.empty() && std::memcmp(cache.data(), cache_before.data(), cache.size() * sizeof(float)) != 0))
+      return "wrote into its input cos_sin_cache";
+    return {};
+  };
+  const HostGuard guard("the kernel " + std::string(impl.name) + " (called in ropecheck's own process)", 1);
+  // The floating-point control state the kernel returns to: named and
+  // given back when it differs, so neither the reference nor a later kernel
+  // in this process computes in what it left (an isolated kernel's own
+  // process checks it, core/isolation/child_side.h).
+  const FpControl fp_before = fp_control_now();
+  auto fp_left = [&]() -> std::string {
+    const FpControl now = fp_control_now();
+    if (now == fp_before) return {};
+    const std::string change = describe_fp_change(fp_before, now);
+    set_fp_control(fp_before);
+    return fp_left_failure(change);
+  };
+  if (impl.caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
+    if (impl.build_cache == nullptr) {
+      r.status = ROPECHECK_INTERNAL_ERROR;
+      r.message = "declares a cos/sin cache but exports no build_cache";
+      return r;
+    }
+    const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
+    std::string key = cache_key(abi_freq, c.shape.rotary_dim);
+    CacheMemo& memo = t_cache_memo;
+    // The builder is the kernel's own, isolated or not (isolation only moves
+    // where it runs): kernels sharing one builder share its caches either way.
+    const ropecheck_impl_t* const inner = isolated_inner(impl);
+    const ropecheck_impl_t& builder = inner ? *inner : impl;
+    if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
+      memo.build = nullptr;  // invalid until built
+      memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
+      if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
+                                     memo.cache.data(), err, sizeof err)) {
+        r.status = st;
+        r.message = std::string("build_cache: ") + err;
+        take_misbehaviour(r);
+        if (r.misbehaviour.empty()) r.misbehaviour = fp_left();
+        return r;
+      }
+      if (std::string left = fp_left(); !left.empty()) {
+        r.status = ROPECHECK_INTERNAL_ERROR;
+        r.misbehaviour = "build_cache: " + left;
+        return r;
+      }
+      memo.build = builder.build_cache;
+      memo.ctx = builder.ctx;
+      memo.key = std::move(key);
+      memo.rows = rows;
+    }
+    if (inner) {
+      // Isolation hands the kernel a copy of its own and proves it unchanged
+      // (core/isolation/isolation.h): the memo itself is safe to hand over.
+      p.cos_sin_cache = memo.cache.data();
+    } else {
+      cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
+      cache_before = cache;
+      p.cos_sin_cache = cache.data();
+    }
+    p.cache_dtype = ROPECHECK_DTYPE_F32;
+    p.cache_max_position = rows;
+  }
+  r.status = impl.apply(impl.ctx, &p, err, sizeof err);
+  if (r.status != ROPECHECK_OK) r.message = err;
+  const std::string fp = fp_left();
+  take_misbehaviour(r);
+  if (r.misbehaviour.empty()) r.misbehaviour = changed_input();
+  if (r.misbehaviour.empty()) r.misbehaviour = fp;
+  return r;
+}
+
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in) {
+  const PoisonKind kind = draw_poison_kind();
+  KernelRun first = call_kernel(impl, c, in, 0, kind);
+  if (!first.ok()) return first;
+  const PoisonKind other = draw_poison_kind(&kind);
+  // first's buffers are alive: other addresses, another kind of poison
+  KernelRun second = call_kernel(impl, c, in, 0, other);
+  if (!second.ok()) return second;
+  const Geometry g = geometry(c);
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int j = 0; j < g.head_dim; ++j) {
+          const auto at = static_cast<std::size_t>(g.offset(w, t, h, j)) * g.esize;
+          if (std::memcmp(first.out.bytes[w].data() + at, second.out.bytes[w].data() + at, g.esize) == 0) continue;
+          std::ostringstream os;
+          os.precision(9);
+          os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
+             << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
+             << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
+             << (c.in_place ? std::string("it is not deterministic")
+                            : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
+                                  poison_kind_name(other) +
+                                  ": it reads its output before writing it, leaves it unwritten, or is not "
+                                  "deterministic");
+          first.misbehaviour = os.str();
+          return first;
+        }
+  return first;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,72 @@
+// One call of an implementation through the C ABI on a case's buffers, and
+// whether a case lies inside what the implementation declares it supports.
+#ifndef ROPECHECK_CORE_KERNEL_KERNEL_CALL_H_
+#define ROPECHECK_CORE_KERNEL_KERNEL_CALL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cases/buffers.h"
+#include "core/cases/cases.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// The outcome of one call. Out of place, the outputs arrive holding a fresh
+// random poison of a random kind (core/cases/buffers.h: NaNs, finite garbage or a
+// copy of the input, drawn per call): an element the kernel never writes is
+// judged wrong, and a kernel that reads its output before writing it, or
+// tells the harness's buffer from a production one, sees different bytes
+// each call.
+struct KernelRun {
+  ropecheck_status_t status = ROPECHECK_OK;
+  std::string message;
+  // What ropecheck saw the call do wrong beyond its status: isolation's
+  // finding (a crash, an exit, a timeout, a thread or process left running,
+  // a write into an input), a write into an input of an in-process call, or
+  // a difference between two calls on the same case. Empty when none.
+  std::string misbehaviour;
+  QkBuffers out;
+  QkBuffers initial;  // what the output buffers held before the call
+  bool ok() const { return status == ROPECHECK_OK && misbehaviour.empty(); }
+  // Why !ok(), for a failure message.
+  std::string failure() const;
+};
+
+// Every input the kernel receives is a private copy, compared with the
+// case after the call ("wrote into its input positions"). cache_rows_short
+// > 0 hands a cache kernel a cos/sin cache that many rows shorter than the
+// largest position needs (the bounds-check property).
+// poison: the kind the outputs arrive holding (drawn at random when absent).
+KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
+                      std::optional<PoisonKind> poison = std::nullopt);
+// The call judged for conformance: made twice, with poisons of two
+// different kinds and different buffers; any bitwise difference between the two results is a
+// misbehaviour (it reads its output before writing it, or is not
+// deterministic). Returns the first run.
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in);
+
+// Largest cos/sin cache (elements) built for a cache kernel; cases that need
+// more are outside its capabilities here. Default 2^24 (64 MiB of fp32); the
+// differential fuzzer lowers it to keep executions fast.
+void set_max_cache_elements(std::int64_t n);
+std::int64_t max_cache_elements();
+
+// The positions buffer a kernel is called with: the case's ids for 1D; for
+// multi-axis, num_axes rows of tokens ids axis_stride apart (kernel_abi.h,
+// ABI 1.3), the ids between rows an id no kernel may read.
+struct CallPositions {
+  std::vector<std::int64_t> ids;
+  std::int64_t axis_stride = 0;
+};
+CallPositions call_positions(const Case& c);
+
+// Why the case lies outside the implementation's declared capabilities (or
+// the cache limit above); empty when the implementation must run it.
+std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_KERNEL_KERNEL_CALL_H_

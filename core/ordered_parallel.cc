@@ -1,9 +1,0 @@
-#include "core/ordered_parallel.h"
-
-#include <mpfr.h>
-
-namespace ropecheck {
-
-void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
-
-}  // namespace ropecheck
