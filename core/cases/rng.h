@@ -71,3 +71,5 @@ class Rng : public Choices {
 
 }  // namespace ropecheck
 
+
+#endif  // ROPECHECK_CORE_CASES_RNG_H_

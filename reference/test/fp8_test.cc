@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "ropecheck/float_compare.h"
 #include "ropecheck/fp8.h"
 
 namespace ropecheck {
@@ -85,7 +86,7 @@ std::uint8_t brute_force(float x, Fp8Format f, bool saturate) {
       v = top + (top - fp8_to_f32(static_cast<std::uint8_t>(s.max_code - 1), f));
     }
     const double d = std::fabs(v - ax);
-    if (d < best_d || (d == best_d && (c & 1) == 0)) {
+    if (d < best_d || (exactly_equal(d, best_d) && (c & 1) == 0)) {
       best = c;
       best_d = d;
     }
