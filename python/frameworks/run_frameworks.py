@@ -44,7 +44,10 @@ def summarize(row, result, version, seconds):
     judged = sum(f["cases"] - f["skipped"] for f in fams.values())
     worst = max((f["worst_budget_units"] for f in fams.values() if f["cases"] > f["skipped"]), default=None)
     ulps = max((f["worst_ulps"] for f in fams.values() if f["cases"] > f["skipped"]), default=None)
-    refused = sorted({f.case for f in result.failures if REFUSAL in f.message})
+    # a case is refused when every failure it has is the framework's refusal (a case with a numeric failure
+    # besides is a failure: the refusal must not hide it)
+    failed_any = {f.case for f in result.failures}
+    refused = sorted(c for c in failed_any if all(REFUSAL in f.message for f in result.failures if f.case == c))
     numeric = [f for f in result.failures if f.case not in refused]
     return {
         "id": row["id"], "framework": row["framework"], "variant": row["variant"], "version": version,
