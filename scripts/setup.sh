@@ -2,7 +2,19 @@
 # Installs ropecheck's build and test dependencies from Debian's archive.
 # Idempotent: packages already present are skipped, so the README's commands
 # and .ci/run can both call it on every run.
+#   --frameworks  also installs the real frameworks of docs/FRAMEWORKS.md
+#                 (transformers, ONNX Runtime, liger-kernel, vLLM) into pinned
+#                 venvs (python/frameworks/install.sh, about 5 min and 15 GB
+#                 from scratch): README's whole-suite command asks for them,
+#                 the quick gate does not.
 set -euo pipefail
+frameworks=0
+for arg in "$@"; do
+  case "$arg" in
+    --frameworks) frameworks=1 ;;
+    *) echo "setup: unknown option $arg (known: --frameworks)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -18,6 +30,9 @@ packages=(
   chromium                          # renders the HTML report in a test
   libxml2-utils                     # xmllint validates the JUnit output in a test
 )
+if ((frameworks)); then
+  packages+=(python3-venv)          # the framework venvs (python/frameworks/install.sh)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -35,4 +50,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all ${#packages[@]} packages present"
+fi
+
+if ((frameworks)); then
+  "$(dirname "$0")/../python/frameworks/install.sh"
 fi

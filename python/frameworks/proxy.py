@@ -1,0 +1,65 @@
+"""Runner side of a framework worker: a ropecheck kernel (fn(q, k, positions,
+rope) -> (q_out, k_out)) that forwards every call to worker.py running in the
+row's venv and returns the worker's arrays, which are already plain host numpy
+arrays (the adapters copy their framework tensors out)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import protocol  # noqa: E402
+
+# RopeCall fields a framework adapter reads; config is ropecheck's schema (a dict).
+_FIELDS = ("head_dim", "rotary_dim", "layout", "direction", "scheme", "dtype", "seq_len")
+
+
+class WorkerError(RuntimeError):
+    """The framework raised; the message is its traceback (ropecheck records it as the case's error)."""
+
+
+class FrameworkKernel:
+    def __init__(self, adapter, row, python, env=None):
+        self.adapter, self.row = adapter, row
+        self.__name__ = row["id"]
+        full_env = dict(os.environ)
+        # 2 cores: torch's default thread pool, contending with the runner, was 250x slower
+        full_env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                         "TRANSFORMERS_VERBOSITY": "error"})  # config-validation warnings per call
+        full_env.pop("PYTHONPATH", None)  # the venv must not see the runner's ropecheck / numpy 1.x
+        full_env.update(env or {})
+        self.proc = subprocess.Popen([python, os.path.join(HERE, "worker.py"), adapter, json.dumps(row)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=full_env, cwd=HERE)
+        header, _ = protocol.receive(self.proc.stdout)
+        if not header["ok"]:
+            self.close()
+            raise WorkerError(f"{adapter} row {row['id']} did not start:\n{header['error']}")
+        self.version = header["version"]
+
+    def __call__(self, q, k, positions, rope):
+        fields = {f: getattr(rope, f) for f in _FIELDS}
+        fields["hf_config"] = json.loads(json.dumps(rope.hf_config))
+        fields["config"] = json.loads(json.dumps(dict(rope.config)))
+        try:
+            protocol.send(self.proc.stdin, {"rope": fields},
+                          [np.asarray(q), np.asarray(k), np.asarray(positions, dtype=np.int64)])
+            header, arrays = protocol.receive(self.proc.stdout)
+        except (BrokenPipeError, EOFError) as e:
+            raise WorkerError(f"the {self.adapter} worker died (exit status {self.proc.wait()}): {e}") from e
+        if not header["ok"]:
+            raise WorkerError(f"{header.get('kind', 'Error')}: {header['error'].strip().splitlines()[-1]}\n"
+                              f"{header['error']}")
+        q_out, k_out = arrays  # no cast: a wrong dtype is the kernel's, for ropecheck's contract check
+        return q_out, k_out
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()

@@ -1,0 +1,14 @@
+"""The adapters, in table order, and their rows. Importing an adapter imports no
+framework (they import inside functions), so the runner under Debian's python
+reads every row's declaration without torch or vLLM. (torch.compile and
+liger-kernel adapters: not written yet, #33.)"""
+import importlib
+
+ADAPTERS = ["hf_transformers", "onnxruntime_rope", "vllm_native"]
+
+
+def all_rows():
+    for name in ADAPTERS:
+        mod = importlib.import_module(name)
+        for row in mod.ROWS:
+            yield name, dict(row, venv=mod.VENV)

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Runs ropecheck.check on every framework row and writes one JSON per row.
+
+    PYTHONPATH=build/release/python /usr/bin/python3 python/frameworks/run_frameworks.py --out DIR
+
+Runs under the interpreter the ropecheck module is built for (Debian's
+python3, numpy 1.24); each row's framework runs in a worker of its venv
+(proxy.py, worker.py; venvs from install.sh under --venvs). A row is judged by
+the policy its adapter declares, on the quick suite (seed 1) unless the row
+bounds its case count (a slow interpreter). make_table.py turns DIR into
+docs/FRAMEWORKS.md.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ropecheck  # noqa: E402
+
+import proxy  # noqa: E402
+from rows import ADAPTERS, all_rows  # noqa: E402
+
+# A row's kernel raises this (by name) for a case its framework cannot take by construction (a position
+# beyond vLLM's cache rows); ropecheck has no capability to declare it, so such cases are counted apart.
+REFUSAL = "the kernel raised CaseOutsideFramework"
+
+
+def position_ranges(tables, name):
+    """The per-position-range worst ulps row of the gate's tables, as {range: text}."""
+    m = re.search(r"\n(\| implementation \| <2\^10[^\n]*)\n\|[-:| ]+\|\n\| " + re.escape(name) + r" \|([^\n]*)", tables)
+    if not m:
+        return {}
+    heads = [h.strip() for h in m.group(1).strip("|").split("|")][1:]
+    cells = [c.strip() for c in m.group(2).strip().strip("|").split("|")]
+    return dict(zip(heads, cells))
+
+
+def summarize(row, result, version, seconds):
+    fams = result.families
+    judged = sum(f["cases"] - f["skipped"] for f in fams.values())
+    worst = max((f["worst_budget_units"] for f in fams.values() if f["cases"] > f["skipped"]), default=None)
+    ulps = max((f["worst_ulps"] for f in fams.values() if f["cases"] > f["skipped"]), default=None)
+    # a case is refused when every failure it has is the framework's refusal (a case with a numeric failure
+    # besides is a failure: the refusal must not hide it)
+    failed_any = {f.case for f in result.failures}
+    refused = sorted(c for c in failed_any if all(REFUSAL in f.message for f in result.failures if f.case == c))
+    numeric = [f for f in result.failures if f.case not in refused]
+    return {
+        "id": row["id"], "framework": row["framework"], "variant": row["variant"], "version": version,
+        "dtypes": row["dtypes"], "layouts": row["layouts"], "schemes": row["schemes"], "policy": row["policy"],
+        "suite": result.suite, "seed": result.seed, "case_bound": row.get("cases"),
+        "cases_judged": judged, "cases_refused": len(refused),
+        "failed_cases": sorted({f.case for f in numeric}),
+        "families": {k: v for k, v in fams.items() if v["cases"] > v["skipped"]},
+        "worst_budget_units": worst, "worst_ulps": ulps,
+        "position_ranges": position_ranges(result.tables, row["id"]),
+        "failures": [dict(case=f.case, property=f.property, family=f.family, message=f.message[:400],
+                          reproduce=f.reproduce, cli_reproduce=f.cli_reproduce) for f in numeric[:20]],
+        "failed_properties": sorted({f.property for f in numeric}),
+        "failed_families": sorted({f.family for f in numeric}),
+        "refused_example": next((f.message[:300] for f in result.failures if REFUSAL in f.message), None),
+        "expect": row.get("expect"), "passed": result.passed, "seconds": round(seconds, 1),
+        "errors": result.errors[:3],
+    }
+
+
+def run_row(adapter, row, venvs):
+    python = os.path.join(venvs, row["venv"], "bin", "python")
+    if not os.path.exists(python):
+        raise SystemExit(f"run_frameworks: no venv {python}: run python/frameworks/install.sh "
+                         f"(scripts/setup.sh --frameworks)")
+    t0 = time.monotonic()
+    kernel = proxy.FrameworkKernel(adapter, row, python, env=row.get("env"))
+    try:
+        result = ropecheck.check(kernel, name=row["id"], layouts=row["layouts"], dtypes=row["dtypes"],
+                                 schemes=row["schemes"], policy=row["policy"], suite="quick", seed=1,
+                                 cases=row.get("cases"), inverse=row["inverse"],
+                                 partial_rotary=row["partial_rotary"], negative_positions=row["negative_positions"])
+    finally:
+        kernel.close()
+    return summarize(row, result, kernel.version, time.monotonic() - t0)
+
+
+def canary():
+    """The module must read numpy arrays right under this interpreter (a module built against numpy 1.x reads
+    numpy 2 arrays as garbage): a built-in kernel known to pass must pass here first."""
+    r = ropecheck.check(ropecheck.builtin_kernel("scalar_naive"), dtypes=["f32"], schemes=["default"], cases=40)
+    if not r.passed:
+        raise SystemExit("run_frameworks: the built-in scalar_naive fails under this interpreter; the ropecheck "
+                         "module does not read this numpy's arrays right (numpy " + __import__("numpy").__version__
+                         + "). Run it with the python3 the module was built for.")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, help="directory for the per-row JSON results")
+    ap.add_argument("--venvs", default=os.environ.get("ROPECHECK_FRAMEWORKS_VENVS",
+                                                      os.path.join(HERE, "..", "..", "build", "frameworks")))
+    ap.add_argument("--only", action="append", default=[], help="row id (or prefix) to run; repeatable")
+    args = ap.parse_args()
+    canary()
+    os.makedirs(args.out, exist_ok=True)
+    total = time.monotonic()
+    for adapter, row in all_rows():
+        if args.only and not any(row["id"].startswith(o) for o in args.only):
+            continue
+        res = run_row(adapter, row, args.venvs)
+        with open(os.path.join(args.out, row["id"] + ".json"), "w", encoding="utf-8") as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+        print(f"{row['id']:40s} {'pass' if res['passed'] else 'FAIL':4s} judged {res['cases_judged']:4d} "
+              f"refused {res['cases_refused']:3d} worst/budget {res['worst_budget_units']} {res['seconds']} s",
+              flush=True)
+    print(f"run_frameworks: {time.monotonic() - total:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
