@@ -128,6 +128,14 @@ void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t, Poiso
   for (std::size_t i = bytes - bytes % es; i < bytes; ++i) p[i] = static_cast<unsigned char>(rng.bits());
 }
 
+void fill_random_bytes(unsigned char* p, std::size_t bytes) {
+  Rng& rng = poison_rng();
+  for (std::size_t i = 0; i < bytes; i += 8) {
+    const std::uint64_t r = rng.bits();
+    std::memcpy(p + i, &r, std::min<std::size_t>(8, bytes - i));
+  }
+}
+
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v) {
   switch (t) {
     case ROPECHECK_DTYPE_F16: {

@@ -76,6 +76,9 @@ PoisonKind draw_poison_kind(const PoisonKind* other_than = nullptr);
 // `input`: the input bytes for kInput (as many as `bytes`).
 void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype, PoisonKind kind = PoisonKind::kNan,
                  const unsigned char* input = nullptr);
+// Random bytes from the system's entropy, fresh per call: what a KV cache
+// holds before a call writes into it (core/kernel/kernel_call.h).
+void fill_random_bytes(unsigned char* p, std::size_t bytes);
 // Stores v (exactly representable in dtype) at element i.
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
 

@@ -15,9 +15,16 @@
 
 namespace ropecheck {
 
-// The dtypes a KV cache is stored in.
-enum class CacheDtype : std::uint8_t { kF32, kF16, kBF16, kE4M3FN, kE5M2 };
-inline constexpr int kCacheDtypeCount = 5;
+// The dtypes a KV cache is stored in, with the ABI's values (kernel_abi.h,
+// ropecheck_kv_dtype_t).
+enum class CacheDtype : std::uint8_t {
+  kF32 = ROPECHECK_KV_F32,
+  kF16 = ROPECHECK_KV_F16,
+  kBF16 = ROPECHECK_KV_BF16,
+  kE4M3FN = ROPECHECK_KV_FP8_E4M3FN,
+  kE5M2 = ROPECHECK_KV_FP8_E5M2
+};
+inline constexpr int kCacheDtypeCount = ROPECHECK_KV_DTYPE_COUNT;
 const char* cache_dtype_name(CacheDtype d);
 std::size_t cache_dtype_size(CacheDtype d);
 

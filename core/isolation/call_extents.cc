@@ -1,6 +1,7 @@
 #include "core/isolation/call_extents.h"
 
 #include "ropecheck/dtype.h"
+#include "ropecheck/kv_write.h"
 
 namespace ropecheck {
 
@@ -52,6 +53,70 @@ const ropecheck_freq_spec_t* patch_freq(const GuardedCopies& b, const FreqCopies
   if (c.long_factor >= 0) patched->long_factor = at(c.long_factor);
   if (c.inv_freq >= 0) patched->inv_freq = at(c.inv_freq);
   return reinterpret_cast<const ropecheck_freq_spec_t*>(b.data(c.spec));
+}
+
+namespace {
+
+// Elements from a cache's first to its last.
+std::int64_t kv_cache_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
+  return (w.num_blocks - 1) * w.block_stride + (w.block_size - 1) * w.slot_stride +
+         (static_cast<std::int64_t>(p.num_kv_heads) - 1) * w.head_stride + p.head_dim;
+}
+
+std::int64_t kv_v_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
+  return (p.num_tokens - 1) * w.v_token_stride + (static_cast<std::int64_t>(p.num_kv_heads) - 1) * w.v_head_stride +
+         p.head_dim;
+}
+
+}  // namespace
+
+std::string kv_write_insane(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
+  constexpr std::int64_t kMax = std::int64_t{1} << 34;
+  if (w.struct_size < sizeof w) return "kv_write.struct_size";
+  if (w.cache_dtype >= ROPECHECK_KV_DTYPE_COUNT) return "kv_write.cache_dtype";
+  if (w.num_blocks <= 0 || w.num_blocks > kMax || w.block_size <= 0 || w.block_size > (1 << 20))
+    return "kv_write.num_blocks/block_size";
+  if (w.block_stride < 0 || w.slot_stride < 0 || w.head_stride < 0 || w.block_stride > kMax || w.slot_stride > kMax ||
+      w.head_stride > kMax)
+    return "kv_write strides";
+  if (p.num_kv_heads <= 0 || p.num_tokens <= 0) return "kv_write without k";
+  if (!w.k_cache || !w.slot_mapping || !w.k_scale || !w.v_scale || (w.v_cache == nullptr) != (w.v == nullptr))
+    return "kv_write pointers";
+  if (w.scale_kind >= ROPECHECK_KV_SCALE_KIND_COUNT) return "kv_write.scale_kind";
+  if (w.v && (w.v_token_stride < 0 || w.v_head_stride < 0 || w.v_token_stride > kMax || w.v_head_stride > kMax))
+    return "kv_write v strides";
+  if (kv_cache_extent(p, w) > kMax) return "kv_write cache extent";
+  return {};
+}
+
+KvCopies plan_kv_write(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w,
+                       const ropecheck_kv_write_t* patched) {
+  KvCopies c;
+  c.cache_bytes = static_cast<std::size_t>(kv_cache_extent(p, w)) * kv_dtype_size(w.cache_dtype);
+  c.k_cache = b.plan("kv_write.k_cache", w.k_cache, c.cache_bytes, false);
+  if (w.v_cache) {
+    c.v_cache = b.plan("kv_write.v_cache", w.v_cache, c.cache_bytes, false);
+    c.v = b.plan("kv_write.v", w.v,
+                 static_cast<std::size_t>(kv_v_extent(p, w)) * cache_esize(p.dtype), true);
+  }
+  c.slots = b.plan("kv_write.slot_mapping", w.slot_mapping, static_cast<std::size_t>(p.num_tokens) * 8, true);
+  const std::size_t scales = w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? static_cast<std::size_t>(p.num_kv_heads) : 1;
+  c.k_scale = b.plan("kv_write.k_scale", w.k_scale, scales * 4, true);
+  c.v_scale = b.plan("kv_write.v_scale", w.v_scale, scales * 4, true);
+  c.spec = b.plan("kv_write", patched, sizeof *patched, true);
+  return c;
+}
+
+const ropecheck_kv_write_t* patch_kv_write(const GuardedCopies& b, const KvCopies& c, const ropecheck_kv_write_t& w,
+                                           ropecheck_kv_write_t* patched) {
+  *patched = w;
+  patched->k_cache = b.data(c.k_cache);
+  patched->v_cache = c.v_cache >= 0 ? b.data(c.v_cache) : nullptr;
+  patched->v = c.v >= 0 ? b.data(c.v) : nullptr;
+  patched->slot_mapping = reinterpret_cast<const std::int64_t*>(b.data(c.slots));
+  patched->k_scale = reinterpret_cast<const float*>(b.data(c.k_scale));
+  patched->v_scale = reinterpret_cast<const float*>(b.data(c.v_scale));
+  return reinterpret_cast<const ropecheck_kv_write_t*>(b.data(c.spec));
 }
 
 }  // namespace ropecheck

@@ -1,6 +1,7 @@
 // The bytes one ABI apply call reads and writes, as isolation copies them:
 // each view's extent, the position ids (every axis row of ABI 1.3), the
-// cos/sin cache's element size, and the frequency spec with its arrays
+// cos/sin cache's element size, the KV-cache write's buffers (ABI 1.4),
+// and the frequency spec with its arrays
 // planned into guarded copies and patched to point at them. Read from the
 // params alone: isolation calls these before anything of the call is
 // trusted.
@@ -9,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/isolation/guarded_copies.h"
 #include "ropecheck/kernel_abi.h"
@@ -41,6 +43,21 @@ FreqCopies plan_freq(GuardedCopies& b, const ropecheck_freq_spec_t* f, int rotar
 // The placed spec, its array pointers patched to the copies (null for none).
 const ropecheck_freq_spec_t* patch_freq(const GuardedCopies& b, const FreqCopies& c, const ropecheck_freq_spec_t* f,
                                         ropecheck_freq_spec_t* patched);
+
+// Empty when the write's fields describe buffers isolation can copy, else
+// what is wrong (the kernel then refuses the call in a child of its own).
+std::string kv_write_insane(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w);
+// The write's buffers (the caches as outputs, copied in and back; v, the
+// slot mapping and the scales as inputs) and the struct itself, planned;
+// patch_kv_write points the struct's copy at them once they are placed.
+struct KvCopies {
+  int k_cache = -1, v_cache = -1, v = -1, slots = -1, k_scale = -1, v_scale = -1, spec = -1;
+  std::size_t cache_bytes = 0;
+};
+KvCopies plan_kv_write(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w,
+                       const ropecheck_kv_write_t* patched);
+const ropecheck_kv_write_t* patch_kv_write(const GuardedCopies& b, const KvCopies& c, const ropecheck_kv_write_t& w,
+                                           ropecheck_kv_write_t* patched);
 
 }  // namespace ropecheck
 

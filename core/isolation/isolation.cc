@@ -17,6 +17,7 @@
 #include "core/isolation/guarded_copies.h"
 #include "core/isolation/worker.h"
 #include "ropecheck/dtype.h"
+#include "ropecheck/kv_write.h"
 
 namespace ropecheck {
 namespace {
@@ -236,7 +237,9 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                     p->seq_len >= 0 && (p->seq_len == 0 || p->num_tokens % p->seq_len == 0) && position_ids(*p) >= 0 &&
                     (!multi_axis(*p) || (p->axis_assignment == ROPECHECK_AXES_TABLE ? p->pair_axis != nullptr
                                                                                     : p->axis_sections != nullptr));
-  if (!sane) return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
+  const ropecheck_kv_write_t* kv = sane ? kv_write_of(*p) : nullptr;
+  if (!sane || (kv && !kv_write_insane(*p, *kv).empty()))
+    return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
   const std::int64_t q_elements = extent(*p, true), k_elements = extent(*p, false);
   const std::size_t qb = static_cast<std::size_t>(q_elements) * es;
@@ -266,6 +269,8 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                                                    static_cast<std::size_t>(p->rotary_dim) * cache_esize(p->cache_dtype),
                                                true);
   const FreqCopies fc = plan_freq(b, p->freq, p->rotary_dim, &patched);
+  ropecheck_kv_write_t kv_patched{};
+  const KvCopies kc = kv ? plan_kv_write(b, *p, *kv, &kv_patched) : KvCopies{};
   const int params = b.plan("params", &c, sizeof c, true);
   IsolatedCall call(w, b, /*apply=*/true);
   c.q_out = b.data(q_out);
@@ -277,6 +282,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   if (table >= 0) c.pair_axis = reinterpret_cast<const std::int32_t*>(b.data(table));
   if (cache >= 0) c.cos_sin_cache = b.data(cache);
   c.freq = patch_freq(b, fc, p->freq, &patched);
+  if (kv) c.kv_write = patch_kv_write(b, kc, *kv, &kv_patched);
   b.fill();
   Request r{};
   r.apply = true;
@@ -312,6 +318,10 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   if (st == ROPECHECK_OK) {
     std::memcpy(p->q_out, b.data(q_out), qb);
     if (kb && k_out >= 0) std::memcpy(p->k_out, b.data(k_out), kb);
+    if (kv) {
+      std::memcpy(kv->k_cache, b.data(kc.k_cache), kc.cache_bytes);
+      if (kc.v_cache >= 0) std::memcpy(kv->v_cache, b.data(kc.v_cache), kc.cache_bytes);
+    }
   }
   return st;
 }

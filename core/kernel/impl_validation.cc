@@ -18,7 +18,7 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN | ROPECHECK_CAP_SEQ_STRIDES |
                                       ROPECHECK_CAP_BATCH_INVARIANT | ROPECHECK_CAP_AXES_SECTIONS |
                                       ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
-                                      ROPECHECK_CAP_AXIS_FREQUENCIES;
+                                      ROPECHECK_CAP_AXIS_FREQUENCIES | ROPECHECK_CAP_KV_CACHE_WRITE;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -56,6 +56,36 @@ std::string check_1_1_members(const ropecheck_impl_t& t) {
       return "policy_ext.struct_size: is 0 (no extension) but fields are set; set it to "
              "sizeof(ropecheck_policy_ext_t) = " + std::to_string(sizeof e);
   }
+  return {};
+}
+
+// The 1.4 grant KV_CACHE_WRITE and what it declares (kernel_abi.h,
+// ropecheck_kv_policy_t); a table not granting it may set no kv_policy.
+std::string check_kv_policy(const ropecheck_impl_t& raw, const ropecheck_impl_t& t) {
+  const ropecheck_kv_policy_t& k = t.kv_policy;
+  const auto* b = reinterpret_cast<const unsigned char*>(&k);
+  const bool any = std::any_of(b, b + sizeof k, [](unsigned char x) { return x != 0; });
+  if (!(t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)) {
+    if (any) return "kv_policy: set, but caps.flags does not grant KV_CACHE_WRITE (bit 17)";
+    return {};
+  }
+  if (t.abi_minor < 4 || raw.struct_size < ROPECHECK_IMPL_SIZE_1_4)
+    return "caps.flags: KV_CACHE_WRITE (bit 17) needs abi_minor >= 4 and struct_size >= " +
+           std::to_string(ROPECHECK_IMPL_SIZE_1_4) + " (ABI 1.4; got abi_minor " + std::to_string(t.abi_minor) +
+           ", struct_size " + std::to_string(raw.struct_size) + ")";
+  if (k.struct_size != sizeof k)
+    return "kv_policy.struct_size: must be sizeof(ropecheck_kv_policy_t) = " + std::to_string(sizeof k) +
+           " with KV_CACHE_WRITE (got " + std::to_string(k.struct_size) + ")";
+  const std::uint32_t dtypes = (1u << ROPECHECK_KV_DTYPE_COUNT) - 1;
+  if (k.cache_dtypes == 0 || (k.cache_dtypes & ~dtypes))
+    return "kv_policy.cache_dtypes: must be a non-empty subset of " + bits(dtypes) + " (got " + bits(k.cache_dtypes) + ")";
+  const std::uint32_t kinds = (1u << ROPECHECK_KV_SCALE_KIND_COUNT) - 1;
+  if (k.scale_kinds == 0 || (k.scale_kinds & ~kinds))
+    return "kv_policy.scale_kinds: must be a non-empty subset of " + bits(kinds) + " (got " + bits(k.scale_kinds) + ")";
+  if (k.scale_direction > ROPECHECK_KV_SCALE_MULTIPLY)
+    return "kv_policy.scale_direction: must be DIVIDE (0) or MULTIPLY (1) (got " + std::to_string(k.scale_direction) + ")";
+  if (k.saturate > 1) return "kv_policy.saturate: must be 0 or 1 (got " + std::to_string(k.saturate) + ")";
+  if (k.via_storage > 1) return "kv_policy.via_storage: must be 0 or 1 (got " + std::to_string(k.via_storage) + ")";
   return {};
 }
 
@@ -120,6 +150,7 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
     if ((c.flags & bit) && t->abi_minor < 3)
       return std::string("caps.flags: ") + name + " needs abi_minor >= 3 (ABI 1.3; got " +
              std::to_string(t->abi_minor) + ")";
+  if (std::string bad = check_kv_policy(*raw, *t); !bad.empty()) return bad;
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
       !(c.flags & kAxisAssignmentCaps))
     return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";

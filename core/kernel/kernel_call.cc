@@ -213,6 +213,46 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     p.pair_axis = table.empty() ? nullptr : table.data();
   }
   p.freq = &abi_freq;
+  // ABI 1.4: the cache write, for a kernel granting it.
+  ropecheck_kv_write_t kw{};
+  std::vector<std::int64_t> kv_slots;
+  std::vector<float> kv_k_scale, kv_v_scale;
+  ByteBuffer kv_v;
+  if (impl.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
+    if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy)) {
+      KvRun& kv = r.kv.emplace();
+      kv.spec = std::move(*spec);
+      kv.v = make_kv_v(c, kv.spec);
+      kv.k_cache.resize(kv.spec.cache_bytes());
+      kv.v_cache.resize(kv.spec.cache_bytes());
+      fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
+      fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
+      kv.k_initial = kv.k_cache;
+      kv.v_initial = kv.v_cache;
+      kv_v = kv.v;
+      kv_slots = kv.spec.slots;
+      kv_k_scale = kv.spec.k_scale;
+      kv_v_scale = kv.spec.v_scale;
+      kw.struct_size = sizeof kw;
+      kw.cache_dtype = static_cast<std::uint32_t>(kv.spec.dtype);
+      kw.num_blocks = kv.spec.num_blocks;
+      kw.block_size = kv.spec.block_size;
+      kw.scale_kind = kv.spec.scale_kind;
+      kw.block_stride = kv.spec.block_stride;
+      kw.slot_stride = kv.spec.slot_stride;
+      kw.head_stride = kv.spec.head_stride;
+      kw.k_cache = kv.k_cache.data();
+      kw.v_cache = kv.v_cache.data();
+      kw.v = kv_v.data();
+      kw.v_token_stride = static_cast<std::int64_t>(c.kv_heads) * c.shape.head_dim;
+      kw.v_head_stride = c.shape.head_dim;
+      kw.slot_mapping = kv_slots.data();
+      kw.k_scale = kv_k_scale.data();
+      kw.v_scale = kv_v_scale.data();
+      p.kv_write = &kw;
+    }
+  }
+  const ropecheck_kv_write_t kw_before = kw;
   // What an in-process kernel may not change (an isolated one works on
   // copies isolation checks itself; these then stay unchanged trivially).
   auto changed_input = [&]() -> std::string {
@@ -222,6 +262,13 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     if (sections != c.axes.sections) return "wrote into its input axis_sections";
     if (table != c.axes.table) return "wrote into its input pair_axis";
     if (std::memcmp(&abi_freq, &abi_freq_before, sizeof abi_freq) != 0) return "wrote into its input freq";
+    if (r.kv) {
+      if (std::memcmp(&kw, &kw_before, sizeof kw) != 0) return "wrote into its input kv_write";
+      if (kv_slots != r.kv->spec.slots) return "wrote into its input kv_write.slot_mapping";
+      if (kv_k_scale != r.kv->spec.k_scale || kv_v_scale != r.kv->spec.v_scale)
+        return "wrote into its input kv_write.k_scale/v_scale";
+      if (kv_v != r.kv->v) return "wrote into its input kv_write.v";
+    }
     if (freq.short_factor != c.freq.short_factor) return "wrote into its input freq.short_factor";
     if (freq.long_factor != c.freq.long_factor) return "wrote into its input freq.long_factor";
     if (freq.inv_freq != c.freq.inv_freq) return "wrote into its input freq.inv_freq";

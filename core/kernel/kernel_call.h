@@ -10,6 +10,7 @@
 
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
+#include "core/cases/kv_write_case.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -20,6 +21,17 @@ namespace ropecheck {
 // judged wrong, and a kernel that reads its output before writing it, or
 // tells the harness's buffer from a production one, sees different bytes
 // each call.
+// The KV-cache write of a call to a kernel granting KV_CACHE_WRITE (ABI
+// 1.4): the write's case, and both caches before and after the call. The
+// caches arrive holding random bytes, fresh per call: an entry written
+// where nothing should be, or not written where it should, shows.
+struct KvRun {
+  KvWriteCase spec;
+  ByteBuffer v;  // the v given
+  ByteBuffer k_cache, v_cache;
+  ByteBuffer k_initial, v_initial;
+};
+
 struct KernelRun {
   ropecheck_status_t status = ROPECHECK_OK;
   std::string message;
@@ -30,6 +42,7 @@ struct KernelRun {
   std::string misbehaviour;
   QkBuffers out;
   QkBuffers initial;  // what the output buffers held before the call
+  std::optional<KvRun> kv;  // the cache write, for a kernel granting it on a case with a k
   bool ok() const { return status == ROPECHECK_OK && misbehaviour.empty(); }
   // Why !ok(), for a failure message.
   std::string failure() const;

@@ -128,3 +128,39 @@ TEST(ImplValidation, TheMultiAxisGrantsNeedABI13AndNoCacheForPerAxisFrequencies)
 
 }  // namespace
 }  // namespace ropecheck
+
+namespace ropecheck {
+namespace {
+
+// ABI 1.4's grant: KV_CACHE_WRITE with its kv_policy, in a table of minor 4
+// and size 1.4 only; a kv_policy without the grant, or a bad field, is
+// refused by name.
+TEST(ImplValidation, TheKvCacheWriteGrantNeedsABi14AndAValidPolicy) {
+  ropecheck_impl_t t = table();
+  t.caps.flags |= ROPECHECK_CAP_KV_CACHE_WRITE;
+  t.kv_policy = ropecheck_kv_policy_t{sizeof(ropecheck_kv_policy_t), 1u << ROPECHECK_KV_FP8_E4M3FN,
+                                      1u << ROPECHECK_KV_SCALE_PER_TENSOR, ROPECHECK_KV_SCALE_DIVIDE, 1u, 1u};
+  EXPECT_EQ(validate_impl_table(&t), "");
+  ropecheck_impl_t old = t;
+  old.abi_minor = 3;
+  EXPECT_EQ(validate_impl_table(&old).rfind("caps.flags: KV_CACHE_WRITE (bit 17) needs abi_minor >= 4", 0), 0u)
+      << validate_impl_table(&old);
+  old = t;
+  old.struct_size = ROPECHECK_IMPL_SIZE_1_3;  // the grant in a table without a kv_policy
+  EXPECT_NE(validate_impl_table(&old).find("KV_CACHE_WRITE"), std::string::npos) << validate_impl_table(&old);
+  ropecheck_impl_t bad = t;
+  bad.kv_policy.cache_dtypes = 1u << 7;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("kv_policy.cache_dtypes", 0), 0u) << validate_impl_table(&bad);
+  bad = t;
+  bad.kv_policy.scale_direction = 2;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("kv_policy.scale_direction", 0), 0u);
+  bad = t;
+  bad.kv_policy.struct_size = 0;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("kv_policy.struct_size", 0), 0u);
+  ropecheck_impl_t ungranted = table();
+  ungranted.kv_policy = t.kv_policy;
+  EXPECT_EQ(validate_impl_table(&ungranted).rfind("kv_policy: set, but caps.flags does not grant", 0), 0u);
+}
+
+}  // namespace
+}  // namespace ropecheck

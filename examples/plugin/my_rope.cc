@@ -100,6 +100,8 @@ const ropecheck_impl_t kImpl = {
     ROPECHECK_ABI_VERSION_MINOR,
     0,
     {sizeof(ropecheck_policy_ext_t), ROPECHECK_ROTATION_SEPARATE, 0.0, 0.0, 0.0, 0.0, 0, 0},
+    // ABI 1.4: no KV-cache write (caps.flags does not grant KV_CACHE_WRITE).
+    {},
 };
 const ropecheck_impl_t* const kTable[] = {&kImpl};
 

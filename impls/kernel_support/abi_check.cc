@@ -9,6 +9,7 @@
 #include "impls/kernel_support/token_offsets.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
+#include "ropecheck/kv_write.h"
 
 namespace ropecheck::impl {
 
@@ -278,6 +279,18 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
     }
   }
   if (auto s = check_axes(caps, p, err, n)) return s;
+  // ABI 1.4: a cache write only for a kernel granting it; its fields for
+  // one that does.
+  if (const ropecheck_kv_write_t* kw = kv_write_of(*p)) {
+    if (!(caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)) {
+      set_error(err, n, "kv_write: a KV-cache write is not supported by this implementation");
+      return ROPECHECK_UNSUPPORTED;
+    }
+    if (const char* why = kv_write_error(*kw, p->num_tokens, p->num_kv_heads, p->head_dim)) {
+      set_error(err, n, "%s", why);
+      return ROPECHECK_INVALID_ARGUMENT;
+    }
+  }
   const int axes = std::max(axes_of(p), 1);
   // "positions[7]", or "positions[axis 1, token 7]" for multi-axis calls:
   // formatted only for the error (a format per token was a tenth of a

@@ -39,7 +39,8 @@ constexpr ropecheck_impl_t kernel_table(
                                       size_t) = nullptr,
     const char* (*target)(void*) = nullptr, void* ctx = nullptr) {
   return ropecheck_impl_t{sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, name, description, caps, policy.base, ctx,
-                          apply, build_cache, target, ROPECHECK_ABI_VERSION_MINOR, 0u, policy.ext};
+                          apply, build_cache, target, ROPECHECK_ABI_VERSION_MINOR, 0u, policy.ext,
+                          ropecheck_kv_policy_t{}};
 }
 
 }  // namespace ropecheck::impl

@@ -38,6 +38,13 @@
  *        AXES_TABLE and AXIS_FREQUENCIES. A host passes num_axes > 0 only to
  *        a table of minor >= 3 granting the assignment (and, for per-axis
  *        frequencies, AXIS_FREQUENCIES); a table of minor < 3 may set none.
+ *   1.4  a fused KV-cache write: ropecheck_apply_params_t gains kv_write
+ *        (ropecheck_kv_write_t: a paged K and V cache, the slot mapping, the
+ *        cache dtype fp32/fp16/bf16/fp8 e4m3fn/fp8 e5m2 and the scales);
+ *        ropecheck_impl_t gains kv_policy (the cache dtypes, scale forms
+ *        and arithmetic of the write); capability grant KV_CACHE_WRITE. A
+ *        host passes kv_write != NULL only to a table of minor >= 4 granting
+ *        it; a table of minor < 4 may set neither.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -66,7 +73,7 @@ extern "C" {
 #endif
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 3u
+#define ROPECHECK_ABI_VERSION_MINOR 4u
 
 typedef enum ropecheck_status_t {
   ROPECHECK_OK = 0,
@@ -249,6 +256,12 @@ typedef struct ropecheck_policy_ext_t {
 #define ROPECHECK_CAP_AXES_TABLE (1u << 15)
 #define ROPECHECK_CAP_AXIS_FREQUENCIES (1u << 16)
 
+/* 1.4, a grant (0: the kernel never sees kv_write != NULL): apply also
+ * writes the rotated k and the v of every token into a paged KV cache
+ * (ropecheck_kv_write_t), in a cache dtype and with the arithmetic its
+ * kv_policy declares. q and k are still rotated into q_out and k_out. */
+#define ROPECHECK_CAP_KV_CACHE_WRITE (1u << 17)
+
 /* 1.3: the most position axes a call has (Qwen2-VL and video diffusion
  * transformers use 3). */
 #define ROPECHECK_MAX_AXES 8
@@ -277,6 +290,78 @@ typedef enum ropecheck_axis_frequencies_t {
    * Qwen2-VL's encoder, FLUX's axes_dim); default and linear schemes only */
   ROPECHECK_AXIS_FREQ_PER_AXIS = 1
 } ropecheck_axis_frequencies_t;
+
+/* 1.4: the dtypes a KV cache is stored in: the OCP 8-bit formats (OFP8
+ * Rev. 1.0) as ropecheck/fp8.h defines them. */
+typedef enum ropecheck_kv_dtype_t {
+  ROPECHECK_KV_F32 = 0,
+  ROPECHECK_KV_F16 = 1,
+  ROPECHECK_KV_BF16 = 2,
+  ROPECHECK_KV_FP8_E4M3FN = 3, /* no infinity; NaN S.1111.111; largest finite 448 */
+  ROPECHECK_KV_FP8_E5M2 = 4,   /* IEEE-like; largest finite 57344 */
+  ROPECHECK_KV_DTYPE_COUNT = 5
+} ropecheck_kv_dtype_t;
+
+/* 1.4: one scale for the whole cache, or one per kv head. */
+typedef enum ropecheck_kv_scale_kind_t {
+  ROPECHECK_KV_SCALE_PER_TENSOR = 0,
+  ROPECHECK_KV_SCALE_PER_HEAD = 1,
+  ROPECHECK_KV_SCALE_KIND_COUNT = 2
+} ropecheck_kv_scale_kind_t;
+
+/* 1.4: how the scale is applied before the cache dtype's rounding, in fp32. */
+typedef enum ropecheck_kv_scale_direction_t {
+  /* code = round(x / scale): the scale dequantizes (vLLM's reshape_and_cache
+   * and fused caches, quant_utils.cuh) */
+  ROPECHECK_KV_SCALE_DIVIDE = 0,
+  /* code = round(x * scale): the scale quantizes (FlashInfer's pos_enc.cuh,
+   * TensorRT-LLM's qkv_scale_orig_quant) */
+  ROPECHECK_KV_SCALE_MULTIPLY = 1
+} ropecheck_kv_scale_direction_t;
+
+/* 1.4: a paged KV cache written by the call (with CAP_KV_CACHE_WRITE).
+ * Token t goes to slot s = slot_mapping[t]: block s / block_size, entry
+ * s % block_size; s < 0 is a padding token, for which nothing is written
+ * (its q and k are still rotated). Element (block b, entry e, kv head h,
+ * channel c) of a cache is at b * block_stride + e * slot_stride +
+ * h * head_stride + c, in cache elements: [num_blocks, block_size, heads,
+ * head_dim] is NHD, [num_blocks, heads, block_size, head_dim] HND. Every
+ * channel of a head is written, the pass-through ones included. k's entry
+ * holds the rotated k, v's the v given, each scaled and rounded as the
+ * kernel's kv_policy declares; every other byte of both caches is left as
+ * it was. For fp32/fp16/bf16 caches the scales are 1. */
+typedef struct ropecheck_kv_write_t {
+  uint32_t struct_size;     /* sizeof(ropecheck_kv_write_t) */
+  uint32_t cache_dtype;     /* ropecheck_kv_dtype_t */
+  int64_t num_blocks;
+  int32_t block_size;
+  uint32_t scale_kind;      /* ropecheck_kv_scale_kind_t */
+  int64_t block_stride, slot_stride, head_stride;
+  void* k_cache;
+  void* v_cache;
+  const void* v;            /* [num_tokens, num_kv_heads, head_dim] in the q/k storage dtype */
+  int64_t v_token_stride, v_head_stride;
+  const int64_t* slot_mapping; /* num_tokens entries, each < num_blocks * block_size */
+  const float* k_scale;     /* 1 (PER_TENSOR) or num_kv_heads (PER_HEAD) values, finite and > 0 */
+  const float* v_scale;
+} ropecheck_kv_write_t;
+
+/* 1.4: what a table granting KV_CACHE_WRITE declares of its cache write
+ * (docs/ERROR_MODEL.md, "E9"). The scale operation is one fp32 rounding and
+ * the cache dtype's rounding is to nearest even. */
+typedef struct ropecheck_kv_policy_t {
+  uint32_t struct_size;     /* sizeof(ropecheck_kv_policy_t), or 0 with every field 0 */
+  uint32_t cache_dtypes;    /* bit (1 << ropecheck_kv_dtype_t) the kernel writes */
+  uint32_t scale_kinds;     /* bit (1 << ropecheck_kv_scale_kind_t) it reads */
+  uint32_t scale_direction; /* ropecheck_kv_scale_direction_t */
+  /* 1: out of range the largest finite value of the sign (CUDA's
+   * __NV_SATFINITE); 0: the format's overflow (infinity; NaN for e4m3fn) */
+  uint32_t saturate;
+  /* 1: the k it scales is the rotated k as stored in the q/k dtype (vLLM's
+   * rotary_embedding then reshape_and_cache_flash); 0: the value of its
+   * rotation arithmetic before that store */
+  uint32_t via_storage;
+} ropecheck_kv_policy_t;
 
 typedef struct ropecheck_caps_t {
   uint32_t struct_size;
@@ -341,12 +426,17 @@ typedef struct ropecheck_apply_params_t {
   const int32_t* axis_sections;
   /* TABLE: rotary_dim/2 axis indices, each in [0, num_axes). */
   const int32_t* pair_axis;
+  /* ---- ABI 1.4: a 1.3 host's params end here (ROPECHECK_APPLY_PARAMS_SIZE_1_3). ---- */
+  /* NULL: no cache write (every call before 1.4, and every call to a table
+   * not granting KV_CACHE_WRITE). */
+  const ropecheck_kv_write_t* kv_write;
 } ropecheck_apply_params_t;
 
 /* struct_size of the params of each minor version. */
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_1 offsetof(ropecheck_apply_params_t, seq_len)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_2 offsetof(ropecheck_apply_params_t, num_axes)
-#define ROPECHECK_APPLY_PARAMS_SIZE_1_3 sizeof(ropecheck_apply_params_t)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_3 offsetof(ropecheck_apply_params_t, kv_write)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_4 sizeof(ropecheck_apply_params_t)
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -373,6 +463,8 @@ typedef struct ropecheck_impl_t {
   uint32_t abi_minor;    /* ROPECHECK_ABI_VERSION_MINOR the table was built against */
   uint32_t reserved0;    /* must be 0 */
   ropecheck_policy_ext_t policy_ext;
+  /* ---- ABI 1.4: a 1.1-1.3 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_1) ---- */
+  ropecheck_kv_policy_t kv_policy; /* read with CAP_KV_CACHE_WRITE */
   /* Later minor versions append here. */
 } ropecheck_impl_t;
 
@@ -384,6 +476,7 @@ typedef struct ropecheck_impl_t {
 #define ROPECHECK_IMPL_SIZE_1_2 ROPECHECK_IMPL_SIZE_1_1
 /* 1.3 appends nothing to the table either. */
 #define ROPECHECK_IMPL_SIZE_1_3 ROPECHECK_IMPL_SIZE_1_1
+#define ROPECHECK_IMPL_SIZE_1_4 (offsetof(ropecheck_impl_t, kv_policy) + sizeof(ropecheck_kv_policy_t))
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

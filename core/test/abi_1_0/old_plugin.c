@@ -4,6 +4,10 @@
  * its struct_size, and judge it under its 1.0 policy (every 1.1 field at its
  * default). Plain C, as a kernel written outside C++ would be.
  *
+ * The same source built against the frozen 1.3 header (core/test/abi_1_3,
+ * the last release before the 1.4 KV-cache write) is the 1.3 plugin: its
+ * table has the 1.1 members, abi_minor 3 and no 1.4 kv_policy.
+ *
  * The kernel: default frequency scheme, fp32 storage, both layouts,
  * frequencies and angles in double, sin/cos in double rounded to fp32, the
  * rotation in fp32. */
@@ -63,11 +67,19 @@ static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, ch
   return ROPECHECK_OK;
 }
 
+#ifdef ROPECHECK_ABI_VERSION_MINOR /* the 1.3 header (1.0's has no minor version) */
+#define PLUGIN_NAME "abi_1_3_plugin"
+#define PLUGIN_HEADER "built against the frozen ABI 1.3 header"
+#else
+#define PLUGIN_NAME "abi_1_0_plugin"
+#define PLUGIN_HEADER "built against the frozen ABI 1.0 header"
+#endif
+
 static const ropecheck_impl_t kImpl = {
-    sizeof(ropecheck_impl_t), /* the 1.0 size: ends before abi_minor */
+    sizeof(ropecheck_impl_t), /* the 1.0 size: ends before abi_minor (1.3: the 1.1 size) */
     ROPECHECK_ABI_VERSION,
-    "abi_1_0_plugin",
-    "built against the frozen ABI 1.0 header: default scheme, f32, angles in double",
+    PLUGIN_NAME,
+    PLUGIN_HEADER ": default scheme, f32, angles in double",
     {sizeof(ropecheck_caps_t), (1u << ROPECHECK_LAYOUT_INTERLEAVED) | (1u << ROPECHECK_LAYOUT_HALF_SPLIT),
      1u << ROPECHECK_DTYPE_F32, 1u << ROPECHECK_SCHEME_DEFAULT, 4096,
      ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE | ROPECHECK_CAP_INVERSE | ROPECHECK_CAP_PARTIAL_ROTARY |
@@ -78,6 +90,11 @@ static const ropecheck_impl_t kImpl = {
     apply,
     NULL,
     NULL,
+#ifdef ROPECHECK_ABI_VERSION_MINOR
+    ROPECHECK_ABI_VERSION_MINOR, /* 3 */
+    0u,
+    {0}, /* no policy extension: the 1.0 defaults */
+#endif
 };
 static const ropecheck_impl_t* const kTable[] = {&kImpl};
 

@@ -1,0 +1,111 @@
+#include "core/cases/kv_write_case.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+
+#include "core/cases/buffers.h"
+#include "core/cases/rng.h"
+
+namespace ropecheck {
+namespace {
+
+// The stream of the write's draws: the plain case's draws are untouched.
+constexpr std::uint64_t kKvStream = 0x6b76'7772'6974'6531ull;  // "kvwrite1"
+
+bool is_fp8(CacheDtype d) { return d == CacheDtype::kE4M3FN || d == CacheDtype::kE5M2; }
+
+}  // namespace
+
+std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy) {
+  if (c.kv_heads == 0 || c.tokens > kKvWriteMaxTokens || policy.cache_dtypes == 0) return std::nullopt;
+  Rng rng(c.seed ^ (static_cast<std::uint64_t>(c.suite) << 56), kKvStream + static_cast<std::uint64_t>(c.index));
+  KvWriteCase w;
+  std::vector<CacheDtype> dtypes;
+  for (int d = 0; d < kCacheDtypeCount; ++d)
+    if (policy.cache_dtypes & (1u << d)) dtypes.push_back(static_cast<CacheDtype>(d));
+  // Cycle through the declared dtypes with the index, so a suite covers each.
+  w.dtype = dtypes[static_cast<std::size_t>(c.index) % dtypes.size()];
+  static constexpr int kBlockSizes[] = {1, 16, 64};
+  w.block_size = rng.pick(kBlockSizes);
+  w.hnd = rng.chance(0.5);
+  w.kv_heads = c.kv_heads;
+  w.head_dim = c.shape.head_dim;
+  // Enough blocks for every token and a few more, so slots are scattered.
+  const std::int64_t needed = (c.tokens + w.block_size - 1) / w.block_size;
+  w.num_blocks = needed + rng.range(1, 3);
+  const std::int64_t d = w.head_dim, h = w.kv_heads, b = w.block_size;
+  if (w.hnd) {
+    w.slot_stride = d;
+    w.head_stride = b * d;
+  } else {
+    w.head_stride = d;
+    w.slot_stride = h * d;
+  }
+  w.block_stride = b * h * d;
+  // Distinct slots from a shuffle of every slot (Fisher-Yates on the
+  // suite's own generator); padding tokens only where a real one remains.
+  std::vector<std::int64_t> all(static_cast<std::size_t>(w.num_blocks * b));
+  std::iota(all.begin(), all.end(), 0);
+  for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(i)]);
+  w.slots.assign(all.begin(), all.begin() + c.tokens);
+  for (std::int64_t t = 0; t < c.tokens && c.tokens > 1; ++t)
+    if (rng.chance(0.125)) w.slots[static_cast<std::size_t>(t)] = -1;
+  if (std::all_of(w.slots.begin(), w.slots.end(), [](std::int64_t s) { return s < 0; })) w.slots[0] = all[0];
+  // Scale kind among the declared ones; values: 1 for the 16-bit and fp32
+  // caches (kernel_abi.h), for fp8 the dequantization scales of vLLM's
+  // fused-cache test (k 0.7, v 1.3), 2^-4, and 0.01 (x / 0.01 saturates
+  // e4m3fn from |x| > 4.48). A multiplying kernel gets their reciprocals.
+  const bool per_head_ok = policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_HEAD);
+  const bool per_tensor_ok = policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_TENSOR);
+  w.scale_kind = per_head_ok && (!per_tensor_ok || rng.chance(0.5)) ? ROPECHECK_KV_SCALE_PER_HEAD
+                                                                     : ROPECHECK_KV_SCALE_PER_TENSOR;
+  const std::size_t n = w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? static_cast<std::size_t>(h) : 1;
+  static constexpr float kDequant[] = {0.7f, 1.3f, 0.0625f, 0.01f, 1.0f};
+  for (std::size_t i = 0; i < n; ++i) {
+    float ks = 1, vs = 1;
+    if (is_fp8(w.dtype)) {
+      ks = rng.pick(kDequant);
+      vs = rng.pick(kDequant);
+      if (policy.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY) {
+        ks = 1.0f / ks;
+        vs = 1.0f / vs;
+      }
+    }
+    w.k_scale.push_back(ks);
+    w.v_scale.push_back(vs);
+  }
+  w.v_seed = rng.bits();
+  return w;
+}
+
+ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
+  const std::size_t es = dtype_size(c.dtype);
+  ByteBuffer v(static_cast<std::size_t>(c.tokens * w.kv_heads * w.head_dim) * es);
+  Rng rng(w.v_seed);
+  for (std::int64_t i = 0; i < c.tokens * w.kv_heads * w.head_dim; ++i)
+    store_value(v.data(), i, c.dtype, draw_input(rng, c.dtype));
+  return v;
+}
+
+CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d) {
+  CacheWritePolicy r;
+  r.cache = d;
+  r.direction = p.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY ? ScaleDirection::kMultiply : ScaleDirection::kDivide;
+  r.saturate = p.saturate != 0;
+  r.via_storage = p.via_storage != 0;
+  return r;
+}
+
+std::string KvWriteCase::describe() const {
+  std::ostringstream os;
+  std::int64_t padding = std::count(slots.begin(), slots.end(), std::int64_t{-1});
+  os << "kv cache " << cache_dtype_name(dtype) << " " << (hnd ? "HND" : "NHD") << ", " << num_blocks
+     << " blocks of " << block_size << ", " << padding << " padding token(s), "
+     << (scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") << " scales k " << k_scale[0]
+     << " v " << v_scale[0];
+  return os.str();
+}
+
+}  // namespace ropecheck
