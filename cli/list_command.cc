@@ -7,6 +7,7 @@
 #include <utility>
 #include <string_view>
 
+#include "core/error_model/cache_write_budget.h"
 #include "impls/registry.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/policy.h"
@@ -84,6 +85,21 @@ std::string axes_text(std::uint32_t f) {
   return s.empty() ? "- (one position per token)" : s + " (M-RoPE / axial, ABI 1.3)";
 }
 
+// ABI 1.4: the fused operations a kernel grants and how it declares them.
+std::string fused_text(const ropecheck_impl_t& t) {
+  if (!(t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)) return "- (RoPE alone)";
+  const ropecheck_kv_policy_t& k = t.kv_policy;
+  std::string dtypes;
+  for (int d = 0; d < kCacheDtypeCount; ++d)
+    if (k.cache_dtypes & (1u << d)) dtypes += (dtypes.empty() ? "" : ",") + std::string(cache_dtype_name(static_cast<CacheDtype>(d)));
+  std::string kinds = bit_names(k.scale_kinds, {{1u << ROPECHECK_KV_SCALE_PER_TENSOR, "per-tensor"},
+                                                {1u << ROPECHECK_KV_SCALE_PER_HEAD, "per-head"}});
+  return "kv-cache-write (ABI 1.4): cache " + dtypes + "; " + kinds + " scales, " +
+         (k.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY ? "round(x * scale)" : "round(x / scale)") +
+         (k.saturate ? ", saturating" : ", not saturating") +
+         (k.via_storage ? ", k as stored" : ", k from the rotation's fp32");
+}
+
 }  // namespace
 
 CLI::App* add_list_command(CLI::App& app) {
@@ -103,6 +119,7 @@ int run_list() {
               << "\n  head_dim: <= " << impl->caps.max_head_dim
               << "\n  flags:    " << flags_text(impl->caps.flags)
               << "\n  axes:     " << axes_text(impl->caps.flags)
+              << "\n  fused:    " << fused_text(*impl)
               << "\n  policy:   " << policy_text(policy_of(*impl)) << "\n";
   }
   return 0;

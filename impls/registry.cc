@@ -20,7 +20,10 @@ const std::vector<RegisteredImpl>& rows() {
     std::vector<RegisteredImpl> v = {
         {impl::scalar_naive_impl()}, {impl::scalar_rotate_half_impl()}, {impl::scalar_complex_impl()},
         {impl::scalar_cached_impl()}, {impl::simd_cache_impl()},        {impl::simd_otf_impl()},
+        {impl::scalar_fused_kv_vllm_impl()},
     };
+    // The other fused arithmetic, selected by name (its own ctest gates it).
+    v.push_back({impl::scalar_fused_kv_flashinfer_impl(), "", false});
 #ifdef ROPECHECK_HAVE_CUDA
     // Only where a device exists: without one there is nothing to run them on.
     if (impl::cuda_device_available()) {

@@ -22,6 +22,7 @@
 #include "impls/kernel_support/pair_axes.h"
 #include "impls/kernel_support/token_offsets.h"
 #include "impls/policy/storage_arith.h"
+#include "mutants/kv_write_mutants.h"
 #include "mutants/policy_mutants.h"
 
 namespace ropecheck::mutant {
@@ -321,7 +322,9 @@ const ropecheck_impl_t* mutant_impl(Bug bug) {
     for (int i = 0; i < kBugCount; ++i) {
       kernels[i].bug = kBugs[i].bug;
       const impl::PolicyKernel* policy_row = policy_mutant(kBugs[i].bug);
-      t[i] = policy_row ? impl::policy_kernel_table(policy_row) : table_of(&kernels[i], kBugs[i]);
+      t[i] = policy_row                         ? impl::policy_kernel_table(policy_row)
+             : is_kv_write_bug(kBugs[i].bug) ? kv_write_mutant_table(kBugs[i], &t[0])
+                                             : table_of(&kernels[i], kBugs[i]);
     }
     return t;
   }();

@@ -109,7 +109,21 @@ namespace ropecheck::mutant {
   X(axis_frequencies_shared, "per-axis frequencies (axial vision RoPE) computed over the whole rotary_dim",  \
     "ConformsToReference", "")                                                                               \
   X(axis_stride_ignored, "axis row a of the positions read at a * num_tokens, position_axis_stride ignored", \
-    "ConformsToReference", "")
+    "ConformsToReference", "")                                                                               \
+  X(kv_padding_writes_last_slot, "KV-cache write: a padding token's slot -1 taken as the last slot "           \
+    "(-1 // block_size, -1 % block_size: vLLM #43810)", "LeavesTheRestOfTheCacheUnchanged", "")                \
+  X(kv_scales_swapped, "KV-cache write: k quantized with v_scale and v with k_scale (SGLang PR #26852)",      \
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_scale_direction_flipped, "KV-cache write: x * scale where the table declares x / scale (vLLM's "       \
+    "convention read as FlashInfer's)", "CachesTheRotatedKAndV", "")                                          \
+  X(kv_scale_ignored, "KV-cache write: the scale never applied, the default 1.0 kept (vLLM PR #34863)",       \
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_pass_through_not_cached, "KV-cache write: partial rotary's pass-through channels of k not copied "     \
+    "into the cache (SGLang PR #22868)", "CachesTheRotatedKAndV", "")                                         \
+  X(kv_unrotated_k_cached, "KV-cache write: the cache written from k before its rotation",                   \
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_padding_skips_rotation, "KV-cache write: a padding token returns before its q and k are rotated "     \
+    "(vLLM's concat_and_cache_mla_rope_fused: `if (!has_slot_mapping) return;`)", "ConformsToReference", "")
 
 #define ROPECHECK_MUTANT_ENUM(name, text, props, suite) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };

@@ -26,6 +26,8 @@ PropertyResult writes_only_its_views(const ropecheck_impl_t&, CaseContext&);
 PropertyResult depends_only_on_per_axis_offsets(const ropecheck_impl_t&, CaseContext&);
 PropertyResult is_axis_separable(const ropecheck_impl_t&, CaseContext&);
 PropertyResult reduces_to_1d_when_axes_agree(const ropecheck_impl_t&, CaseContext&);
+PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t&, CaseContext&);
+PropertyResult leaves_the_rest_of_the_cache_unchanged(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
 constexpr std::uint32_t kAnyAxisForm = kAxisAssignmentCaps;
@@ -60,6 +62,12 @@ constexpr Property kProperties[] = {
      is_axis_separable, 0, 0, false, kAnyAxisForm},
     {"ReducesTo1dWhenAxesAgree", "multi-axis, shared frequencies: every axis at p is the 1D RoPE of p",
      reduces_to_1d_when_axes_agree, 0, 0, false, kAnyAxisForm},
+    {"CachesTheRotatedKAndV",
+     "KV-cache write: each token's slot holds its rotated k (pass-through too) and v, scaled and rounded as declared",
+     caches_the_rotated_k_and_v, ROPECHECK_CAP_KV_CACHE_WRITE},
+    {"LeavesTheRestOfTheCacheUnchanged",
+     "KV-cache write: no byte outside the written slots changes (padding tokens write nothing)",
+     leaves_the_rest_of_the_cache_unchanged, ROPECHECK_CAP_KV_CACHE_WRITE},
 };
 }  // namespace
 

@@ -65,7 +65,7 @@ std::string apply(const ropecheck_impl_t* impl, Call& c, ropecheck_status_t* st)
   return err;
 }
 
-TEST(ImplAbi, RegistryListsTheScalarAndSimdKernels) {
+TEST(ImplAbi, RegistryListsTheScalarSimdAndFusedKernels) {
   std::vector<std::string> names;
   for (const auto* impl : builtin_impls()) {
     names.push_back(impl->name);
@@ -74,7 +74,7 @@ TEST(ImplAbi, RegistryListsTheScalarAndSimdKernels) {
     EXPECT_NE(impl->apply, nullptr);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"scalar_naive", "scalar_rotate_half", "scalar_complex",
-                                             "scalar_cached", "simd_cache", "simd_otf"}));
+                                             "scalar_cached", "simd_cache", "simd_otf", "scalar_fused_kv_vllm"}));
   EXPECT_EQ(find_impl("nope"), nullptr);
 }
 

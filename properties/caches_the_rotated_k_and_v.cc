@@ -1,0 +1,73 @@
+// Rope/CachesTheRotatedKAndV: a kernel fused with the KV-cache write (ABI
+// 1.4) writes, for every token with a slot, the rotated k (never the
+// unrotated one; its pass-through channels copied too) and the v into that
+// slot's entry, each scaled and rounded as its kv_policy declares: every
+// code within E9's admissible codes (docs/ERROR_MODEL.md), read from the
+// cache's bytes. The bug classes: the scale direction or the k and v scales
+// confused (vLLM PR #34863, SGLang PR #26852), partial rotary's pass-through
+// channels not cached (SGLang PR #22868), the cache written from k before
+// its rotation, a padding token's k landing in a real slot (vLLM #43810).
+#include <algorithm>
+#include <string>
+
+#include "core/error_model/cache_write_budget.h"
+#include "properties/kv_cache_entries.h"
+#include "properties/property_helpers.h"
+#include "ropecheck/policy.h"
+
+namespace ropecheck::prop {
+
+PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  const Case& c = ctx.spec();
+  if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
+  KernelRun r;
+  if (auto f = call_or_fail(impl, c, ctx.inputs(), &r)) return *f;
+  if (!r.kv) return PropertyResult::skip("no cache write: the case has no k, or more than " +
+                                         std::to_string(kKvWriteMaxTokens) + " tokens");
+  const KvRun& kv = *r.kv;
+  const KvWriteCase& w = kv.spec;
+  const CacheWritePolicy policy = cache_write_policy(impl.kv_policy, w.dtype);
+  const ReferenceResult& ref = ctx.reference();
+  const ErrorModel em = case_error_model(policy_of(impl), c, ref.attention_factor);
+  const Geometry g = geometry(c);
+  const QkBuffers& in = ctx.inputs();
+  double worst = 0;
+  std::string first;
+  auto judge = [&](bool k, std::int64_t t, int h, int j, double exact, double pre) {
+    const float scale = k ? w.k_scale_of(h) : w.v_scale_of(h);
+    const std::uint32_t code = cache_code(k ? kv.k_cache : kv.v_cache, w.offset(w.slots[static_cast<std::size_t>(t)], h, j), w.dtype);
+    const CacheElementBudget b = cache_element_budget(exact, pre, c.dtype, scale, policy);
+    const std::int64_t out = b.steps_outside(code, w.dtype);
+    if (out > 0 && first.empty())
+      first = cache_element_name(c, w, k, t, h, j) + ": " + explain_cache_element(code, b, w.dtype) + " (" +
+              w.describe() + ")";
+    worst = std::max(worst, static_cast<double>(out));
+  };
+  // k's rotated channels, on the judged tokens, against the exact rotated k
+  // and the rotation's budget before its store.
+  for (const ReferenceElement& e : ref.elements(1)) {
+    if (w.slots[static_cast<std::size_t>(e.token)] < 0) continue;
+    const BudgetTerms bt = em.terms(e.terms);
+    judge(true, e.token, e.head, e.channel, e.terms.value, bt.angle + bt.trig + bt.prods + bt.fin);
+  }
+  // k's pass-through channels (exact: the input), and v, on every token.
+  const ropecheck_dtype_t dt = c.dtype;
+  for (std::int64_t t = 0; t < c.tokens; ++t) {
+    if (w.slots[static_cast<std::size_t>(t)] < 0) continue;
+    for (int h = 0; h < c.kv_heads; ++h) {
+      for (int j = c.shape.rotary_dim; j < c.shape.head_dim; ++j)
+        judge(true, t, h, j, stored_value(in, 1, g.offset(1, t, h, j), dt), 0.0);
+      for (int j = 0; j < c.shape.head_dim; ++j)
+        judge(false, t, h, j,
+              load_as_double(kv.v.data(), static_cast<std::size_t>((t * c.kv_heads + h) * c.shape.head_dim + j), dt),
+              0.0);
+    }
+  }
+  if (!first.empty())
+    return PropertyResult::fail(first + "; worst " + std::to_string(static_cast<long long>(worst)) +
+                                    " code(s) outside",
+                                1 + worst);
+  return {};
+}
+
+}  // namespace ropecheck::prop

@@ -1,0 +1,25 @@
+// What the KV-cache properties share: the cache write of a kernel's run on a
+// case, entry by entry. A written entry is (token, kv head) with slot >= 0;
+// each holds head_dim channels of k and of v.
+#ifndef ROPECHECK_PROPERTIES_KV_CACHE_ENTRIES_H_
+#define ROPECHECK_PROPERTIES_KV_CACHE_ENTRIES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/kernel/kernel_call.h"
+
+namespace ropecheck::prop {
+
+// The code of element `i` of a cache of dtype d.
+std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, CacheDtype d);
+// "k_cache[slot 17 (block 1, entry 1), head 0, channel 3] of token 2 at position 77"
+std::string cache_element_name(const Case& c, const KvWriteCase& w, bool k, std::int64_t token, int head,
+                               int channel);
+// Per byte of a cache: whether a written entry covers it.
+std::vector<bool> written_bytes(const KvWriteCase& w);
+
+}  // namespace ropecheck::prop
+
+#endif  // ROPECHECK_PROPERTIES_KV_CACHE_ENTRIES_H_
