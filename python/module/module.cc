@@ -14,6 +14,9 @@ PYBIND11_MODULE(_core, m) {
   using namespace ropecheck::python;
   m.doc() = "ropecheck's C++ core (use the ropecheck package, not this module directly)";
   m.attr("ABI_VERSION") = ROPECHECK_ABI_VERSION;
+  // The pybind11 the module was built with: before 2.12 it reads numpy 1's
+  // array structs only (ropecheck/__init__.py refuses numpy 2 then).
+  m.attr("PYBIND11_VERSION") = py::make_tuple(PYBIND11_VERSION_MAJOR, PYBIND11_VERSION_MINOR, PYBIND11_VERSION_PATCH);
 
   py::register_exception<KernelContractError>(m, "KernelContractError", PyExc_TypeError);
 

@@ -30,6 +30,25 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _core
 
+
+def _refuse_unreadable_numpy() -> None:
+    """pybind11 reads numpy's array structs with its own definitions; before
+    2.12 it knows only numpy 1's layout (pybind11 2.12.0 changelog: "NumPy 2.0
+    support"), and numpy 2 arrays then reach the core as garbage without an
+    error: every verdict would be wrong. Refused at import, naming the fix."""
+    import numpy
+
+    major = int(numpy.__version__.split(".")[0])
+    built = tuple(_core.PYBIND11_VERSION)
+    if major >= 2 and built[:2] < (2, 12):
+        raise ImportError(
+            f"ropecheck: this module was built with pybind11 {'.'.join(map(str, built))}, which reads numpy 2 "
+            f"arrays wrongly, and numpy {numpy.__version__} is installed; use numpy < 2 (Debian's python3-numpy, "
+            f"what the module is built for) or rebuild the module with pybind11 >= 2.12")
+
+
+_refuse_unreadable_numpy()
+
 __all__ = [
     "check", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure", "FuzzResult",
     "KernelContractError", "RopeCall", "RopeConfig", "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES",
