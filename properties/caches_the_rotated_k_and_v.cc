@@ -19,11 +19,8 @@ namespace ropecheck::prop {
 
 PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseContext& ctx) {
   const Case& c = ctx.spec();
-  if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   KernelRun r;
-  if (auto f = call_or_fail(impl, c, ctx.inputs(), &r)) return *f;
-  if (!r.kv) return PropertyResult::skip("no cache write: the case has no k, or more than " +
-                                         std::to_string(kKvWriteMaxTokens) + " tokens");
+  if (auto s = call_with_kv_write(impl, ctx, &r)) return *s;
   const KvRun& kv = *r.kv;
   const KvWriteCase& w = kv.spec;
   const CacheWritePolicy policy = cache_write_policy(impl.kv_policy, w.dtype);

@@ -2,7 +2,19 @@
 
 #include <cstring>
 
+#include "properties/property_helpers.h"
+
 namespace ropecheck::prop {
+
+std::optional<PropertyResult> call_with_kv_write(const ropecheck_impl_t& impl, CaseContext& ctx, KernelRun* r) {
+  const Case& c = ctx.spec();
+  if (auto s = skip_outside_capabilities(impl, {&c})) return s;
+  if (auto f = call_or_fail(impl, c, ctx.inputs(), r)) return f;
+  if (!r->kv)
+    return PropertyResult::skip("no cache write: the case has no k, or more than " +
+                                std::to_string(kKvWriteMaxTokens) + " tokens");
+  return std::nullopt;
+}
 
 std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, CacheDtype d) {
   const std::size_t es = cache_dtype_size(d);

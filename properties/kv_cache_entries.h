@@ -5,13 +5,19 @@
 #define ROPECHECK_PROPERTIES_KV_CACHE_ENTRIES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/kernel/kernel_call.h"
+#include "properties/property.h"
 
 namespace ropecheck::prop {
 
+// Calls the kernel on the context's case with its cache write: nullopt with
+// r->kv set, or what to report instead (the case outside the kernel's
+// capabilities, a failing call, or a case that carries no write).
+std::optional<PropertyResult> call_with_kv_write(const ropecheck_impl_t& impl, CaseContext& ctx, KernelRun* r);
 // The code of element `i` of a cache of dtype d.
 std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, CacheDtype d);
 // "k_cache[slot 17 (block 1, entry 1), head 0, channel 3] of token 2 at position 77"

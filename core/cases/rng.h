@@ -71,5 +71,4 @@ class Rng : public Choices {
 
 }  // namespace ropecheck
 
-
 #endif  // ROPECHECK_CORE_CASES_RNG_H_
