@@ -8,6 +8,7 @@
 #include "reference/rounding.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
+#include "ropecheck/kv_write.h"
 
 namespace ropecheck {
 namespace {
@@ -68,14 +69,7 @@ const char* cache_dtype_name(CacheDtype d) {
   return "?";
 }
 
-std::size_t cache_dtype_size(CacheDtype d) {
-  switch (d) {
-    case CacheDtype::kF32: return 4;
-    case CacheDtype::kF16:
-    case CacheDtype::kBF16: return 2;
-    default: return 1;
-  }
-}
+std::size_t cache_dtype_size(CacheDtype d) { return kv_dtype_size(static_cast<std::uint32_t>(d)); }
 
 std::int64_t code_ordinal(std::uint32_t code, CacheDtype d) {
   // Every format here is sign-magnitude with magnitudes ordered as their

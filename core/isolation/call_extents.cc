@@ -71,21 +71,14 @@ std::int64_t kv_v_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_w
 }  // namespace
 
 std::string kv_write_insane(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
+  // The ABI's own rules (ropecheck/kv_write.h, the check kernels make), then
+  // what copying needs: extents isolation can map.
+  if (const char* why = kv_write_error(w, p.num_tokens, p.num_kv_heads, p.head_dim)) return why;
   constexpr std::int64_t kMax = std::int64_t{1} << 34;
-  if (w.struct_size < sizeof w) return "kv_write.struct_size";
-  if (w.cache_dtype >= ROPECHECK_KV_DTYPE_COUNT) return "kv_write.cache_dtype";
-  if (w.num_blocks <= 0 || w.num_blocks > kMax || w.block_size <= 0 || w.block_size > (1 << 20))
-    return "kv_write.num_blocks/block_size";
-  if (w.block_stride < 0 || w.slot_stride < 0 || w.head_stride < 0 || w.block_stride > kMax || w.slot_stride > kMax ||
-      w.head_stride > kMax)
-    return "kv_write strides";
-  if (p.num_kv_heads <= 0 || p.num_tokens <= 0) return "kv_write without k";
-  if (!w.k_cache || !w.slot_mapping || !w.k_scale || !w.v_scale || (w.v_cache == nullptr) != (w.v == nullptr))
-    return "kv_write pointers";
-  if (w.scale_kind >= ROPECHECK_KV_SCALE_KIND_COUNT) return "kv_write.scale_kind";
-  if (w.v && (w.v_token_stride < 0 || w.v_head_stride < 0 || w.v_token_stride > kMax || w.v_head_stride > kMax))
-    return "kv_write v strides";
-  if (kv_cache_extent(p, w) > kMax) return "kv_write cache extent";
+  if (w.num_blocks > kMax || w.block_size > (1 << 20) || w.block_stride > kMax || w.slot_stride > kMax ||
+      w.head_stride > kMax || w.v_token_stride > kMax || w.v_head_stride > kMax || w.v_token_stride < 0 ||
+      w.v_head_stride < 0 || kv_cache_extent(p, w) > kMax)
+    return "kv_write extents";
   return {};
 }
 

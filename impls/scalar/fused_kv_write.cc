@@ -53,10 +53,9 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
   // before the call rotates them (in place, k_in is k_out).
   std::vector<float> k32;
   if (S == Style::kFlashInfer && w != nullptr && T > 0) {
-    // Dense fp32 copies of q and k (q: the rotation needs one; its result is
-    // not used), rotated by the same kernel in fp32.
-    std::vector<float> q_in(static_cast<std::size_t>(T * p->num_q_heads * D)), k_in(static_cast<std::size_t>(T * H * D));
-    std::vector<float> q_out(q_in.size());
+    // A dense fp32 copy of k, rotated by the same kernel in fp32 (no q: a
+    // call may have none, num_q_heads 0).
+    std::vector<float> k_in(static_cast<std::size_t>(T * H * D));
     k32.resize(k_in.size());
     const std::int64_t seq = p->struct_size >= ROPECHECK_APPLY_PARAMS_SIZE_1_2 ? p->seq_len : 0;
     for (std::int64_t t = 0; t < T; ++t) {
@@ -67,10 +66,8 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
     }
     ropecheck_apply_params_t fp = rotation_only(*p);
     fp.dtype = ROPECHECK_DTYPE_F32;
-    fp.q_in = q_in.data();
-    fp.q_out = q_out.data();
-    fp.q_token_stride = static_cast<std::int64_t>(p->num_q_heads) * D;
-    fp.q_head_stride = D;
+    fp.num_q_heads = 0;
+    fp.q_in = fp.q_out = nullptr;
     fp.k_in = k_in.data();
     fp.k_out = k32.data();
     fp.k_token_stride = static_cast<std::int64_t>(H) * D;
