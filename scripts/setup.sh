@@ -27,6 +27,7 @@ packages=(
   python3-torch                     # python/golden_checks/check_torch.py: real framework code on golden inputs
   python3-dev pybind11-dev python3-pytest   # the ropecheck Python module and its tests
   libssl-dev                        # SHA-256 of golden files (OpenSSL EVP)
+  libseccomp-dev                    # a kernel call's processes held in its tree (core/isolation/descendant_hold)
   chromium                          # renders the HTML report in a test
   libxml2-utils                     # xmllint validates the JUnit output in a test
 )

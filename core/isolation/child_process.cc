@@ -48,7 +48,7 @@ ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std:
   End end = wait_for_child(f.pid, f.fd, o.timeout_seconds, &info);
   if (end == End::kReturned) end = wait_until_stopped(f.pid, deadline, &info);
   ChildRun run;
-  if (end == End::kReturned && o.check_leftovers) run.failure = leftovers(f.pid);
+  if (end == End::kReturned && o.check_leftovers) run.failure = leftovers(f.pid, *shared);
   if (end == End::kReturned && run.failure.empty()) run.failure = state_left_failure(*shared);
   sweep(f.pid);  // everything the call started is dead from here on
   forget_child(f);

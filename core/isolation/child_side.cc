@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/isolation/descendant_hold.h"
 #include "core/isolation/fp_env.h"
 #include "core/isolation/host_guard.h"
 
@@ -153,6 +155,8 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent is already gone
+  shared->hold_failure[0] = '\0';
+  shared->descendants_held = hold_descendants(shared->hold_failure, sizeof shared->hold_failure) ? 1 : 0;
   clear_host_guards_in_child();
   // What the kernel prints to standard output goes to ropecheck's standard
   // error: never into the report on standard output (a kernel's debug line
@@ -297,6 +301,11 @@ void serve_calls(ChildShared* shared, int fd, double memory_limit_gib,
     const ssize_t k = ::recv(fd, &c, 1, 0);
     if (k < 0 && errno == EINTR) continue;
     if (k != 1) ::_exit(0);  // the parent closed its end: it retired this worker
+    // Processes an earlier call left that were reparented here and have
+    // ended since (the call found nothing running, or it was retired):
+    // reaped, so zombies never pile up in a worker.
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
     arm_call(shared, memory_limit_gib, true);
     if (shared->arm_errno == 0) {
       shared->status = body(shared->message, sizeof shared->message);

@@ -58,6 +58,12 @@ struct ChildShared {
   std::uint64_t inherited_as;
   std::uint64_t vm_base;   // the worker's address space when it started (bytes)
   std::uint64_t vm_after;  // and after its last call
+  // 1 when the child holds its descendants (core/isolation/descendant_hold.h):
+  // whatever the call leaves running is found under the child. Otherwise
+  // hold_failure says why, and a process found among ropecheck's own
+  // children is blamed on this call only by elimination.
+  int descendants_held;
+  char hold_failure[160];
   char message[1024];
 };
 

@@ -269,7 +269,7 @@ std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, c
   return {};
 }
 
-std::string leftovers(pid_t child) {
+std::string leftovers(pid_t child, const ChildShared& s) {
   int threads = live_threads(child);
   // A thread that was just joined may take a moment to leave /proc.
   for (int i = 0; i < 50 && threads > 1; ++i) {
@@ -280,14 +280,26 @@ std::string leftovers(pid_t child) {
     return "left " + std::to_string(threads - 1) +
            " thread(s) running after it returned (work not finished when apply returns could still change "
            "what is judged; join every thread before returning)";
-  if (const auto kids = children_of(child, true); !kids.empty())
-    return "left a child process (pid " + std::to_string(kids[0]) + ") running after it returned";
-  // ropecheck's own children (live workers) first, so only the rest is read.
+  // The child leads its own process group; an orphan of its tree that left
+  // that group (setsid) was reparented to the child, which holds its
+  // descendants (core/isolation/descendant_hold.h).
+  for (pid_t kid : children_of(child, true)) {
+    if (::getpgid(kid) != child)
+      return "started a process (pid " + std::to_string(kid) + ") that left its process group and was still running";
+    return "left a child process (pid " + std::to_string(kid) + ") running after it returned";
+  }
+  if (s.descendants_held) return {};  // nothing of this call can be among ropecheck's own children
+  // Without the hold, an orphan reaches ropecheck itself. It is this call's
+  // only if no other call ran meanwhile, which this process cannot tell.
   std::vector<pid_t> strays = children_of(::getpid(), false);
   strays.erase(std::remove_if(strays.begin(), strays.end(), [](pid_t c) { return registered(c) || !process_alive(c); }),
                strays.end());
   if (!strays.empty())
-    return "started a process (pid " + std::to_string(strays[0]) + ") that left its process group and was still running";
+    return "started a process (pid " + std::to_string(strays[0]) +
+           ") that left its process group and was still running (or a call beside it did: calls cannot hold their "
+           "descendants here, " +
+           std::string(s.hold_failure, ::strnlen(s.hold_failure, sizeof s.hold_failure)) +
+           "; with --jobs 1 the blame is exact)";
   return {};
 }
 

@@ -54,8 +54,10 @@ End wait_until_stopped(pid_t pid, std::chrono::steady_clock::time_point deadline
 std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, const ChildOptions& o,
                          bool* interrupted);
 // What the child left running once its body returned: threads, children,
-// or processes that left its tree and were reparented here. Empty if none.
-std::string leftovers(pid_t child);
+// processes that left its process group (reparented to the child, which
+// holds its descendants), or, where the hold could not be set up (s says
+// why), processes reparented to ropecheck itself. Empty if none.
+std::string leftovers(pid_t child, const ChildShared& s);
 // What the body left changed in its process that its caller's arithmetic
 // would run in (the floating-point control state); empty if nothing.
 std::string state_left_failure(const ChildShared& s);

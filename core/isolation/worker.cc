@@ -104,7 +104,7 @@ ChildRun Worker::call(const ChildOptions& o) {
       run.failure = std::string("not run: its worker could not arm the guard pages of its buffers (mprotect: ") +
                     std::strerror(s.arm_errno) + ")";
     else if (o.check_leftovers)
-      run.failure = leftovers(pid_);
+      run.failure = leftovers(pid_, s);
     if (run.failure.empty()) run.failure = state_left_failure(s);
   }
   run.returned = end == End::kReturned && s.returned == 1;

@@ -7,12 +7,17 @@
 // pid and buffer addresses in its message; the misbehaving plugins through
 // the CLI are mutants/plugin_isolation_test.sh.
 #include <dirent.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +42,8 @@ enum Command : std::int64_t {
   kLeak400MiB,     // 400 MiB of address space, never freed
   kCloseAll,       // closes every descriptor from 3 up (as some libraries do before they daemonize)
   kSleepMs,        // sleeps positions[1] milliseconds
+  kDaemon,         // a daemon: fork, setsid, fork again, the middle process exits (its child an orphan)
+  kTryEscape,      // tries to undo the hold on its descendants (core/isolation/descendant_hold.h) and reports
 };
 
 constexpr int kTokens = 2, kHeadDim = 4;
@@ -82,6 +89,33 @@ ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, st
       break;
     case kHang: std::this_thread::sleep_for(std::chrono::seconds(30)); break;
     case kSleepMs: std::this_thread::sleep_for(std::chrono::milliseconds(pos[1])); break;
+    case kDaemon:
+      if (const pid_t mid = ::fork(); mid == 0) {
+        ::setsid();
+        if (::fork() == 0)
+          for (;;) ::pause();
+        ::_exit(0);
+      } else if (mid > 0) {
+        ::waitpid(mid, nullptr, 0);
+      }
+      break;
+    case kTryEscape: {
+      const int unset = ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0 ? 0 : errno;
+      int held = 0;
+      ::prctl(PR_GET_CHILD_SUBREAPER, &held, 0, 0, 0);
+      // clone(CLONE_PARENT): a sibling, the child of ropecheck itself.
+      const long sibling = ::syscall(SYS_clone, static_cast<unsigned long>(CLONE_PARENT | SIGCHLD), nullptr, nullptr,
+                                     nullptr, nullptr);
+      if (sibling == 0) ::_exit(0);
+      const int clone_parent = sibling > 0 ? 0 : errno;
+#if defined(SYS_clone3)
+      const int clone3 = ::syscall(SYS_clone3, nullptr, 0) == 0 ? 0 : errno;
+#else
+      const int clone3 = ENOSYS;
+#endif
+      std::snprintf(err, n, "unset=%d held=%d clone_parent=%d clone3=%d", unset, held, clone_parent, clone3);
+      return ROPECHECK_OK;
+    }
     case kReadAddress: {
       const volatile char c = *reinterpret_cast<const volatile char*>(static_cast<std::uintptr_t>(pos[1]));
       (void)c;
@@ -305,6 +339,51 @@ TEST(Worker, AWorkerSeesNeitherAnotherWorkersMemoryNorItsSocket) {
   EXPECT_EQ(reach.message.rfind("isolated call: crashed with signal 11 (an access to memory it was not given", 0), 0u)
       << reach.message;
   retire_workers();
+}
+
+// What a call leaves running is found under the call's own process (the
+// hold of core/isolation/descendant_hold.h), never among ropecheck's
+// children, so a call judged meanwhile on another thread is never blamed
+// for it (check --jobs; the daemon plugin beside a correct one in
+// mutants/plugin_isolation_test.sh).
+TEST(Worker, AnOrphanIsBlamedOnTheCallThatLeftItAndOnNoCallBesideIt) {
+  for (const IsolationMode mode : {IsolationMode::kWorker, IsolationMode::kFork}) {
+    SCOPED_TRACE(isolation_mode_name(mode));
+    std::vector<Report> daemons, beside;
+    std::thread a([&] {
+      const ropecheck_impl_t* t = isolated_probe(mode);
+      for (int i = 0; i < 8; ++i) daemons.push_back(call(t, kDaemon));
+      retire_workers();
+    });
+    std::thread b([&] {
+      const ropecheck_impl_t* t = isolated_probe(mode);
+      for (int i = 0; i < 40; ++i) beside.push_back(call(t, kSleepMs, 2));
+      retire_workers();
+    });
+    a.join();
+    b.join();
+    for (const Report& r : daemons) {
+      EXPECT_EQ(r.status, ROPECHECK_INTERNAL_ERROR);
+      EXPECT_NE(r.message.find("that left its process group and was still running"), std::string::npos) << r.message;
+      EXPECT_EQ(r.message.find("or a call beside it did"), std::string::npos) << "the blame is exact: " << r.message;
+    }
+    for (const Report& r : beside) EXPECT_EQ(r.status, ROPECHECK_OK) << r.message;
+  }
+}
+
+// The hold cannot be undone from inside a call: clearing the subreaper
+// attribute and clone(CLONE_PARENT) are refused, clone3 (whose flags a
+// seccomp filter cannot read) says ENOSYS so the C library falls back to
+// clone.
+TEST(Worker, ACallCannotUndoTheHoldOnItsDescendants) {
+  for (const IsolationMode mode : {IsolationMode::kWorker, IsolationMode::kFork}) {
+    SCOPED_TRACE(isolation_mode_name(mode));
+    const Report r = call(isolated_probe(mode), kTryEscape);
+    ASSERT_EQ(r.status, ROPECHECK_OK) << r.message;
+    EXPECT_EQ(r.message, "unset=" + std::to_string(EPERM) + " held=1 clone_parent=" + std::to_string(EPERM) +
+                             " clone3=" + std::to_string(ENOSYS));
+    retire_workers();
+  }
 }
 
 }  // namespace
