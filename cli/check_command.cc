@@ -1,10 +1,14 @@
 #include "cli/check_command.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "cli/common_options.h"
 #include "cli/report_files.h"
@@ -16,7 +20,19 @@
 #include "properties/property.h"
 
 namespace ropecheck::cli {
+
 namespace {
+
+// The cores this process may run on (its CPU affinity mask, what nproc
+// counts), within --jobs' range: check's default, since the report does not
+// depend on --jobs and a gate on one thread left the other cores idle (#34).
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int n = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                               : static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(n, 1, 256);
+}
 
 // "i/n" with 1 <= i <= n <= 10^7, digits only.
 bool parse_shard(const std::string& s, int* index, int* count) {
@@ -71,7 +87,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_option("--shard", a.shard,
                     "Run shard i of n (i/n, 1 <= i <= n): the cases whose index % n == i - 1; "
                     "`ropecheck merge` joins the shards' --json reports");
-  check->add_option("--jobs", a.jobs, "Cases run in parallel (the report is the same for any N)")
+  a.jobs = usable_cores();  // the default: every core this process may run on
+  check->add_option("--jobs", a.jobs,
+                    "Cases run in parallel (default: the cores this process may run on; the report is the same for any N)")
       ->check(integer_in(1, 256))
       ->capture_default_str();
   check->add_option("--config", a.config_path,
