@@ -27,6 +27,7 @@ ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std:
         settle_for_next_call(shared, o.memory_limit_gib);
       }
       shared->status = body(shared->message, sizeof shared->message);
+      hold_signals_after_body();
       shared->message[sizeof shared->message - 1] = '\0';
       shared->returned = 1;
       record_fp_left(shared);

@@ -278,6 +278,12 @@ void settle_for_next_call(ChildShared* shared, double memory_limit_gib) {
   arm_call(shared, memory_limit_gib, /*worker=*/false);
 }
 
+void hold_signals_after_body() {
+  sigset_t all;
+  sigfillset(&all);
+  ::sigprocmask(SIG_BLOCK, &all, nullptr);
+}
+
 void flush_kernel_output() {
   std::fflush(stdout);
   std::fflush(stderr);
@@ -309,6 +315,7 @@ void serve_calls(ChildShared* shared, int fd, double memory_limit_gib,
     arm_call(shared, memory_limit_gib, true);
     if (shared->arm_errno == 0) {
       shared->status = body(shared->message, sizeof shared->message);
+      hold_signals_after_body();
       shared->message[sizeof shared->message - 1] = '\0';
       shared->returned = 1;
       record_fp_left(shared);

@@ -79,6 +79,12 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
 // call's in a worker) may have changed is set again.
 void arm_call(ChildShared* shared, double memory_limit_gib, bool worker);
 
+// Right after the body returned: every signal blocked, so one that its
+// work raises now (an alarm it left armed) waits, pending, where the checks
+// after the call see it (ChildShared::state_left), instead of ending the
+// process and failing a call that returned. The next call's arm_call
+// unblocks them; a worker holding one is replaced first.
+void hold_signals_after_body();
 // After the body: what it wrote through stdio reaches ropecheck's standard
 // error (where a child's standard output points, prepare_child) before the
 // process is stopped or killed.
