@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 #include <string_view>
 
 #include "core/error_model/cache_write_budget.h"
@@ -85,19 +86,42 @@ std::string axes_text(std::uint32_t f) {
   return s.empty() ? "- (one position per token)" : s + " (M-RoPE / axial, ABI 1.3)";
 }
 
-// ABI 1.4: the fused operations a kernel grants and how it declares them.
+// ABI 1.4 and 1.5: the fused operations a kernel grants and how it
+// declares them, one per line.
 std::string fused_text(const ropecheck_impl_t& t) {
-  if (!(t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)) return "- (RoPE alone)";
-  const ropecheck_kv_policy_t& k = t.kv_policy;
-  std::string dtypes;
-  for (int d = 0; d < kCacheDtypeCount; ++d)
-    if (k.cache_dtypes & (1u << d)) dtypes += (dtypes.empty() ? "" : ",") + std::string(cache_dtype_name(static_cast<CacheDtype>(d)));
-  std::string kinds = bit_names(k.scale_kinds, {{1u << ROPECHECK_KV_SCALE_PER_TENSOR, "per-tensor"},
-                                                {1u << ROPECHECK_KV_SCALE_PER_HEAD, "per-head"}});
-  return "kv-cache-write (ABI 1.4): cache " + dtypes + "; " + kinds + " scales, " +
-         (k.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY ? "round(x * scale)" : "round(x / scale)") +
-         (k.saturate ? ", saturating" : ", not saturating") +
-         (k.via_storage ? ", k as stored" : ", k from the rotation's fp32");
+  std::vector<std::string> parts;
+  if (t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
+    const ropecheck_kv_policy_t& k = t.kv_policy;
+    std::string dtypes;
+    for (int d = 0; d < kCacheDtypeCount; ++d)
+      if (k.cache_dtypes & (1u << d)) dtypes += (dtypes.empty() ? "" : ",") + std::string(cache_dtype_name(static_cast<CacheDtype>(d)));
+    std::string kinds = bit_names(k.scale_kinds, {{1u << ROPECHECK_KV_SCALE_PER_TENSOR, "per-tensor"},
+                                                  {1u << ROPECHECK_KV_SCALE_PER_HEAD, "per-head"}});
+    const std::uint32_t ck = t.kv_cache_kinds ? t.kv_cache_kinds : 1u << ROPECHECK_KV_CACHE_K_AND_V;
+    const std::string caches = bit_names(ck, {{1u << ROPECHECK_KV_CACHE_K_AND_V, "K and V"},
+                                              {1u << ROPECHECK_KV_CACHE_MLA_JOINT, "MLA [kv_c | k_pe]"},
+                                              {1u << ROPECHECK_KV_CACHE_MLA_SPLIT, "MLA kv_c, k_pe apart"}});
+    parts.push_back("kv-cache-write (ABI 1.4): " + caches + " caches of " + dtypes + "; " + kinds + " scales, " +
+                    (k.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY ? "round(x * scale)" : "round(x / scale)") +
+                    (k.saturate ? ", saturating" : ", not saturating") +
+                    (k.via_storage ? ", k as stored" : ", k from the rotation's fp32"));
+  }
+  if (t.caps.flags & ROPECHECK_CAP_QK_NORM) {
+    const ropecheck_norm_policy_t& q = t.norm_policy;
+    const char* where = q.intermediate == ROPECHECK_NORM_ROUND_BEFORE_WEIGHT  ? "rounded to the activation dtype before the weight"
+                        : q.intermediate == ROPECHECK_NORM_ROUND_AFTER_WEIGHT ? "rounded to the activation dtype after the weight"
+                                                                              : "kept in fp32";
+    char ulp[32];
+    std::snprintf(ulp, sizeof ulp, "%g", q.rsqrt_max_ulp > 0 ? q.rsqrt_max_ulp : 1.0);
+    parts.push_back("qk-norm (ABI 1.5): per-head RMSNorm before the rotation, weight " +
+                    bit_names(q.weight_forms, {{1u << ROPECHECK_NORM_WEIGHT_W, "w"},
+                                               {1u << ROPECHECK_NORM_WEIGHT_ONE_PLUS_W, "1+w"}}) +
+                    ", " + where + ", rsqrt " + ulp + " ulp");
+  }
+  if (parts.empty()) return "- (RoPE alone)";
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "\n            ") + p;
+  return out;
 }
 
 }  // namespace
@@ -120,7 +144,10 @@ int run_list() {
               << "\n  flags:    " << flags_text(impl->caps.flags)
               << "\n  axes:     " << axes_text(impl->caps.flags)
               << "\n  fused:    " << fused_text(*impl)
-              << "\n  policy:   " << policy_text(policy_of(*impl)) << "\n";
+              << "\n  policy:   " << policy_text(policy_of(*impl))
+              << (impl->max_position > 0 ? "\n  positions: |id| < " + std::to_string(impl->max_position) + " (max_position, ABI 1.5)"
+                                          : std::string())
+              << "\n";
   }
   return 0;
 }

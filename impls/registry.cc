@@ -20,10 +20,12 @@ const std::vector<RegisteredImpl>& rows() {
     std::vector<RegisteredImpl> v = {
         {impl::scalar_naive_impl()}, {impl::scalar_rotate_half_impl()}, {impl::scalar_complex_impl()},
         {impl::scalar_cached_impl()}, {impl::simd_cache_impl()},        {impl::simd_otf_impl()},
-        {impl::scalar_fused_kv_vllm_impl()},
+        {impl::scalar_fused_kv_vllm_impl()}, {impl::scalar_fused_qk_norm_vllm_impl()},
     };
-    // The other fused arithmetic, selected by name (its own ctest gates it).
+    // The other fused arithmetics, selected by name (their own ctest gates them).
     v.push_back({impl::scalar_fused_kv_flashinfer_impl(), "", false});
+    v.push_back({impl::scalar_fused_qk_norm_qwen3_impl(), "", false});
+    v.push_back({impl::scalar_fused_qk_norm_gemma_impl(), "", false});
 #ifdef ROPECHECK_HAVE_CUDA
     // Only where a device exists: without one there is nothing to run them on.
     if (impl::cuda_device_available()) {

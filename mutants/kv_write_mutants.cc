@@ -27,6 +27,58 @@ ropecheck_apply_params_t without_write(const ropecheck_apply_params_t& p) {
   return r;
 }
 
+// An MLA write (ABI 1.5) as vLLM makes it (sat(x / scale) of the stored
+// k_pe and kv_c, one scale), with an MLA row's bug.
+ropecheck_status_t write_mla(const KvKernel& k, const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w,
+                             char* err, std::size_t n) {
+  const std::int64_t T = p.num_tokens;
+  const int D = p.head_dim;
+  const float s = w.k_scale[0];
+  // The latent's first D channels rotated with k_pe's angles, for the row
+  // that rotates the nope part too: kv_c handed to the rotation as a k of
+  // one head.
+  std::vector<float> latent(static_cast<std::size_t>(T * w.latent_dim));
+  for (std::int64_t t = 0; t < T; ++t)
+    for (int c = 0; c < w.latent_dim; ++c)
+      latent[static_cast<std::size_t>(t * w.latent_dim + c)] = impl::load_f32(w.v, t * w.v_token_stride + c, p.dtype);
+  if (k.bug == Bug::mla_latent_rotated && D <= w.latent_dim) {
+    std::vector<float> part(static_cast<std::size_t>(T * D)), rotated(part.size()), q(part.size());
+    for (std::int64_t t = 0; t < T; ++t)
+      for (int c = 0; c < D; ++c) part[static_cast<std::size_t>(t * D + c)] = latent[static_cast<std::size_t>(t * w.latent_dim + c)];
+    ropecheck_apply_params_t rp = without_write(p);
+    rp.dtype = ROPECHECK_DTYPE_F32;
+    rp.num_q_heads = 1;
+    rp.q_in = part.data();
+    rp.q_out = q.data();
+    rp.k_in = part.data();
+    rp.k_out = rotated.data();
+    rp.q_token_stride = rp.k_token_stride = D;
+    rp.q_head_stride = rp.k_head_stride = D;
+    rp.seq_len = rp.q_seq_stride = rp.k_seq_stride = 0;
+    if (auto st = k.rotation->apply(k.rotation->ctx, &rp, err, n)) return st;
+    for (std::int64_t t = 0; t < T; ++t)
+      for (int c = 0; c < D; ++c) latent[static_cast<std::size_t>(t * w.latent_dim + c)] = rotated[static_cast<std::size_t>(t * D + c)];
+  }
+  const std::int64_t seq = p.seq_len;
+  void* latent_cache = w.cache_kind == ROPECHECK_KV_CACHE_MLA_JOINT ? w.k_cache : w.v_cache;
+  for (std::int64_t t = 0; t < T; ++t) {
+    const std::int64_t slot = w.slot_mapping[t];
+    if (slot < 0) continue;
+    const std::int64_t row = seq > 0 ? (t / seq) * p.k_seq_stride + (t % seq) * p.k_token_stride : t * p.k_token_stride;
+    // [k_pe | kv_c] where the cache is [kv_c | k_pe]: the entry's order swapped.
+    const bool swapped = k.bug == Bug::mla_entry_order_swapped && w.cache_kind == ROPECHECK_KV_CACHE_MLA_JOINT;
+    for (int c = 0; c < D; ++c) {
+      const std::int64_t at = swapped ? mla_latent_offset(w, slot, c) : mla_k_pe_offset(w, slot, c);
+      impl::store_kv(w.k_cache, at, w.cache_dtype, impl::load_f32(p.k_out, row + c, p.dtype) / s, true);
+    }
+    for (int c = 0; c < w.latent_dim; ++c) {
+      const std::int64_t at = swapped ? mla_latent_offset(w, slot, D + c) : mla_latent_offset(w, slot, c);
+      impl::store_kv(latent_cache, at, w.cache_dtype, latent[static_cast<std::size_t>(t * w.latent_dim + c)] / s, true);
+    }
+  }
+  return ROPECHECK_OK;
+}
+
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const KvKernel& k = *static_cast<const KvKernel*>(ctx);
   if (auto s = impl::check_apply(k.caps, p, err, n)) return s;
@@ -61,9 +113,13 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
       for (int h = 0; h < H; ++h)
         for (int c = 0; c < D; ++c) k_kept.push_back(impl::load_f32(p->k_in, k_row(t) + h * p->k_head_stride + c, p->dtype));
     }
-  const ropecheck_apply_params_t rp = without_write(*p);
+  ropecheck_apply_params_t rp = without_write(*p);
+  // MLA's rope head with only its first half rotated (a partial rotary
+  // factor of 0.5 meant for other layers applied to qk_rope_head_dim).
+  if (w && kv_is_mla(*w) && k.bug == Bug::mla_rope_half_the_dims) rp.rotary_dim = p->rotary_dim / 2 / 2 * 2;
   if (auto s = k.rotation->apply(k.rotation->ctx, &rp, err, n)) return s;
   if (w == nullptr) return ROPECHECK_OK;
+  if (kv_is_mla(*w)) return write_mla(k, *p, *w, err, n);
   if (skips) {
     std::size_t qi = 0, ki = 0;
     for (std::int64_t t = 0; t < T; ++t) {
@@ -114,9 +170,16 @@ bool is_kv_write_bug(Bug bug) {
     case Bug::kv_scale_ignored:
     case Bug::kv_pass_through_not_cached:
     case Bug::kv_unrotated_k_cached:
-    case Bug::kv_padding_skips_rotation: return true;
+    case Bug::kv_padding_skips_rotation:
+    case Bug::mla_rope_half_the_dims:
+    case Bug::mla_latent_rotated:
+    case Bug::mla_entry_order_swapped: return true;
     default: return false;
   }
+}
+
+bool is_mla_bug(Bug bug) {
+  return bug == Bug::mla_rope_half_the_dims || bug == Bug::mla_latent_rotated || bug == Bug::mla_entry_order_swapped;
 }
 
 ropecheck_impl_t kv_write_mutant_table(const BugInfo& info, const ropecheck_impl_t* rotation) {
@@ -131,6 +194,10 @@ ropecheck_impl_t kv_write_mutant_table(const BugInfo& info, const ropecheck_impl
                                           nullptr, &k);
   t.kv_policy = ropecheck_kv_policy_t{sizeof(ropecheck_kv_policy_t), (1u << ROPECHECK_KV_DTYPE_COUNT) - 1u,
                                       (1u << ROPECHECK_KV_SCALE_KIND_COUNT) - 1u, ROPECHECK_KV_SCALE_DIVIDE, 1u, 1u};
+  // The MLA rows write MLA's caches alone (ABI 1.5), so every write they
+  // make shows their bug.
+  if (is_mla_bug(info.bug))
+    t.kv_cache_kinds = (1u << ROPECHECK_KV_CACHE_MLA_JOINT) | (1u << ROPECHECK_KV_CACHE_MLA_SPLIT);
   return t;
 }
 

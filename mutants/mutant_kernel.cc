@@ -23,6 +23,7 @@
 #include "impls/kernel_support/token_offsets.h"
 #include "impls/policy/storage_arith.h"
 #include "mutants/kv_write_mutants.h"
+#include "mutants/qk_norm_mutants.h"
 #include "mutants/policy_mutants.h"
 
 namespace ropecheck::mutant {
@@ -324,6 +325,7 @@ const ropecheck_impl_t* mutant_impl(Bug bug) {
       const impl::PolicyKernel* policy_row = policy_mutant(kBugs[i].bug);
       t[i] = policy_row                         ? impl::policy_kernel_table(policy_row)
              : is_kv_write_bug(kBugs[i].bug) ? kv_write_mutant_table(kBugs[i], &t[0])
+             : is_qk_norm_bug(kBugs[i].bug)  ? qk_norm_mutant_table(kBugs[i], &t[0])
                                              : table_of(&kernels[i], kBugs[i]);
     }
     return t;

@@ -123,7 +123,26 @@ namespace ropecheck::mutant {
   X(kv_unrotated_k_cached, "KV-cache write: the cache written from k before its rotation",                   \
     "CachesTheRotatedKAndV", "")                                                                             \
   X(kv_padding_skips_rotation, "KV-cache write: a padding token returns before its q and k are rotated "     \
-    "(vLLM's concat_and_cache_mla_rope_fused: `if (!has_slot_mapping) return;`)", "ConformsToReference", "")
+    "(vLLM's concat_and_cache_mla_rope_fused: `if (!has_slot_mapping) return;`)", "ConformsToReference", "")   \
+  X(qk_norm_after_rotation, "qk-norm: the heads rotated first and normalised after (a fusion across the "     \
+    "norm: tenstorrent/tt-mlir PR #9042)", "NormalisesEachHeadThenRotates", "")                              \
+  X(qk_norm_weight_form_swapped, "qk-norm: Gemma's 1 + w applied as w, and w as 1 + w",                       \
+    "NormalisesEachHeadThenRotates", "")                                                                     \
+  X(qk_norm_eps_dropped, "qk-norm: eps never added, rsqrt of the bare mean square",                           \
+    "NormalisesEachHeadThenRotates", "")                                                                     \
+  X(qk_norm_statistic_over_rotary, "qk-norm: the mean square over the rotary channels only (partial rotary)", \
+    "NormalisesEachHeadThenRotates", "")                                                                     \
+  X(qk_norm_intermediate_in_bf16, "qk-norm: the normalised value rounded to bf16 where fp32 is declared",     \
+    "NormalisesEachHeadThenRotates", "")                                                                     \
+  X(qk_norm_layout_hard_coded, "qk-norm: the fused path rotates NeoX (half_split) pairs whatever the layout " \
+    "(SGLang PR #30342, vLLM #49290)", "NormalisesEachHeadThenRotates", "")                                  \
+  X(qk_norm_q_weight_for_k, "qk-norm: k normalised with q's weight", "NormalisesEachHeadThenRotates", "")  \
+  X(mla_rope_half_the_dims, "MLA: only half of k_pe's and q_pe's rope channels rotated (a partial rotary "    \
+    "factor of 0.5 applied to qk_rope_head_dim: vLLM PR #41185)", "ConformsToReference|CachesTheRotatedKAndV", "") \
+  X(mla_latent_rotated, "MLA: the latent kv_c's first channels rotated with k_pe's angles (the nope part "     \
+    "rotated)", "CachesTheRotatedKAndV", "")                                                                 \
+  X(mla_entry_order_swapped, "MLA: the entry written [k_pe | kv_c] where the cache is [kv_c | k_pe]",         \
+    "CachesTheRotatedKAndV", "")
 
 #define ROPECHECK_MUTANT_ENUM(name, text, props, suite) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };

@@ -7,6 +7,10 @@
 // confused (vLLM PR #34863, SGLang PR #26852), partial rotary's pass-through
 // channels not cached (SGLang PR #22868), the cache written from k before
 // its rotation, a padding token's k landing in a real slot (vLLM #43810).
+// An MLA write (ABI 1.5) is judged the same way: k_pe's rotated channels
+// and the latent kv_c, each at its place in the entry, with the entry's one
+// scale; kv_c rotated with k_pe, or k_pe's half left unrotated (vLLM PR
+// #41185), lands outside.
 #include <algorithm>
 #include <string>
 
@@ -32,7 +36,9 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
   std::string first;
   auto judge = [&](bool k, std::int64_t t, int h, int j, double exact, double pre) {
     const float scale = k ? w.k_scale_of(h) : w.v_scale_of(h);
-    const std::uint32_t code = cache_code(k ? kv.k_cache : kv.v_cache, w.offset(w.slots[static_cast<std::size_t>(t)], h, j), w.dtype);
+    const std::int64_t slot = w.slots[static_cast<std::size_t>(t)];
+    const std::uint32_t code = k ? cache_code(kv.k_cache, w.offset(slot, h, j), w.dtype)
+                                 : cache_code(w.v_in_k_cache() ? kv.k_cache : kv.v_cache, w.v_offset(slot, h, j), w.dtype);
     const CacheElementBudget b = cache_element_budget(exact, pre, c.dtype, scale, policy);
     const std::int64_t out = b.steps_outside(code, w.dtype);
     if (out > 0 && first.empty())
@@ -47,18 +53,19 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
     const BudgetTerms bt = em.terms(e.terms);
     judge(true, e.token, e.head, e.channel, e.terms.value, bt.angle + bt.trig + bt.prods + bt.fin);
   }
-  // k's pass-through channels (exact: the input), and v, on every token.
+  // k's pass-through channels (exact: the input), and v (MLA: kv_c, never
+  // rotated), on every token.
   const ropecheck_dtype_t dt = c.dtype;
   for (std::int64_t t = 0; t < c.tokens; ++t) {
     if (w.slots[static_cast<std::size_t>(t)] < 0) continue;
-    for (int h = 0; h < c.kv_heads; ++h) {
+    for (int h = 0; h < c.kv_heads; ++h)
       for (int j = c.shape.rotary_dim; j < c.shape.head_dim; ++j)
         judge(true, t, h, j, stored_value(in, 1, g.offset(1, t, h, j), dt), 0.0);
-      for (int j = 0; j < c.shape.head_dim; ++j)
+    for (int h = 0; h < w.v_heads(); ++h)
+      for (int j = 0; j < w.v_channels(); ++j)
         judge(false, t, h, j,
-              load_as_double(kv.v.data(), static_cast<std::size_t>((t * c.kv_heads + h) * c.shape.head_dim + j), dt),
+              load_as_double(kv.v.data(), static_cast<std::size_t>((t * w.v_heads() + h) * w.v_channels() + j), dt),
               0.0);
-    }
   }
   if (!first.empty())
     return PropertyResult::fail(first + "; worst " + std::to_string(static_cast<long long>(worst)) +

@@ -18,7 +18,12 @@ bool is_fp8(CacheDtype d) { return d == CacheDtype::kE4M3FN || d == CacheDtype::
 
 }  // namespace
 
-std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy) {
+std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds) {
+  if (kinds == 0) kinds = 1u << ROPECHECK_KV_CACHE_K_AND_V;
+  // MLA's rope part: k_pe is one head, every channel rotated.
+  const bool mla_shaped = c.kv_heads == 1 && c.shape.rotary_dim == c.shape.head_dim;
+  const std::uint32_t mla_kinds = (1u << ROPECHECK_KV_CACHE_MLA_JOINT) | (1u << ROPECHECK_KV_CACHE_MLA_SPLIT);
+  if (!(kinds & (1u << ROPECHECK_KV_CACHE_K_AND_V)) && !(mla_shaped && (kinds & mla_kinds))) return std::nullopt;
   if (c.kv_heads == 0 || c.tokens > kKvWriteMaxTokens || policy.cache_dtypes == 0) return std::nullopt;
   Rng rng(c.seed ^ (static_cast<std::uint64_t>(c.suite) << 56), kKvStream + static_cast<std::uint64_t>(c.index));
   KvWriteCase w;
@@ -77,14 +82,41 @@ std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_polic
     w.v_scale.push_back(vs);
   }
   w.v_seed = rng.bits();
+  // MLA (ABI 1.5): drawn after every draw above, so a K_AND_V write is what
+  // it was. Among the declared kinds the case fits.
+  if (mla_shaped && (kinds & mla_kinds)) {
+    std::vector<ropecheck_kv_cache_kind_t> fits;
+    for (int k = 0; k < ROPECHECK_KV_CACHE_KIND_COUNT; ++k)
+      if (kinds & (1u << k)) fits.push_back(static_cast<ropecheck_kv_cache_kind_t>(k));
+    w.kind = fits[static_cast<std::size_t>(rng.below(fits.size()))];
+  }
+  if (w.mla()) {
+    static constexpr int kLatent[] = {512, 256};
+    w.latent_dim = rng.pick(kLatent);
+    w.hnd = false;
+    w.head_stride = 0;
+    if (w.kind == ROPECHECK_KV_CACHE_MLA_JOINT) {
+      w.slot_stride = w.latent_dim + d;
+    } else {
+      w.slot_stride = d;
+      w.v_slot_stride = w.latent_dim;
+      w.v_block_stride = b * w.latent_dim;
+    }
+    w.block_stride = b * w.slot_stride;
+    // One scale for the whole entry (vLLM's concat_and_cache_mla `scale`).
+    w.scale_kind = ROPECHECK_KV_SCALE_PER_TENSOR;
+    w.k_scale.resize(1);
+    w.v_scale.assign(1, w.k_scale[0]);
+  }
   return w;
 }
 
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
   const std::size_t es = dtype_size(c.dtype);
-  ByteBuffer v(static_cast<std::size_t>(c.tokens * w.kv_heads * w.head_dim) * es);
+  const std::int64_t n = c.tokens * w.v_heads() * w.v_channels();
+  ByteBuffer v(static_cast<std::size_t>(n) * es);
   Rng rng(w.v_seed);
-  for (std::int64_t i = 0; i < c.tokens * w.kv_heads * w.head_dim; ++i)
+  for (std::int64_t i = 0; i < n; ++i)
     store_value(v.data(), i, c.dtype, draw_input(rng, c.dtype));
   return v;
 }
@@ -101,6 +133,9 @@ CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d
 std::string KvWriteCase::describe() const {
   std::ostringstream os;
   std::int64_t padding = std::count(slots.begin(), slots.end(), std::int64_t{-1});
+  if (mla())
+    os << (kind == ROPECHECK_KV_CACHE_MLA_JOINT ? "MLA latent cache [kv_c " : "MLA caches kv_c ") << latent_dim
+       << (kind == ROPECHECK_KV_CACHE_MLA_JOINT ? " | k_pe], " : " and k_pe, ");
   os << "kv cache " << cache_dtype_name(dtype) << " " << (hnd ? "HND" : "NHD") << ", " << num_blocks
      << " blocks of " << block_size << ", " << padding << " padding token(s), "
      << (scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") << " scales k " << k_scale[0]

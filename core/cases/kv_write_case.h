@@ -7,6 +7,11 @@
 // or HND, a slot per token scattered over more blocks than the tokens need
 // (block boundaries crossed), about one token in eight a padding token
 // (slot -1), fp8 scales from the engines' tests and ones that saturate.
+// For a kernel declaring MLA's caches (ABI 1.5), a case shaped as MLA's
+// decoupled rope part (one k head, k_pe, every channel rotated) may get an
+// MLA write instead: a latent kv_c of 512 or 256 channels (DeepSeek's
+// kv_lora_rank, and vLLM's test's other) stored beside k_pe in one entry
+// or in a cache of its own.
 #ifndef ROPECHECK_CORE_CASES_KV_WRITE_CASE_H_
 #define ROPECHECK_CORE_CASES_KV_WRITE_CASE_H_
 
@@ -24,6 +29,9 @@
 namespace ropecheck {
 
 struct KvWriteCase {
+  ropecheck_kv_cache_kind_t kind = ROPECHECK_KV_CACHE_K_AND_V;
+  int latent_dim = 0;  // MLA: kv_c's channels
+  std::int64_t v_block_stride = 0, v_slot_stride = 0;  // MLA_SPLIT: the latent cache's strides
   CacheDtype dtype = CacheDtype::kF32;
   int block_size = 16;
   std::int64_t num_blocks = 1;
@@ -36,25 +44,48 @@ struct KvWriteCase {
   int kv_heads = 0, head_dim = 0;
   std::uint64_t v_seed = 0;
 
+  bool mla() const { return kind != ROPECHECK_KV_CACHE_K_AND_V; }
   std::int64_t cache_elements() const { return num_blocks * block_stride; }
   std::size_t cache_bytes() const { return static_cast<std::size_t>(cache_elements()) * cache_dtype_size(dtype); }
-  // Element (slot, head, channel) of a cache.
+  // The v cache's bytes: the K cache's size for K_AND_V, the latent cache's
+  // for MLA_SPLIT, none for MLA_JOINT (kv_c lives in the K cache's entries).
+  std::size_t v_cache_bytes() const {
+    if (kind == ROPECHECK_KV_CACHE_MLA_JOINT) return 0;
+    if (kind == ROPECHECK_KV_CACHE_MLA_SPLIT)
+      return static_cast<std::size_t>(num_blocks * v_block_stride) * cache_dtype_size(dtype);
+    return cache_bytes();
+  }
+  // Element (slot, head, channel) of k's entry in the K cache (MLA: k_pe's).
   std::int64_t offset(std::int64_t slot, int head, int channel) const {
+    if (mla()) return (slot / block_size) * block_stride + (slot % block_size) * slot_stride +
+                      (kind == ROPECHECK_KV_CACHE_MLA_JOINT ? latent_dim : 0) + channel;
     return kv_element_offset(block_stride, slot_stride, head_stride, block_size, slot, head, channel);
   }
+  // Element (slot, head, channel) of v's entry (MLA: kv_c's, head 0), in
+  // the cache v_in_k_cache() names.
+  std::int64_t v_offset(std::int64_t slot, int head, int channel) const {
+    if (kind == ROPECHECK_KV_CACHE_MLA_JOINT) return (slot / block_size) * block_stride + (slot % block_size) * slot_stride + channel;
+    if (kind == ROPECHECK_KV_CACHE_MLA_SPLIT) return (slot / block_size) * v_block_stride + (slot % block_size) * v_slot_stride + channel;
+    return offset(slot, head, channel);
+  }
+  bool v_in_k_cache() const { return kind == ROPECHECK_KV_CACHE_MLA_JOINT; }
+  int v_heads() const { return mla() ? 1 : kv_heads; }
+  int v_channels() const { return mla() ? latent_dim : head_dim; }
   float k_scale_of(int head) const { return k_scale[k_scale.size() == 1 ? 0 : static_cast<std::size_t>(head)]; }
   float v_scale_of(int head) const { return v_scale[v_scale.size() == 1 ? 0 : static_cast<std::size_t>(head)]; }
   std::string describe() const;
 };
 
-// The write a kernel declaring `policy` makes with case c; nullopt when the
-// case has no k (kv_heads 0) or is too large for a cache here (over
-// kKvWriteMaxTokens tokens).
+// The write a kernel declaring `policy` and the cache kinds `kinds` (ABI
+// 1.5's kv_cache_kinds; 0 is K_AND_V alone) makes with case c; nullopt when
+// the case has no k (kv_heads 0), is too large for a cache here (over
+// kKvWriteMaxTokens tokens), or fits none of the kinds.
 inline constexpr std::int64_t kKvWriteMaxTokens = 4096;
-std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy);
+std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds = 0);
 
-// The v a write stores: [tokens, kv_heads, head_dim] dense, values of the
-// case's storage dtype drawn as the case's inputs are.
+// The v a write stores: [tokens, kv_heads, head_dim] dense (MLA: kv_c,
+// [tokens, latent_dim]), values of the case's storage dtype drawn as the
+// case's inputs are.
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w);
 
 // The policy of E9 a table declares for a cache of dtype d.

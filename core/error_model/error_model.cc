@@ -42,6 +42,14 @@ int dominant_term(const BudgetTerms& t) {
   return static_cast<int>(std::max_element(std::begin(v), std::end(v)) - std::begin(v));
 }
 
+namespace {
+std::string fmt3(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+}  // namespace
+
 const char* budget_term_name(int term) { return term >= 0 && term < kBudgetTermCount ? kTermNames[term] : "?"; }
 
 ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadShape shape,
@@ -126,8 +134,14 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
   // E2: a computed angle a + da rotates the exact output by da:
   // |v(a+da) - v(a)| <= |partner| |da| + |v| da^2 / 2 for every da, and
   // never more than the distance between two points on the circle.
-  const double av = std::fabs(t.value), ax = std::fabs(t.x), ay = std::fabs(t.y);
-  const double rotated = std::fabs(t.partner) * A + av * A * A / 2, cap = 2 * m_ * std::hypot(t.x, t.y);
+  // The kernel's inputs lie within input_error_x/y of x and y (a fused
+  // qk-norm; 0 otherwise): the rotation's own terms are taken at those
+  // larger magnitudes.
+  const double av = std::fabs(t.value), ax = std::fabs(t.x) + t.input_error_x, ay = std::fabs(t.y) + t.input_error_y;
+  // (The kernel's exact-angle outputs are off by at most m (dx + dy) too.)
+  const double moved = m_ * (t.input_error_x + t.input_error_y);
+  const double rotated = (std::fabs(t.partner) + moved) * A + (av + moved) * A * A / 2,
+               cap = 2 * m_ * std::hypot(ax, ay);
   r.angle_capped = cap < rotated;
   r.angle = std::min(rotated, cap);
   // E3-E5, per value: the kernel multiplies by cos/sin of its own angle a~,
@@ -143,7 +157,10 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
   // E6': the sum (or the fused operation) rounded in the math dtype; E7: the
   // store, no rounding when every math value is a storage value (for math in
   // the storage dtype the last rounding is the store).
-  const double pre = r.angle + r.trig + r.prods;
+  // E10 carried: x~ c~ - y~ s~ differs from x c~ - y s~ by at most
+  // |x~ - x| |c~| + |y~ - y| |s~|.
+  r.input = t.input_error_x * b1.kmax + t.input_error_y * b2.kmax;
+  const double pre = r.angle + r.trig + r.prods + r.input;
   r.fin = math_rounding(av + pre);
   r.store = holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(av + pre + r.fin, storage_);
   // E8: the judge knows the exact value only rounded to a double.
@@ -186,9 +203,9 @@ std::string ErrorModel::explain(const ElementTerms& t) const {
   char buf[400];
   std::snprintf(buf, sizeof buf,
                 "budget %.3g = angle %.3g%s (|da| %.3g at |p w| %.6g) + trig %.3g + products %.3g + final %.3g + "
-                "store %.3g + judge %.3g; x=%a y=%a",
+                "store %.3g + judge %.3g%s; x=%a y=%a",
                 r.total(), r.angle, r.angle_capped ? " (capped)" : "", angle_error(t), t.abs_angle, r.trig,
-                r.prods, r.fin, r.store, r.judge, t.x, t.y);
+                r.prods, r.fin, r.store, r.judge, r.input > 0 ? (" + norm " + fmt3(r.input)).c_str() : "", t.x, t.y);
   return buf;
 }
 

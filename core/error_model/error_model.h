@@ -31,6 +31,11 @@ struct ElementTerms {
   // 0: the first element of the pair, m (x cos a - y sin a): cos multiplies
   // x; 1: the second, m (x sin a + y cos a): sin multiplies x.
   int side = 0;
+  // How far the kernel's rotation inputs may lie from x and y: a fused
+  // qk-norm's error (E10, core/error_model/qk_norm_budget.h) plus the
+  // reference's own rounding of the normalised values to doubles. 0 for a
+  // plain rotation, whose inputs are the stored values themselves.
+  double input_error_x = 0, input_error_y = 0;
 };
 
 // The terms of both elements of pair `pair` (first, second), from the pair's
@@ -64,8 +69,13 @@ struct BudgetTerms {
   double fin = 0;    // E6': the last rotation rounding, in the math dtype
   double store = 0;  // E7: the store to the storage dtype (0 when the math dtype's values are storage values)
   double judge = 0;  // E8: the exact value as the judge holds it, rounded to a double
+  // E10 carried through the rotation: inputs off by input_error_x/y put the
+  // output off by at most that times |kernel cos|, |kernel sin| (0 for a
+  // plain rotation; not among the kBudgetTermCount terms the slack and
+  // dominance tables list, which are the plain rotation's).
+  double input = 0;
   bool angle_capped = false;  // E2 at its cap 2 m r (the kernel's angle may be anywhere)
-  double total() const { return angle + trig + prods + fin + store + judge; }
+  double total() const { return angle + trig + prods + fin + store + judge + input; }
 };
 inline constexpr int kBudgetTermCount = 7;  // the six terms, E2 split into capped and not
 // The largest term of a budget, as an index into budget_term_name().

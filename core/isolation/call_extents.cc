@@ -2,6 +2,7 @@
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/kv_write.h"
+#include "ropecheck/qk_norm.h"
 
 namespace ropecheck {
 
@@ -57,13 +58,25 @@ const ropecheck_freq_spec_t* patch_freq(const GuardedCopies& b, const FreqCopies
 
 namespace {
 
-// Elements from a cache's first to its last.
+// Elements from a cache's first to its last: the K cache (MLA: the joint
+// latent cache, or k_pe's), then v's cache (MLA_SPLIT: kv_c's).
 std::int64_t kv_cache_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
-  return (w.num_blocks - 1) * w.block_stride + (w.block_size - 1) * w.slot_stride +
-         (static_cast<std::int64_t>(p.num_kv_heads) - 1) * w.head_stride + p.head_dim;
+  const std::int64_t blocks = (w.num_blocks - 1) * w.block_stride + (w.block_size - 1) * w.slot_stride;
+  switch (w.cache_kind) {
+    case ROPECHECK_KV_CACHE_MLA_JOINT: return blocks + w.latent_dim + p.head_dim;
+    case ROPECHECK_KV_CACHE_MLA_SPLIT: return blocks + p.head_dim;
+    default: return blocks + (static_cast<std::int64_t>(p.num_kv_heads) - 1) * w.head_stride + p.head_dim;
+  }
+}
+std::int64_t kv_v_cache_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
+  if (w.cache_kind == ROPECHECK_KV_CACHE_MLA_SPLIT)
+    return (w.num_blocks - 1) * w.v_block_stride + (w.block_size - 1) * w.v_slot_stride + w.latent_dim;
+  return kv_cache_extent(p, w);
 }
 
+// v's elements (MLA: kv_c's, latent_dim per token).
 std::int64_t kv_v_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
+  if (w.cache_kind != ROPECHECK_KV_CACHE_K_AND_V) return (p.num_tokens - 1) * w.v_token_stride + w.latent_dim;
   return (p.num_tokens - 1) * w.v_token_stride + (static_cast<std::int64_t>(p.num_kv_heads) - 1) * w.v_head_stride +
          p.head_dim;
 }
@@ -73,11 +86,12 @@ std::int64_t kv_v_extent(const ropecheck_apply_params_t& p, const ropecheck_kv_w
 std::string kv_write_insane(const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w) {
   // The ABI's own rules (ropecheck/kv_write.h, the check kernels make), then
   // what copying needs: extents isolation can map.
-  if (const char* why = kv_write_error(w, p.num_tokens, p.num_kv_heads, p.head_dim)) return why;
+  if (const char* why = kv_write_error(w, p.num_tokens, p.num_kv_heads, p.head_dim, p.rotary_dim)) return why;
   constexpr std::int64_t kMax = std::int64_t{1} << 34;
   if (w.num_blocks > kMax || w.block_size > (1 << 20) || w.block_stride > kMax || w.slot_stride > kMax ||
       w.head_stride > kMax || w.v_token_stride > kMax || w.v_head_stride > kMax || w.v_token_stride < 0 ||
-      w.v_head_stride < 0 || kv_cache_extent(p, w) > kMax)
+      w.v_head_stride < 0 || w.v_block_stride > kMax || w.v_slot_stride > kMax || kv_cache_extent(p, w) > kMax ||
+      kv_v_cache_extent(p, w) > kMax)
     return "kv_write extents";
   return {};
 }
@@ -85,13 +99,15 @@ std::string kv_write_insane(const ropecheck_apply_params_t& p, const ropecheck_k
 KvCopies plan_kv_write(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w,
                        const ropecheck_kv_write_t* patched) {
   KvCopies c;
-  c.cache_bytes = static_cast<std::size_t>(kv_cache_extent(p, w)) * kv_dtype_size(w.cache_dtype);
+  const std::size_t cs = kv_dtype_size(w.cache_dtype);
+  c.cache_bytes = static_cast<std::size_t>(kv_cache_extent(p, w)) * cs;
   c.k_cache = b.plan("kv_write.k_cache", w.k_cache, c.cache_bytes, false);
   if (w.v_cache) {
-    c.v_cache = b.plan("kv_write.v_cache", w.v_cache, c.cache_bytes, false);
-    c.v = b.plan("kv_write.v", w.v,
-                 static_cast<std::size_t>(kv_v_extent(p, w)) * cache_esize(p.dtype), true);
+    c.v_cache_bytes = static_cast<std::size_t>(kv_v_cache_extent(p, w)) * cs;
+    c.v_cache = b.plan("kv_write.v_cache", w.v_cache, c.v_cache_bytes, false);
   }
+  if (w.v)
+    c.v = b.plan("kv_write.v", w.v, static_cast<std::size_t>(kv_v_extent(p, w)) * cache_esize(p.dtype), true);
   c.slots = b.plan("kv_write.slot_mapping", w.slot_mapping, static_cast<std::size_t>(p.num_tokens) * 8, true);
   const std::size_t scales = w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? static_cast<std::size_t>(p.num_kv_heads) : 1;
   c.k_scale = b.plan("kv_write.k_scale", w.k_scale, scales * 4, true);
@@ -110,6 +126,29 @@ const ropecheck_kv_write_t* patch_kv_write(const GuardedCopies& b, const KvCopie
   patched->k_scale = reinterpret_cast<const float*>(b.data(c.k_scale));
   patched->v_scale = reinterpret_cast<const float*>(b.data(c.v_scale));
   return reinterpret_cast<const ropecheck_kv_write_t*>(b.data(c.spec));
+}
+
+std::string qk_norm_insane(const ropecheck_apply_params_t& p, const ropecheck_qk_norm_t& n) {
+  if (const char* why = qk_norm_error(n, p.num_kv_heads)) return why;
+  return {};
+}
+
+QkNormCopies plan_qk_norm(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_qk_norm_t& n,
+                          const ropecheck_qk_norm_t* patched) {
+  QkNormCopies c;
+  const std::size_t bytes = static_cast<std::size_t>(p.head_dim) * cache_esize(p.dtype);
+  c.q_weight = b.plan("qk_norm.q_weight", n.q_weight, bytes, true);
+  if (n.k_weight) c.k_weight = b.plan("qk_norm.k_weight", n.k_weight, bytes, true);
+  c.spec = b.plan("qk_norm", patched, sizeof *patched, true);
+  return c;
+}
+
+const ropecheck_qk_norm_t* patch_qk_norm(const GuardedCopies& b, const QkNormCopies& c, const ropecheck_qk_norm_t& n,
+                                         ropecheck_qk_norm_t* patched) {
+  *patched = n;
+  patched->q_weight = b.data(c.q_weight);
+  patched->k_weight = c.k_weight >= 0 ? b.data(c.k_weight) : nullptr;
+  return reinterpret_cast<const ropecheck_qk_norm_t*>(b.data(c.spec));
 }
 
 }  // namespace ropecheck

@@ -1,6 +1,7 @@
 // The bytes one ABI apply call reads and writes, as isolation copies them:
 // each view's extent, the position ids (every axis row of ABI 1.3), the
-// cos/sin cache's element size, the KV-cache write's buffers (ABI 1.4),
+// cos/sin cache's element size, the KV-cache write's buffers (ABI 1.4;
+// 1.5's MLA caches), the qk-norm's weights (1.5),
 // and the frequency spec with its arrays
 // planned into guarded copies and patched to point at them. Read from the
 // params alone: isolation calls these before anything of the call is
@@ -52,12 +53,23 @@ std::string kv_write_insane(const ropecheck_apply_params_t& p, const ropecheck_k
 // patch_kv_write points the struct's copy at them once they are placed.
 struct KvCopies {
   int k_cache = -1, v_cache = -1, v = -1, slots = -1, k_scale = -1, v_scale = -1, spec = -1;
-  std::size_t cache_bytes = 0;
+  std::size_t cache_bytes = 0, v_cache_bytes = 0;
 };
 KvCopies plan_kv_write(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_kv_write_t& w,
                        const ropecheck_kv_write_t* patched);
 const ropecheck_kv_write_t* patch_kv_write(const GuardedCopies& b, const KvCopies& c, const ropecheck_kv_write_t& w,
                                            ropecheck_kv_write_t* patched);
+
+// The qk-norm's (ABI 1.5) weights as inputs and the struct itself, as the
+// KV write's: empty when its fields are sane, else what is wrong.
+std::string qk_norm_insane(const ropecheck_apply_params_t& p, const ropecheck_qk_norm_t& n);
+struct QkNormCopies {
+  int q_weight = -1, k_weight = -1, spec = -1;
+};
+QkNormCopies plan_qk_norm(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_qk_norm_t& n,
+                          const ropecheck_qk_norm_t* patched);
+const ropecheck_qk_norm_t* patch_qk_norm(const GuardedCopies& b, const QkNormCopies& c, const ropecheck_qk_norm_t& n,
+                                         ropecheck_qk_norm_t* patched);
 
 }  // namespace ropecheck
 

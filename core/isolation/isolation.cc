@@ -18,6 +18,7 @@
 #include "core/isolation/worker.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kv_write.h"
+#include "ropecheck/qk_norm.h"
 
 namespace ropecheck {
 namespace {
@@ -238,7 +239,8 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
                     (!multi_axis(*p) || (p->axis_assignment == ROPECHECK_AXES_TABLE ? p->pair_axis != nullptr
                                                                                     : p->axis_sections != nullptr));
   const ropecheck_kv_write_t* kv = sane ? kv_write_of(*p) : nullptr;
-  if (!sane || (kv && !kv_write_insane(*p, *kv).empty()))
+  const ropecheck_qk_norm_t* qn = sane ? qk_norm_of(*p) : nullptr;
+  if (!sane || (kv && !kv_write_insane(*p, *kv).empty()) || (qn && !qk_norm_insane(*p, *qn).empty()))
     return refuse_in_child(w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
   const std::int64_t q_elements = extent(*p, true), k_elements = extent(*p, false);
@@ -271,6 +273,8 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const FreqCopies fc = plan_freq(b, p->freq, p->rotary_dim, &patched);
   ropecheck_kv_write_t kv_patched{};
   const KvCopies kc = kv ? plan_kv_write(b, *p, *kv, &kv_patched) : KvCopies{};
+  ropecheck_qk_norm_t qn_patched{};
+  const QkNormCopies nc = qn ? plan_qk_norm(b, *p, *qn, &qn_patched) : QkNormCopies{};
   const int params = b.plan("params", &c, sizeof c, true);
   IsolatedCall call(w, b, /*apply=*/true);
   c.q_out = b.data(q_out);
@@ -283,6 +287,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   if (cache >= 0) c.cos_sin_cache = b.data(cache);
   c.freq = patch_freq(b, fc, p->freq, &patched);
   if (kv) c.kv_write = patch_kv_write(b, kc, *kv, &kv_patched);
+  if (qn) c.qk_norm = patch_qk_norm(b, nc, *qn, &qn_patched);
   b.fill();
   Request r{};
   r.apply = true;
@@ -320,7 +325,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
     if (kb && k_out >= 0) std::memcpy(p->k_out, b.data(k_out), kb);
     if (kv) {
       std::memcpy(kv->k_cache, b.data(kc.k_cache), kc.cache_bytes);
-      if (kc.v_cache >= 0) std::memcpy(kv->v_cache, b.data(kc.v_cache), kc.cache_bytes);
+      if (kc.v_cache >= 0) std::memcpy(kv->v_cache, b.data(kc.v_cache), kc.v_cache_bytes);
     }
   }
   return st;

@@ -5,6 +5,7 @@
 
 #include "core/error_model/error_model.h"
 #include "ropecheck/axes.h"
+#include "ropecheck/float_compare.h"
 #include "ropecheck/policy.h"
 
 namespace ropecheck {
@@ -18,7 +19,8 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN | ROPECHECK_CAP_SEQ_STRIDES |
                                       ROPECHECK_CAP_BATCH_INVARIANT | ROPECHECK_CAP_AXES_SECTIONS |
                                       ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
-                                      ROPECHECK_CAP_AXIS_FREQUENCIES | ROPECHECK_CAP_KV_CACHE_WRITE;
+                                      ROPECHECK_CAP_AXIS_FREQUENCIES | ROPECHECK_CAP_KV_CACHE_WRITE |
+                                      ROPECHECK_CAP_QK_NORM;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -89,6 +91,56 @@ std::string check_kv_policy(const ropecheck_impl_t& raw, const ropecheck_impl_t&
   return {};
 }
 
+// What 1.5 appends: the cache kinds of a KV write, the qk-norm's policy
+// (with the grant QK_NORM), the position bound; a table of an older minor
+// version (or one not granting) may set none of them.
+std::string check_1_5_members(const ropecheck_impl_t& raw, const ropecheck_impl_t& t) {
+  const bool is_1_5 = t.abi_minor >= 5 && raw.struct_size >= ROPECHECK_IMPL_SIZE_1_5;
+  const std::string needs = " needs abi_minor >= 5 and struct_size >= " + std::to_string(ROPECHECK_IMPL_SIZE_1_5) +
+                            " (ABI 1.5; got abi_minor " + std::to_string(t.abi_minor) + ", struct_size " +
+                            std::to_string(raw.struct_size) + ")";
+  if (t.reserved1 != 0) return "reserved1: must be 0";
+  if (t.max_position != 0) {
+    if (!is_1_5) return "max_position:" + needs;
+    if (t.max_position < 1 || t.max_position > (std::int64_t{1} << 62))
+      return "max_position: must be 0 (no bound) or in [1, 2^62] (got " + std::to_string(t.max_position) + ")";
+  }
+  if (t.kv_cache_kinds != 0) {
+    if (!(t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE))
+      return "kv_cache_kinds: set, but caps.flags does not grant KV_CACHE_WRITE (bit 17)";
+    if (!is_1_5) return "kv_cache_kinds:" + needs;
+    const std::uint32_t kinds = (1u << ROPECHECK_KV_CACHE_KIND_COUNT) - 1;
+    if (t.kv_cache_kinds & ~kinds)
+      return "kv_cache_kinds: must be a subset of " + bits(kinds) + " (got " + bits(t.kv_cache_kinds) + ")";
+    const std::uint32_t mla = (1u << ROPECHECK_KV_CACHE_MLA_JOINT) | (1u << ROPECHECK_KV_CACHE_MLA_SPLIT);
+    if ((t.kv_cache_kinds & mla) && !(t.kv_policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_TENSOR)))
+      return "kv_cache_kinds: an MLA write has one PER_TENSOR scale, which kv_policy.scale_kinds does not declare";
+  }
+  const ropecheck_norm_policy_t& q = t.norm_policy;
+  const auto* b = reinterpret_cast<const unsigned char*>(&q);
+  const bool any = std::any_of(b, b + sizeof q, [](unsigned char x) { return x != 0; });
+  if (!(t.caps.flags & ROPECHECK_CAP_QK_NORM)) {
+    if (any) return "norm_policy: set, but caps.flags does not grant QK_NORM (bit 18)";
+    return {};
+  }
+  if (!is_1_5) return "caps.flags: QK_NORM (bit 18)" + needs;
+  if (q.struct_size != sizeof q)
+    return "norm_policy.struct_size: must be sizeof(ropecheck_norm_policy_t) = " + std::to_string(sizeof q) +
+           " with QK_NORM (got " + std::to_string(q.struct_size) + ")";
+  const std::uint32_t forms = (1u << ROPECHECK_NORM_WEIGHT_FORM_COUNT) - 1;
+  if (q.weight_forms == 0 || (q.weight_forms & ~forms))
+    return "norm_policy.weight_forms: must be a non-empty subset of " + bits(forms) + " (got " + bits(q.weight_forms) +
+           ")";
+  if (q.intermediate >= ROPECHECK_NORM_INTERMEDIATE_COUNT)
+    return "norm_policy.intermediate: must be KEEP_F32 (0), ROUND_BEFORE_WEIGHT (1) or ROUND_AFTER_WEIGHT (2) (got " +
+           std::to_string(q.intermediate) + ")";
+  if (q.reserved != 0) return "norm_policy.reserved: must be 0";
+  if (!(exactly_equal(q.rsqrt_max_ulp, 0.0) || (q.rsqrt_max_ulp >= 0.5 && q.rsqrt_max_ulp <= 16)))
+    return "norm_policy.rsqrt_max_ulp: must be 0 (meaning 1) or in [0.5, 16] (got " + std::to_string(q.rsqrt_max_ulp) +
+           ")";
+  return {};
+}
+
 }  // namespace
 
 ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
@@ -151,6 +203,7 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
       return std::string("caps.flags: ") + name + " needs abi_minor >= 3 (ABI 1.3; got " +
              std::to_string(t->abi_minor) + ")";
   if (std::string bad = check_kv_policy(*raw, *t); !bad.empty()) return bad;
+  if (std::string bad = check_1_5_members(*raw, *t); !bad.empty()) return bad;
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
       !(c.flags & kAxisAssignmentCaps))
     return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";

@@ -1,6 +1,7 @@
 #include "core/kernel/kernel_call.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <sstream>
@@ -106,6 +107,8 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   if (!call_strides(c, geometry(c), (k.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0))
     return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
            ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
+  if (impl.max_position > 0 && c.max_abs_position() >= impl.max_position)
+    return "positions at or past its max_position " + std::to_string(impl.max_position) + " (ABI 1.5)";
   if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
@@ -137,7 +140,7 @@ std::string KernelRun::failure() const {
 }
 
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
-                      std::optional<PoisonKind> poison) {
+                      std::optional<PoisonKind> poison, const QkNormCase* norm) {
   const Geometry g = geometry(c);
   KernelRun r;
   QkBuffers inputs = in;  // the kernel may write into these when in place
@@ -219,12 +222,12 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   std::vector<float> kv_k_scale, kv_v_scale;
   ByteBuffer kv_v;
   if (impl.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
-    if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy)) {
+    if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds)) {
       KvRun& kv = r.kv.emplace();
       kv.spec = std::move(*spec);
       kv.v = make_kv_v(c, kv.spec);
       kv.k_cache.resize(kv.spec.cache_bytes());
-      kv.v_cache.resize(kv.spec.cache_bytes());
+      kv.v_cache.resize(kv.spec.v_cache_bytes());
       fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
       fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
       kv.k_initial = kv.k_cache;
@@ -242,10 +245,14 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       kw.slot_stride = kv.spec.slot_stride;
       kw.head_stride = kv.spec.head_stride;
       kw.k_cache = kv.k_cache.data();
-      kw.v_cache = kv.v_cache.data();
+      kw.v_cache = kv.v_cache.empty() ? nullptr : kv.v_cache.data();
       kw.v = kv_v.data();
-      kw.v_token_stride = static_cast<std::int64_t>(c.kv_heads) * c.shape.head_dim;
-      kw.v_head_stride = c.shape.head_dim;
+      kw.v_token_stride = static_cast<std::int64_t>(kv.spec.v_heads()) * kv.spec.v_channels();
+      kw.v_head_stride = kv.spec.mla() ? 0 : c.shape.head_dim;
+      kw.cache_kind = kv.spec.kind;
+      kw.latent_dim = kv.spec.latent_dim;
+      kw.v_block_stride = kv.spec.v_block_stride;
+      kw.v_slot_stride = kv.spec.v_slot_stride;
       kw.slot_mapping = kv_slots.data();
       kw.k_scale = kv_k_scale.data();
       kw.v_scale = kv_v_scale.data();
@@ -253,6 +260,20 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     }
   }
   const ropecheck_kv_write_t kw_before = kw;
+  // ABI 1.5: the qk-norm, where the caller asks for one.
+  ropecheck_qk_norm_t qn{};
+  std::array<ByteBuffer, 2> qn_weight, qn_weight_given;
+  if (norm != nullptr) {
+    for (int w = 0; w < (c.kv_heads > 0 ? 2 : 1); ++w)
+      qn_weight[static_cast<std::size_t>(w)] = qn_weight_given[static_cast<std::size_t>(w)] = weight_bytes(c, *norm, w);
+    qn.struct_size = sizeof qn;
+    qn.weight_form = norm->form;
+    qn.eps = norm->eps;
+    qn.q_weight = qn_weight[0].data();
+    qn.k_weight = c.kv_heads > 0 ? qn_weight[1].data() : nullptr;
+    p.qk_norm = &qn;
+  }
+  const ropecheck_qk_norm_t qn_before = qn;
   // What an in-process kernel may not change (an isolated one works on
   // copies isolation checks itself; these then stay unchanged trivially).
   auto changed_input = [&]() -> std::string {
@@ -269,6 +290,8 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         return "wrote into its input kv_write.k_scale/v_scale";
       if (kv_v != r.kv->v) return "wrote into its input kv_write.v";
     }
+    if (std::memcmp(&qn, &qn_before, sizeof qn) != 0) return "wrote into its input qk_norm";
+    if (qn_weight != qn_weight_given) return "wrote into its input qk_norm.q_weight/k_weight";
     if (freq.short_factor != c.freq.short_factor) return "wrote into its input freq.short_factor";
     if (freq.long_factor != c.freq.long_factor) return "wrote into its input freq.long_factor";
     if (freq.inv_freq != c.freq.inv_freq) return "wrote into its input freq.inv_freq";
@@ -348,13 +371,13 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   return r;
 }
 
-KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in) {
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm) {
   const PoisonKind kind = draw_poison_kind();
-  KernelRun first = call_kernel(impl, c, in, 0, kind);
+  KernelRun first = call_kernel(impl, c, in, 0, kind, norm);
   if (!first.ok()) return first;
   const PoisonKind other = draw_poison_kind(&kind);
   // first's buffers are alive: other addresses, another kind of poison
-  KernelRun second = call_kernel(impl, c, in, 0, other);
+  KernelRun second = call_kernel(impl, c, in, 0, other, norm);
   if (!second.ok()) return second;
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)

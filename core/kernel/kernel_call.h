@@ -11,6 +11,7 @@
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
 #include "core/cases/kv_write_case.h"
+#include "core/cases/qk_norm_case.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -53,13 +54,16 @@ struct KernelRun {
 // > 0 hands a cache kernel a cos/sin cache that many rows shorter than the
 // largest position needs (the bounds-check property).
 // poison: the kind the outputs arrive holding (drawn at random when absent).
+// norm: the qk-norm (ABI 1.5) the call carries, for a kernel granting
+// QK_NORM (core/cases/qk_norm_case.h); no other call has one.
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
-                      std::optional<PoisonKind> poison = std::nullopt);
+                      std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr);
 // The call judged for conformance: made twice, with poisons of two
 // different kinds and different buffers; any bitwise difference between the two results is a
 // misbehaviour (it reads its output before writing it, or is not
 // deterministic). Returns the first run.
-KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in);
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
+                            const QkNormCase* norm = nullptr);
 
 // Largest cos/sin cache (elements) built for a cache kernel; cases that need
 // more are outside its capabilities here. Default 2^24 (64 MiB of fp32); the

@@ -6,7 +6,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
+#include <utility>
 
 #include "core/kernel/impl_validation.h"
 #include "ropecheck/policy.h"
@@ -160,6 +162,71 @@ TEST(ImplValidation, TheKvCacheWriteGrantNeedsABi14AndAValidPolicy) {
   ropecheck_impl_t ungranted = table();
   ungranted.kv_policy = t.kv_policy;
   EXPECT_EQ(validate_impl_table(&ungranted).rfind("kv_policy: set, but caps.flags does not grant", 0), 0u);
+}
+
+// ABI 1.5's members: the QK_NORM grant with its norm_policy, MLA cache
+// kinds under the KV write's grant, max_position; each only in a table of
+// minor 5 and size 1.5, each bad field refused by name.
+TEST(ImplValidation, TheFusedPartsOfABI15NeedItAndValidFields) {
+  ropecheck_impl_t t = table();
+  t.caps.flags |= ROPECHECK_CAP_QK_NORM;
+  t.norm_policy = ropecheck_norm_policy_t{sizeof(ropecheck_norm_policy_t), 1u << ROPECHECK_NORM_WEIGHT_W,
+                                          ROPECHECK_NORM_KEEP_F32, 0u, 0.0};
+  EXPECT_EQ(validate_impl_table(&t), "");
+  ropecheck_impl_t bad = t;
+  bad.abi_minor = 4;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("caps.flags: QK_NORM (bit 18) needs abi_minor >= 5", 0), 0u)
+      << validate_impl_table(&bad);
+  bad = t;
+  bad.struct_size = ROPECHECK_IMPL_SIZE_1_4;  // a table that ends before norm_policy
+  EXPECT_NE(validate_impl_table(&bad).find("QK_NORM"), std::string::npos) << validate_impl_table(&bad);
+  for (auto [field, mutate] : std::initializer_list<std::pair<const char*, void (*)(ropecheck_norm_policy_t&)>>{
+           {"norm_policy.weight_forms", [](ropecheck_norm_policy_t& q) { q.weight_forms = 0; }},
+           {"norm_policy.weight_forms", [](ropecheck_norm_policy_t& q) { q.weight_forms = 4; }},
+           {"norm_policy.intermediate", [](ropecheck_norm_policy_t& q) { q.intermediate = 3; }},
+           {"norm_policy.reserved", [](ropecheck_norm_policy_t& q) { q.reserved = 1; }},
+           {"norm_policy.rsqrt_max_ulp", [](ropecheck_norm_policy_t& q) { q.rsqrt_max_ulp = 0.25; }},
+           {"norm_policy.struct_size", [](ropecheck_norm_policy_t& q) { q.struct_size = 8; }}}) {
+    bad = t;
+    mutate(bad.norm_policy);
+    EXPECT_EQ(validate_impl_table(&bad).rfind(field, 0), 0u) << field << ": " << validate_impl_table(&bad);
+  }
+  ropecheck_impl_t ungranted = table();
+  ungranted.norm_policy = t.norm_policy;
+  EXPECT_EQ(validate_impl_table(&ungranted).rfind("norm_policy: set, but caps.flags does not grant QK_NORM", 0), 0u);
+
+  ropecheck_impl_t kv = table();
+  kv.caps.flags |= ROPECHECK_CAP_KV_CACHE_WRITE;
+  kv.kv_policy = ropecheck_kv_policy_t{sizeof(ropecheck_kv_policy_t), 1u << ROPECHECK_KV_FP8_E4M3FN,
+                                       1u << ROPECHECK_KV_SCALE_PER_TENSOR, ROPECHECK_KV_SCALE_DIVIDE, 1u, 1u};
+  kv.kv_cache_kinds = (1u << ROPECHECK_KV_CACHE_MLA_JOINT) | (1u << ROPECHECK_KV_CACHE_MLA_SPLIT);
+  EXPECT_EQ(validate_impl_table(&kv), "");
+  bad = kv;
+  bad.kv_cache_kinds = 1u << 5;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("kv_cache_kinds: must be a subset", 0), 0u) << validate_impl_table(&bad);
+  bad = kv;
+  bad.kv_policy.scale_kinds = 1u << ROPECHECK_KV_SCALE_PER_HEAD;  // MLA's one scale is per tensor
+  EXPECT_EQ(validate_impl_table(&bad).rfind("kv_cache_kinds: an MLA write has one PER_TENSOR scale", 0), 0u)
+      << validate_impl_table(&bad);
+  bad = kv;
+  bad.abi_minor = 4;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("kv_cache_kinds: needs abi_minor >= 5", 0), 0u) << validate_impl_table(&bad);
+  ungranted = table();
+  ungranted.kv_cache_kinds = 1u << ROPECHECK_KV_CACHE_MLA_JOINT;
+  EXPECT_EQ(validate_impl_table(&ungranted).rfind("kv_cache_kinds: set, but caps.flags does not grant", 0), 0u);
+
+  ropecheck_impl_t bounded = table();
+  bounded.max_position = 8192;
+  EXPECT_EQ(validate_impl_table(&bounded), "");
+  bounded.max_position = -1;
+  EXPECT_EQ(validate_impl_table(&bounded).rfind("max_position: must be 0 (no bound) or in [1, 2^62]", 0), 0u)
+      << validate_impl_table(&bounded);
+  bounded.max_position = 8192;
+  bounded.abi_minor = 4;
+  EXPECT_EQ(validate_impl_table(&bounded).rfind("max_position: needs abi_minor >= 5", 0), 0u);
+  bounded = table();
+  bounded.reserved1 = 1;
+  EXPECT_EQ(validate_impl_table(&bounded), "reserved1: must be 0");
 }
 
 }  // namespace

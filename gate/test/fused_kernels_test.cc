@@ -17,14 +17,6 @@
 namespace ropecheck {
 namespace {
 
-const PropertyStats& stats(const ImplReport& r, const std::string& name) {
-  for (const auto& [n, s] : r.properties)
-    if (n == name) return s;
-  static const PropertyStats none;
-  ADD_FAILURE() << "no property " << name;
-  return none;
-}
-
 TEST(FusedKernels, PassTheQuickGateWithTheirCacheWritesJudged) {
   const ropecheck_impl_t* vllm = find_impl("scalar_fused_kv_vllm");
   const ropecheck_impl_t* flashinfer = find_impl("scalar_fused_kv_flashinfer");
@@ -36,7 +28,7 @@ TEST(FusedKernels, PassTheQuickGateWithTheirCacheWritesJudged) {
   EXPECT_TRUE(g.report.passed()) << g.text;
   for (const ImplReport& r : g.report.impls) {
     for (const char* p : {"CachesTheRotatedKAndV", "LeavesTheRestOfTheCacheUnchanged"}) {
-      const PropertyStats& s = stats(r, p);
+      const PropertyStats& s = property_stats(r, p);
       EXPECT_EQ(s.failed, 0) << r.name << " " << p;
       // Every small case with a k carries a write: most of the suite.
       EXPECT_GT(s.passed, suite_size(Suite::kQuick) / 3) << r.name << " " << p << " judged too few cases";
@@ -57,12 +49,12 @@ TEST(FusedKernels, ADeclarationOtherThanTheArithmeticFails) {
   ASSERT_EQ(validate_impl_table(&multiply), "");
   const GateRun g = run_quick_gate({&multiply, &fp32});
   ASSERT_EQ(g.report.impls.size(), 2u);
-  EXPECT_GT(stats(g.report.impls[0], "CachesTheRotatedKAndV").failed, 0) << g.text;
+  EXPECT_GT(property_stats(g.report.impls[0], "CachesTheRotatedKAndV").failed, 0) << g.text;
   // The store to bf16/fp16 before the scale is one rounding the declared
   // fp32 path does not have: caught wherever it moves the value across a
   // rounding boundary of the cache dtype (about 6% of e4m3fn elements of a
   // bf16 k), so on some case of the suite.
-  EXPECT_GT(stats(g.report.impls[1], "CachesTheRotatedKAndV").failed, 0) << g.text;
+  EXPECT_GT(property_stats(g.report.impls[1], "CachesTheRotatedKAndV").failed, 0) << g.text;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/kv_write.h"
+#include "ropecheck/qk_norm.h"
 
 namespace ropecheck::impl {
 
@@ -286,7 +287,18 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
       set_error(err, n, "kv_write: a KV-cache write is not supported by this implementation");
       return ROPECHECK_UNSUPPORTED;
     }
-    if (const char* why = kv_write_error(*kw, p->num_tokens, p->num_kv_heads, p->head_dim)) {
+    if (const char* why = kv_write_error(*kw, p->num_tokens, p->num_kv_heads, p->head_dim, p->rotary_dim)) {
+      set_error(err, n, "%s", why);
+      return ROPECHECK_INVALID_ARGUMENT;
+    }
+  }
+  // ABI 1.5: a qk-norm only for a kernel granting it.
+  if (const ropecheck_qk_norm_t* qn = qk_norm_of(*p)) {
+    if (!(caps.flags & ROPECHECK_CAP_QK_NORM)) {
+      set_error(err, n, "qk_norm: a qk-norm is not supported by this implementation");
+      return ROPECHECK_UNSUPPORTED;
+    }
+    if (const char* why = qk_norm_error(*qn, p->num_kv_heads)) {
       set_error(err, n, "%s", why);
       return ROPECHECK_INVALID_ARGUMENT;
     }

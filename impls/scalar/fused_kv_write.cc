@@ -10,7 +10,10 @@
 //     scale, then saturated to the cache dtype: FlashInfer's
 //     rope_quantize_fp8_append_paged_kv_cache (include/flashinfer/pos_enc.cuh).
 // v is copied (scaled and rounded alike). Padding tokens (slot < 0) are
-// rotated and not written. The examples to copy for a fused kernel: every
+// rotated and not written. An MLA write (ABI 1.5) stores the rotated k_pe
+// and the latent kv_c with the entry's one scale, in one entry
+// [kv_c | k_pe] (vLLM's concat_and_cache_mla) or two caches (FlashInfer's
+// ckv_cache and kpe_cache). The examples to copy for a fused kernel: every
 // field read through ropecheck/kv_write.h, every rounding explicit.
 #include <cstdint>
 #include <cstring>
@@ -84,6 +87,20 @@ ropecheck_status_t apply(void*, const ropecheck_apply_params_t* p, char* err, st
     if (slot < 0) continue;  // padding: rotated above, nothing cached
     const std::int64_t k_row = seq > 0 ? (t / seq) * p->k_seq_stride + (t % seq) * p->k_token_stride
                                        : t * p->k_token_stride;
+    if (kv_is_mla(*w)) {  // ABI 1.5: k_pe (one head) and the latent kv_c, one scale
+      const float s = w->k_scale[0];
+      const auto scaled = [&](float x) { return S == Style::kVllm ? x / s : x * s; };
+      for (int c = 0; c < D; ++c) {
+        const float k = S == Style::kVllm ? load_f32(p->k_out, k_row + c, p->dtype)
+                                          : k32[static_cast<std::size_t>(t * D + c)];
+        store_kv(w->k_cache, mla_k_pe_offset(*w, slot, c), w->cache_dtype, scaled(k), true);
+      }
+      void* latent = w->cache_kind == ROPECHECK_KV_CACHE_MLA_JOINT ? w->k_cache : w->v_cache;
+      for (int c = 0; c < w->latent_dim; ++c)
+        store_kv(latent, mla_latent_offset(*w, slot, c), w->cache_dtype,
+                 scaled(load_f32(w->v, t * w->v_token_stride + c, p->dtype)), true);
+      continue;
+    }
     for (int h = 0; h < H; ++h) {
       const float ks = kv_scale_of(w->k_scale, w->scale_kind, h), vs = kv_scale_of(w->v_scale, w->scale_kind, h);
       for (int c = 0; c < D; ++c) {
@@ -115,6 +132,7 @@ ropecheck_impl_t fused_table(const char* name, const char* description, ropechec
       name, description, caps,
       libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32), fn);
   t.kv_policy = kv;
+  t.kv_cache_kinds = (1u << ROPECHECK_KV_CACHE_KIND_COUNT) - 1u;  // K and V, and MLA's caches (ABI 1.5)
   return t;
 }
 

@@ -13,6 +13,10 @@ const ropecheck_impl_t* scalar_cached_impl();
 // ABI 1.4: the rotation fused with a KV-cache write (fused_kv_write.cc).
 const ropecheck_impl_t* scalar_fused_kv_vllm_impl();
 const ropecheck_impl_t* scalar_fused_kv_flashinfer_impl();
+// ABI 1.5: the rotation fused with the per-head qk-norm (fused_qk_norm.cc).
+const ropecheck_impl_t* scalar_fused_qk_norm_vllm_impl();
+const ropecheck_impl_t* scalar_fused_qk_norm_qwen3_impl();
+const ropecheck_impl_t* scalar_fused_qk_norm_gemma_impl();
 
 }  // namespace ropecheck::impl
 

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ropecheck/kernel_abi.h"
@@ -74,7 +76,8 @@ TEST(ImplAbi, RegistryListsTheScalarSimdAndFusedKernels) {
     EXPECT_NE(impl->apply, nullptr);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"scalar_naive", "scalar_rotate_half", "scalar_complex",
-                                             "scalar_cached", "simd_cache", "simd_otf", "scalar_fused_kv_vllm"}));
+                                             "scalar_cached", "simd_cache", "simd_otf", "scalar_fused_kv_vllm",
+                                             "scalar_fused_qk_norm_vllm"}));
   EXPECT_EQ(find_impl("nope"), nullptr);
 }
 
@@ -117,6 +120,39 @@ TEST(ImplAbi, BadCallsGetAStatusNamingTheField) {
       const bool multi = std::string(b.field).rfind("axis", 0) == 0 || std::string(b.field) == "num_axes";
       if (multi && !(impl->caps.flags & ROPECHECK_CAP_AXES_SECTIONS)) continue;  // declined: checked below
       EXPECT_NE(msg.find(b.field), std::string::npos) << impl->name << ": " << b.what << " -> " << msg;
+    }
+  }
+}
+
+// ABI 1.5's qk-norm: a kernel not granting QK_NORM declines a call that
+// carries one (UNSUPPORTED, naming it); one granting it names a bad field.
+TEST(ImplAbi, AQkNormIsDeclinedWithoutTheGrantAndABadOneNamed) {
+  std::vector<float> w(64, 1.0f);
+  ropecheck_qk_norm_t qn{sizeof(ropecheck_qk_norm_t), ROPECHECK_NORM_WEIGHT_W, 1e-6f, 0u, w.data(), w.data()};
+  ropecheck_status_t st;
+  for (const auto* impl : builtin_impls()) {
+    Call c;
+    c.p.qk_norm = &qn;
+    const std::string msg = apply(impl, c, &st);
+    if (!(impl->caps.flags & ROPECHECK_CAP_QK_NORM)) {
+      EXPECT_EQ(st, ROPECHECK_UNSUPPORTED) << impl->name << ": " << msg;
+      EXPECT_NE(msg.find("qk_norm"), std::string::npos) << impl->name << ": " << msg;
+      continue;
+    }
+    EXPECT_EQ(st, ROPECHECK_OK) << impl->name << ": " << msg;
+    for (const auto& [field, mutate] :
+         std::initializer_list<std::pair<const char*, void (*)(ropecheck_qk_norm_t&)>>{
+             {"qk_norm.eps", [](ropecheck_qk_norm_t& q) { q.eps = 0.0f; }},
+             {"qk_norm.weight_form", [](ropecheck_qk_norm_t& q) { q.weight_form = 2; }},
+             {"qk_norm.q_weight", [](ropecheck_qk_norm_t& q) { q.q_weight = nullptr; }},
+             {"qk_norm.k_weight", [](ropecheck_qk_norm_t& q) { q.k_weight = nullptr; }}}) {
+      ropecheck_qk_norm_t bad = qn;
+      mutate(bad);
+      Call b;
+      b.p.qk_norm = &bad;
+      const std::string m = apply(impl, b, &st);
+      EXPECT_EQ(st, ROPECHECK_INVALID_ARGUMENT) << impl->name << " " << field << ": " << m;
+      EXPECT_NE(m.find(field), std::string::npos) << impl->name << ": " << m;
     }
   }
 }

@@ -50,6 +50,12 @@
  * kv_policy declares. q and k are still rotated into q_out and k_out. */
 #define ROPECHECK_CAP_KV_CACHE_WRITE (1u << 17)
 
+/* 1.5, a grant (0: the kernel never sees qk_norm != NULL): where the gate
+ * asks for it, apply normalises every head of q and k by RMSNorm before
+ * rotating (ropecheck_qk_norm_t), with the arithmetic its norm_policy
+ * declares. Calls without a norm still rotate plainly. */
+#define ROPECHECK_CAP_QK_NORM (1u << 18)
+
 /* 1.3: the most position axes a call has (Qwen2-VL and video diffusion
  * transformers use 3). */
 #define ROPECHECK_MAX_AXES 8

@@ -5,6 +5,7 @@
 #ifndef ROPECHECK_ABI_KV_WRITE_H_
 #define ROPECHECK_ABI_KV_WRITE_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* 1.4: the dtypes a KV cache is stored in: the OCP 8-bit formats (OFP8
@@ -35,6 +36,26 @@ typedef enum ropecheck_kv_scale_direction_t {
   ROPECHECK_KV_SCALE_MULTIPLY = 1
 } ropecheck_kv_scale_direction_t;
 
+/* 1.5: what the entries of a write's caches hold. A table of minor < 5, or
+ * one whose kv_cache_kinds is 0, is given K_AND_V writes only. */
+typedef enum ropecheck_kv_cache_kind_t {
+  /* 1.4: a K cache and a V cache, an entry per kv head of head_dim channels */
+  ROPECHECK_KV_CACHE_K_AND_V = 0,
+  /* DeepSeek's multi-head latent attention in one cache: the call's k is
+   * k_pe, one head (num_kv_heads 1) of head_dim == rotary_dim channels
+   * shared by every q head, v is the latent kv_c ([num_tokens, latent_dim]
+   * at v_token_stride), and an entry of k_cache is [kv_c | rotated k_pe],
+   * latent_dim + rotary_dim channels (vLLM's concat_and_cache_mla and
+   * concat_and_cache_mla_rope_fused: kv_lora_rank 512 + qk_rope_head_dim
+   * 64). v_cache is NULL; head_stride is not read. */
+  ROPECHECK_KV_CACHE_MLA_JOINT = 1,
+  /* The same in two caches (FlashInfer's kpe_cache and ckv_cache): an entry
+   * of k_cache holds the rotated k_pe (rotary_dim channels), an entry of
+   * v_cache kv_c (latent_dim channels), at v_block_stride / v_slot_stride. */
+  ROPECHECK_KV_CACHE_MLA_SPLIT = 2,
+  ROPECHECK_KV_CACHE_KIND_COUNT = 3
+} ropecheck_kv_cache_kind_t;
+
 /* 1.4: a paged KV cache written by the call (with CAP_KV_CACHE_WRITE).
  * Token t goes to slot s = slot_mapping[t]: block s / block_size, entry
  * s % block_size; s < 0 is a padding token, for which nothing is written
@@ -60,7 +81,17 @@ typedef struct ropecheck_kv_write_t {
   const int64_t* slot_mapping; /* num_tokens entries, each < num_blocks * block_size */
   const float* k_scale;     /* 1 (PER_TENSOR) or num_kv_heads (PER_HEAD) values, finite and > 0 */
   const float* v_scale;
+  /* ---- ABI 1.5: a 1.4 write ends here (ROPECHECK_KV_WRITE_SIZE_1_4) ---- */
+  /* ropecheck_kv_cache_kind_t: K_AND_V (0) unless the table's kv_cache_kinds
+   * grants another. MLA writes are PER_TENSOR with one scale for the whole
+   * entry, kv_c and k_pe alike (vLLM's concat_and_cache_mla `scale`,
+   * FlashInfer's quant_scale_kv): k_scale[0], and v_scale[0] equals it. */
+  uint32_t cache_kind;
+  int32_t latent_dim;       /* MLA: kv_c's channels (kv_lora_rank), >= 1; 0 for K_AND_V */
+  int64_t v_block_stride, v_slot_stride; /* MLA_SPLIT: v_cache's strides; 0 otherwise */
 } ropecheck_kv_write_t;
+
+#define ROPECHECK_KV_WRITE_SIZE_1_4 offsetof(ropecheck_kv_write_t, cache_kind)
 
 /* 1.4: what a table granting KV_CACHE_WRITE declares of its cache write
  * (docs/ERROR_MODEL.md, "E9"). The scale operation is one fp32 rounding and

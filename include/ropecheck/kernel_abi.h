@@ -45,6 +45,16 @@
  *        and arithmetic of the write); capability grant KV_CACHE_WRITE. A
  *        host passes kv_write != NULL only to a table of minor >= 4 granting
  *        it; a table of minor < 4 may set neither.
+ *   1.5  fused parts beyond the cache write: ropecheck_apply_params_t gains
+ *        qk_norm (ropecheck_qk_norm_t: a per-head RMSNorm of q and k before
+ *        the rotation, its weights, eps and weight form) and
+ *        ropecheck_kv_write_t gains cache_kind, latent_dim and v's strides
+ *        (DeepSeek MLA's latent cache, [kv_c | k_pe] in one cache or split
+ *        in two); ropecheck_impl_t gains kv_cache_kinds (the cache kinds its
+ *        write makes), norm_policy (the norm's arithmetic) and max_position
+ *        (the positions it serves); capability grant QK_NORM. A host passes
+ *        qk_norm != NULL, a write of another kind than K_AND_V, or relies on
+ *        max_position only for a table of minor >= 5 declaring them.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -69,15 +79,17 @@
 #include <stdint.h>
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 4u
+#define ROPECHECK_ABI_VERSION_MINOR 5u
 
 /* The parts, one job each: a call's vocabulary and frequency spec, the
  * precision policy, the capability flags and multi-axis assignments, the
- * 1.4 KV-cache write. This file: the call, the table, the entry point. */
+ * 1.4 KV-cache write (and 1.5's MLA caches), 1.5's qk-norm. This file: the
+ * call, the table, the entry point. */
 #include "ropecheck/abi_types.h"
 #include "ropecheck/abi_policy.h"
 #include "ropecheck/abi_caps.h"
 #include "ropecheck/abi_kv_write.h"
+#include "ropecheck/abi_qk_norm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,13 +162,18 @@ typedef struct ropecheck_apply_params_t {
   /* NULL: no cache write (every call before 1.4, and every call to a table
    * not granting KV_CACHE_WRITE). */
   const ropecheck_kv_write_t* kv_write;
+  /* ---- ABI 1.5: a 1.4 host's params end here (ROPECHECK_APPLY_PARAMS_SIZE_1_4). ---- */
+  /* NULL: no norm, a plain rotation (every call before 1.5, every call to a
+   * table not granting QK_NORM, and every call the gate makes without one). */
+  const ropecheck_qk_norm_t* qk_norm;
 } ropecheck_apply_params_t;
 
 /* struct_size of the params of each minor version. */
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_1 offsetof(ropecheck_apply_params_t, seq_len)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_2 offsetof(ropecheck_apply_params_t, num_axes)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_3 offsetof(ropecheck_apply_params_t, kv_write)
-#define ROPECHECK_APPLY_PARAMS_SIZE_1_4 sizeof(ropecheck_apply_params_t)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_4 offsetof(ropecheck_apply_params_t, qk_norm)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_5 sizeof(ropecheck_apply_params_t)
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -185,6 +202,17 @@ typedef struct ropecheck_impl_t {
   ropecheck_policy_ext_t policy_ext;
   /* ---- ABI 1.4: a 1.1-1.3 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_1) ---- */
   ropecheck_kv_policy_t kv_policy; /* read with CAP_KV_CACHE_WRITE */
+  /* ---- ABI 1.5: a 1.4 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_4) ---- */
+  /* With CAP_KV_CACHE_WRITE: bit (1 << ropecheck_kv_cache_kind_t) of the
+   * writes it makes; 0 means K_AND_V alone (what a 1.4 table makes). */
+  uint32_t kv_cache_kinds;
+  uint32_t reserved1;    /* must be 0 */
+  ropecheck_norm_policy_t norm_policy; /* read with CAP_QK_NORM */
+  /* Position ids it serves: |id| < max_position (a cos/sin cache of that
+   * many rows built at load, as vLLM builds one of max_position_embeddings
+   * rows). 0: no bound. The gate gives it no case past the bound and counts
+   * the skips. */
+  int64_t max_position;
   /* Later minor versions append here. */
 } ropecheck_impl_t;
 
@@ -197,6 +225,7 @@ typedef struct ropecheck_impl_t {
 /* 1.3 appends nothing to the table either. */
 #define ROPECHECK_IMPL_SIZE_1_3 ROPECHECK_IMPL_SIZE_1_1
 #define ROPECHECK_IMPL_SIZE_1_4 (offsetof(ropecheck_impl_t, kv_policy) + sizeof(ropecheck_kv_policy_t))
+#define ROPECHECK_IMPL_SIZE_1_5 (offsetof(ropecheck_impl_t, max_position) + sizeof(int64_t))
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */
