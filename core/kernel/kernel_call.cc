@@ -10,6 +10,7 @@
 #include "core/isolation/host_guard.h"
 #include "core/isolation/fp_env.h"
 #include "core/isolation/isolation.h"
+#include "core/kernel/impl_limits.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
@@ -96,6 +97,8 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   for (auto p : c.positions) negative |= p < 0;
   if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
     return "negative positions";
+  if (const ImplLimits lim = limits_of(impl); lim.max_position > 0 && c.max_abs_position() >= lim.max_position)
+    return "positions at or beyond max_position " + std::to_string(lim.max_position);
   if (c.axes.multi()) {
     if (!(k.flags & axis_assignment_cap(c.axes.assignment)) || impl.abi_minor < 3)
       return "multi-axis positions, " + std::string(axis_assignment_name(c.axes.assignment)) +

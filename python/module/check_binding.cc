@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel/impl_limits.h"
 #include "core/kernel/impl_validation.h"
 #include "gate/gate.h"
 #include "golden/catalog.h"
@@ -99,6 +100,24 @@ py::dict report_dict(const GateReport& r, const std::vector<std::string>& traceb
   return d;
 }
 
+// The ABI 1.3 grants of the multi-axis forms a Python kernel names:
+// "sections", "interleaved", "table" (which axis each pair rotates with) and
+// "per_axis" (per-axis frequencies on top of those).
+std::uint32_t axis_flags(const std::vector<std::string>& forms) {
+  std::uint32_t f = 0;
+  for (const auto& name : forms) {
+    if (name == "sections") f |= ROPECHECK_CAP_AXES_SECTIONS;
+    else if (name == "interleaved") f |= ROPECHECK_CAP_AXES_INTERLEAVED;
+    else if (name == "table") f |= ROPECHECK_CAP_AXES_TABLE;
+    else if (name == "per_axis") f |= ROPECHECK_CAP_AXIS_FREQUENCIES;
+    else
+      throw py::value_error("multi_axis: unknown form '" + name + "' (sections, interleaved, table, per_axis)");
+  }
+  if ((f & ROPECHECK_CAP_AXIS_FREQUENCIES) && !(f & impl::kAllAxisForms))
+    throw py::value_error("multi_axis: per_axis needs an assignment (sections, interleaved or table)");
+  return f;
+}
+
 struct Target {
   std::optional<PythonKernel> kernel;
   const ropecheck_impl_t* table = nullptr;
@@ -112,8 +131,8 @@ void bind_check(py::module_& m) {
       [](py::object fn, const std::string& name, std::vector<std::string> layouts, std::vector<std::string> dtypes,
          std::vector<std::string> schemes, const std::string& policy, const std::string& suite, std::uint64_t seed,
          std::optional<int> cases, std::optional<int> only_case, std::vector<std::string> properties, bool in_place,
-         bool inverse, bool partial_rotary, bool negative_positions, bool multi_axis, const std::string& tensors,
-         const std::string& device) {
+         bool inverse, bool partial_rotary, bool negative_positions, std::vector<std::string> multi_axis,
+         const std::string& tensors, const std::string& device, std::int64_t max_position) {
         GateOptions o;
         if (!parse_suite(suite, &o.suite)) throw py::value_error("suite: must be quick, standard or exhaustive");
         o.seed = seed;
@@ -146,8 +165,9 @@ void bind_check(py::module_& m) {
           if (inverse) flags |= ROPECHECK_CAP_INVERSE;
           if (partial_rotary) flags |= ROPECHECK_CAP_PARTIAL_ROTARY;
           if (negative_positions) flags |= ROPECHECK_CAP_NEGATIVE_POSITIONS;
-          // Positions [num_axes, tokens] with RopeCall's assignment (ABI 1.3).
-          if (multi_axis) flags |= impl::kAllAxisForms | ROPECHECK_CAP_AXIS_FREQUENCIES;
+          // Positions [num_axes, tokens] with RopeCall's assignment (ABI 1.3),
+          // for the forms named.
+          flags |= axis_flags(multi_axis);
           ko.caps = ropecheck_caps_t{sizeof(ropecheck_caps_t),
                                      mask_of<ropecheck_layout_t>(layouts, parse_layout, "layouts"),
                                      mask_of<ropecheck_dtype_t>(dtypes, parse_dtype, "dtypes"),
@@ -161,6 +181,11 @@ void bind_check(py::module_& m) {
         PythonKernel kernel(fn, ko);
         if (const std::string bad = validate_impl_table(kernel.table()); !bad.empty())
           throw py::value_error("the kernel's declaration: " + bad);
+        const ImplLimits limits{max_position};
+        if (const std::string bad = check_limits(limits); !bad.empty()) throw py::value_error(bad);
+        if (max_position != 0 && py::isinstance<BuiltinKernel>(fn))
+          throw py::value_error("max_position: a built-in kernel declares its own capabilities");
+        const ScopedLimits scoped(kernel.table(), limits);
         o.impls = {kernel.table()};
         const GateReport r = run_gate(o);  // C++ exceptions and Python errors propagate
         return report_dict(r, kernel.tracebacks());
@@ -168,7 +193,7 @@ void bind_check(py::module_& m) {
       py::arg("fn"), py::kw_only(), py::arg("name"), py::arg("layouts"), py::arg("dtypes"), py::arg("schemes"),
       py::arg("policy"), py::arg("suite"), py::arg("seed"), py::arg("cases"), py::arg("case"), py::arg("properties"),
       py::arg("in_place"), py::arg("inverse"), py::arg("partial_rotary"), py::arg("negative_positions"),
-      py::arg("multi_axis"), py::arg("tensors"), py::arg("device"));
+      py::arg("multi_axis"), py::arg("tensors"), py::arg("device"), py::arg("max_position"));
 
   m.def("policy_names", [] {
     std::vector<std::string> v;
