@@ -52,7 +52,7 @@ _refuse_unreadable_numpy()
 __all__ = [
     "check", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure", "FuzzResult",
     "KernelContractError", "RopeCall", "RopeConfig", "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES",
-    "MULTI_AXIS_FORMS",
+    "MULTI_AXIS_FORMS", "RESTRICTIONS",
 ]
 
 KernelContractError = _core.KernelContractError
@@ -71,6 +71,9 @@ DTYPES: tuple[str, ...] = ("f32", "f16", "bf16")
 #: Multi-axis forms a kernel may take (check's ``multi_axis``): which axis each pair rotates with
 #: (M-RoPE sections, Qwen3-VL's interleaving, a per-pair table) and per-axis frequencies on top of them.
 MULTI_AXIS_FORMS: tuple[str, ...] = ("sections", "interleaved", "table", "per_axis")
+#: Scheme parameters a kernel may decline (check's ``restrictions``; ABI 1.1's restricting flags): YaRN only with
+#: truncate, no explicit attention_factor, no runtime sequence length (dynamic NTK and LongRoPE within L).
+RESTRICTIONS: tuple[str, ...] = ("yarn_truncated_only", "no_explicit_attention_factor", "no_runtime_seq_len")
 
 Kernel = Callable[[Any, Any, Any, RopeCall], Any]
 
@@ -146,7 +149,7 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
           case: Optional[int] = None, properties: Optional[Sequence[str]] = None, in_place: bool = False,
           inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
           multi_axis: Union[bool, Sequence[str]] = False, max_position: Optional[int] = None,
-          tensors: str = "numpy", device: str = "cpu") -> CheckResult:
+          restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu") -> CheckResult:
     """Run the gate (every kernel property over a suite) on a Python kernel.
 
     The kernel declares what it supports (``layouts``, ``dtypes``, ``schemes``,
@@ -154,7 +157,8 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     positions ``[rope.num_axes, tokens]`` with M-RoPE / axial assignments,
     see RopeCall: True for every form, or the forms it takes among
     ``MULTI_AXIS_FORMS``; ``max_position``: positions p with |p| >= it are
-    outside, a cos/sin cache of that many rows) and how it
+    outside, a cos/sin cache of that many rows; ``restrictions``: scheme
+    parameters it does not take, among ``RESTRICTIONS``) and how it
     computes (``policy``, one of POLICIES); cases outside what it declares
     are skipped and counted, every other case is judged per element against
     the budget of its policy. ``in_place=True``: the kernel rotates its q and
@@ -178,7 +182,7 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
                    suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
                    in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
                    negative_positions=negative_positions, multi_axis=multi_axis, max_position=max_position,
-                   tensors=tensors, device=device)
+                   restrictions=list(restrictions), tensors=tensors, device=device)
     r = _core.check(fn, name=kname, **dict(options, multi_axis=axis_forms, max_position=max_position or 0))
     shown = {k: v for k, v in options.items()
              if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))}

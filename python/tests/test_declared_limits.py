@@ -74,3 +74,21 @@ def test_multi_axis_forms_are_declared_one_by_one():
     with pytest.raises(ValueError, match="per_axis needs an assignment"):
         ropecheck.check(hf_rope, multi_axis=["per_axis"], **ONE_FAMILY)
     assert set(ropecheck.MULTI_AXIS_FORMS) == {"sections", "interleaved", "table", "per_axis"}
+
+
+def test_restrictions_skip_the_scheme_parameters_a_kernel_declines():
+    def always_truncated(q, k, positions, rope):
+        hf = dict(rope.hf_config or {})  # None for explicit frequencies
+        scaling = dict(hf.get("rope_scaling") or {})
+        if scaling.get("rope_type") == "yarn" and scaling.get("truncate") is False:
+            raise NotImplementedError("this kernel floors and ceils YaRN's correction range always")
+        return hf_rope(q, k, positions, rope)
+
+    undeclared = ropecheck.check(always_truncated, **EVERY_FAMILY)
+    assert {f.family for f in undeclared.failures} == {"yarn"}, undeclared.failure_report()
+    r = ropecheck.check(always_truncated, restrictions=["yarn_truncated_only"], **EVERY_FAMILY)
+    assert r.passed, r.failure_report()
+    assert r.families["yarn"]["passed"] > 0, r.tables
+    assert skipped_for(r, "freq.truncate: 0 (the kernel declares YARN_TRUNCATED_ONLY)") > 0, r.tables
+    with pytest.raises(ValueError, match="restrictions: unknown restriction 'fast'"):
+        ropecheck.check(hf_rope, restrictions=["fast"], **ONE_FAMILY)
