@@ -20,6 +20,7 @@ import protocol  # noqa: E402
 _FIELDS = ("head_dim", "rotary_dim", "layout", "direction", "scheme", "dtype", "seq_len", "num_axes",
            "axis_assignment", "axis_frequencies")
 _LISTS = ("axis_sections", "pair_axis")
+_AXIS_DEFAULTS = {"num_axes": 0, "axis_assignment": "", "axis_frequencies": ""}
 
 
 class WorkerError(RuntimeError):
@@ -90,8 +91,8 @@ class FrameworkKernel:
         self.version = header["version"]
 
     def __call__(self, q, k, positions, rope):
-        fields = {f: getattr(rope, f) for f in _FIELDS}
-        fields.update({f: [int(v) for v in getattr(rope, f)] for f in _LISTS})
+        fields = {f: getattr(rope, f, _AXIS_DEFAULTS.get(f)) for f in _FIELDS}  # a 1D caller may omit the axes
+        fields.update({f: [int(v) for v in getattr(rope, f, [])] for f in _LISTS})
         fields["hf_config"] = json.loads(json.dumps(rope.hf_config))
         fields["config"] = json.loads(json.dumps(dict(rope.config)))
         header, arrays = self.worker.request({"row": self.row["id"], "rope": fields},
