@@ -66,6 +66,11 @@ namespace ropecheck::mutant {
   X(ggml_long_factors_fixed,                                                                                 \
     "policy_ggml_cpu with LongRoPE's long factors fixed, where seq_len selects the short",                   \
     "", "")                                                                                                  \
+  X(ggml_yarn_ramp_channel_index,                                                                            \
+    "policy_ggml_cpu with YaRN's ramp taken at the channel index i0 where ggml's rope_yarn_ramp takes i0/2",  \
+    "ConformsToReference", "")                                                                               \
+  X(ggml_running_product_bf16, "policy_ggml_cpu with its running product theta rounded to bf16 at every step", \
+    "ConformsToReference", "")                                                                               \
   X(fast_sincos_past_range,                                                                                  \
     "__sincosf on unreduced angles (policy_fast_sincos) declaring its [-pi, pi] error everywhere",           \
     "ConformsToReference", "")                                                                               \

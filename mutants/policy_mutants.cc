@@ -36,6 +36,10 @@ std::vector<std::pair<Bug, impl::PolicyKernel>> rows() {
       [](impl::PolicyKernel& k) { k.policy.base.angle_mode = ROPECHECK_ANGLE_F32_PRODUCT; });
   add(Bug::ggml_long_factors_fixed, "policy_ggml_cpu",
       [](impl::PolicyKernel& k) { k.form.longrope_long_factors = true; });
+  add(Bug::ggml_yarn_ramp_channel_index, "policy_ggml_cpu",
+      [](impl::PolicyKernel& k) { k.form.yarn_ramp_channel_index = true; });
+  add(Bug::ggml_running_product_bf16, "policy_ggml_cpu",
+      [](impl::PolicyKernel& k) { k.form.running_product_bf16 = true; });
   // __sincosf's [-pi, pi] bound claimed for every argument (no range, no growth).
   add(Bug::fast_sincos_past_range, "policy_fast_sincos", [](impl::PolicyKernel& k) {
     k.policy.ext.sincos_abs_error_range = 0;

@@ -29,6 +29,47 @@ double default_units(int i, int d, double base, double rel_b_units, double k_pow
   return e * (std::log(base) + 1.0 + rel_b_units) + 2.0 * k_pow + 2.0;
 }
 
+double yarn_ramp_units(const ref::FreqSpec& s, int d) {
+  double units = 3;  // (i - low) / (high - low), 1 - r, and 1 - (1 - r), each rounded in the freq dtype
+  if (!s.truncate) {
+    // corr() = d ln(L / (2 pi r)) / (2 ln b): ~8 roundings relative to
+    // its value plus the absolute error of ln() near 1.
+    const double lo = yarn_corr(s, d, s.beta_fast), hi = yarn_corr(s, d, s.beta_slow);
+    const double scale = d / (2.0 * std::log(s.base));
+    const double dlo = 8 * std::fabs(lo) + 3 * scale;
+    const double dhi = 8 * std::fabs(hi) + 3 * scale;
+    const double span = std::max(std::min(hi, d - 1.0) - std::max(lo, 0.0), 1e-3);
+    units += (2 * dlo + dhi) / span;
+  }
+  return units;
+}
+
+bool yarn_in_ramp(const ref::FreqSpec& s, int d, int pair) {
+  if (!s.truncate) return true;  // the bounds are real numbers an evaluation may move: any pair
+  // floor/ceil give integers every evaluation agrees on (yarn_near_cliff),
+  // so pairs at or below low and at or above high have weights exactly 0, 1.
+  const double lo = std::max(std::floor(yarn_corr(s, d, s.beta_fast)), 0.0);
+  const double hi = std::min(std::ceil(yarn_corr(s, d, s.beta_slow)), d - 1.0);
+  return pair > lo && pair < hi;
+}
+
+double llama3_ramp_units(const ref::FreqSpec& s, int d, int pair, double k_pow, double u_f) {
+  const double cdef = default_units(pair, d, s.base, 0, k_pow);
+  const double wavelen = kTwoPi / std::pow(s.base, -2.0 * pair / d);
+  const double L = static_cast<double>(s.original_max_position);
+  const bool medium = wavelen >= (L / s.high_freq_factor) * (1 - 1e-6) &&
+                      wavelen <= (L / s.low_freq_factor) * (1 + 1e-6);
+  if (!medium) return 0;
+  // t = (L / wavelen - lf) / (hf - lf): L / wavelen <= hf here, so
+  // dt <= hf (cdef + 3) u / (hf - lf); w' moves by (s - 1) dt rel.
+  // Equal factors (no band): a pair this close to the one edge may
+  // land in either band, t anywhere in [0, 1] (1 / u_f units).
+  const double dt = s.high_freq_factor > s.low_freq_factor
+                        ? s.high_freq_factor * (cdef + 3) / (s.high_freq_factor - s.low_freq_factor)
+                        : 1.0 / u_f;
+  return std::fabs(s.factor - 1) * dt + 5;
+}
+
 }  // namespace
 
 double unit_roundoff(std::uint32_t dtype) {
@@ -47,7 +88,7 @@ bool yarn_near_cliff(const ref::FreqSpec& s, int d) {
 }
 
 AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
-    : policy_(policy), scheme_(static_cast<int>(s.scheme)), rotary_dim_(d), base_(s.base) {
+    : policy_(policy) {
   const double u_f = unit_roundoff(policy.base.freq_dtype);
   const double k = declared_ulps(policy.ext.freq_pow_max_ulp);
   const int pairs = d / 2;
@@ -83,41 +124,15 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
       }
       case ROPECHECK_SCHEME_YARN: {
         const double cdef = default_units(i, d, s.base, 0, k) + 1;
-        double ramp_units = 3;  // (i - low) / (high - low), evaluated in the freq dtype
-        if (!s.truncate) {
-          // corr() = d ln(L / (2 pi r)) / (2 ln b): ~8 roundings relative to
-          // its value plus the absolute error of ln() near 1.
-          const double lo = yarn_corr(s, d, s.beta_fast), hi = yarn_corr(s, d, s.beta_slow);
-          const double scale = d / (2.0 * std::log(s.base));
-          const double dlo = 8 * std::fabs(lo) + 3 * scale;
-          const double dhi = 8 * std::fabs(hi) + 3 * scale;
-          const double span = std::max(std::min(hi, d - 1.0) - std::max(lo, 0.0), 1e-3);
-          ramp_units += (2 * dlo + dhi) / span;
-        }
         // w = w/s * r + w * (1 - r): a ramp error dr moves w by (1 - 1/s) w dr,
         // which is (s - 1) dr relative to the smallest result w/s.
-        c = std::fabs(s.factor - 1) * ramp_units + cdef + 4;
+        c = std::fabs(s.factor - 1) * yarn_ramp_units(s, d) + cdef + 4;
         break;
       }
       case ROPECHECK_SCHEME_LLAMA3: {
         const double cdef = default_units(i, d, s.base, 0, k);
-        const double w = std::pow(s.base, -2.0 * i / d);
-        const double wavelen = kTwoPi / w;
-        const double L = static_cast<double>(s.original_max_position);
-        const bool medium = wavelen >= (L / s.high_freq_factor) * (1 - 1e-6) &&
-                            wavelen <= (L / s.low_freq_factor) * (1 + 1e-6);
-        if (medium) {
-          // t = (L / wavelen - lf) / (hf - lf): L / wavelen <= hf here, so
-          // dt <= hf (cdef + 3) u / (hf - lf); w' moves by (s - 1) dt rel.
-          // Equal factors (no band): a pair this close to the one edge may
-          // land in either band, t anywhere in [0, 1] (1 / u_f units).
-          const double dt = s.high_freq_factor > s.low_freq_factor
-                                ? s.high_freq_factor * (cdef + 3) / (s.high_freq_factor - s.low_freq_factor)
-                                : 1.0 / u_f;
-          c = std::fabs(s.factor - 1) * dt + cdef + 5;
-        } else {
-          c = cdef + 1;
-        }
+        const double ramp = llama3_ramp_units(s, d, i, k, u_f);
+        c = ramp > 0 ? ramp + cdef : cdef + 1;
         break;
       }
       case ROPECHECK_SCHEME_LONGROPE:
@@ -135,6 +150,71 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
                                  s.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK);
     unit_freq_[static_cast<std::size_t>(i)] = unit;
     freq_rel_[static_cast<std::size_t>(i)] = unit ? 0.0 : c * u_f;
+  }
+  if (policy.base.angle_mode == ROPECHECK_ANGLE_F32_RUNNING_PRODUCT) init_running_product(s, d, k);
+}
+
+void AngleError::init_running_product(const ref::FreqSpec& s, int d, double k) {
+  // docs/ERROR_MODEL.md, "The running product, every scheme". Every bound is
+  // on |ln(kernel / exact)|: a factor (1 + e), |e| <= n u, has
+  // |ln(1 + e)| <= -ln(1 - n u), and the logs of a product add.
+  const double u = 0x1p-24, lam = -std::log1p(-u);
+  // The base theta_scale is formed from, and the units of relative error it
+  // carries before its own fp32 rounding (E1's r_b: NTK's b s^(d/(d-2)),
+  // dynamic NTK's b q^(d/(d-2))).
+  double base = s.base, rel_b = 0;
+  const double ex = static_cast<double>(d) / (d - 2);
+  if (s.scheme == ROPECHECK_SCHEME_NTK_AWARE) {
+    base = s.base * std::pow(s.factor, ex);
+    rel_b = std::fabs(std::log(s.factor)) * ex + 2 * k + 2;
+  } else if (s.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK) {
+    const double n = static_cast<double>(std::max(s.seq_len, s.original_max_position));
+    const double L = static_cast<double>(s.original_max_position);
+    const double q = s.factor * n / L - (s.factor - 1);
+    rel_b = ex * (3.0 * (s.factor * n / L) / q + 1 + std::fabs(std::log(q))) + 2 * k + 2;
+    base = s.base * std::pow(q, ex);
+  }
+  const double lam_b = -std::log1p(-(1 + rel_b) * u);
+  rp_l1_ = (2.0 / d) * (std::fabs(std::log(base)) * u + (1 + u) * lam_b) - std::log1p(-2 * k * u);
+  const int pairs = d / 2;
+  rp_extra_.assign(static_cast<std::size_t>(pairs), 0.0);
+  rp_mix_.assign(static_cast<std::size_t>(pairs), 0.0);
+  for (int i = 0; i < pairs; ++i) {
+    double extra = 0, mix = 0;
+    switch (s.scheme) {
+      case ROPECHECK_SCHEME_LINEAR:  // fl(s), fl(1 / fl(s)), the product
+        extra = 3 * lam;
+        break;
+      case ROPECHECK_SCHEME_LONGROPE:  // the factor rounded to fp32, the division
+        extra = 2 * lam;
+        break;
+      case ROPECHECK_SCHEME_LLAMA3: {
+        // theta / ff, ff = 1 / ((1 - t)/s + t) formed in fp32 from an fp32
+        // per-pair frequency (llama.cpp's converter): E1's medium-band
+        // amplification without the frequency's own error, which the
+        // running product replaces; 1 unit (fl32(s)) in the other bands.
+        // ff lies in [1, s] whatever t, so |ln(ff~/ff)| <= ln s (+ its roundings).
+        const double ramp = llama3_ramp_units(s, d, i, k, u);
+        const double units = ramp > 0 ? ramp : 1;
+        const double phi = units * u < 0.5 ? -std::log1p(-units * u) : HUGE_VAL;
+        extra = lam + std::min(phi, std::log(s.factor) + 2 * lam);
+        break;
+      }
+      case ROPECHECK_SCHEME_YARN:
+        // theta_e = theta / 1, theta_i = fl(fl(1 / fl(s)) theta_e), then
+        // fl(fl(theta_i w_I) + fl(theta_e w_E)): 5 roundings on a sum of two
+        // same-signed terms. The weights w_I = 1 - w_E, w_E = 1 - ramp are
+        // each within R u of exact (not complementary: each rounds on its
+        // own), which moves the angle by |theta_e| R u (1/s + 1) <= (1 + s)
+        // R u |mixed angle|; exact (0 or 1) outside the ramp.
+        extra = 5 * lam;
+        mix = yarn_in_ramp(s, d, i) ? (1 + s.factor) * yarn_ramp_units(s, d) * u : 0;
+        break;
+      default:  // default, NTK-aware, dynamic NTK: the loop alone
+        break;
+    }
+    rp_extra_[static_cast<std::size_t>(i)] = extra;
+    rp_mix_[static_cast<std::size_t>(i)] = mix;
   }
 }
 
@@ -154,15 +234,12 @@ double AngleError::bound(double a, std::int64_t position, int pair) const {
     }
     case ROPECHECK_ANGLE_F32_RUNNING_PRODUCT: {
       // theta_i = fl(.. fl(fl32(p) ts~) .. ts~) (i roundings), ts~ =
-      // powf(fl(b), fl(-2/d)) with |ln(ts~/ts)| <= L1; then / fl(ff) (two
-      // roundings) and * fl(1/fl(s)) (three). Each factor (1 + d), |d| <= u,
-      // has |ln(1 + d)| <= lam: exact bookkeeping, not first order.
-      const double u = u32, lam = -std::log1p(-u);
-      const double k = declared_ulps(policy_.ext.freq_pow_max_ulp);
-      const double L1 = (2.0 / rotary_dim_) * (std::log(base_) * u + (1 + u) * lam) - std::log1p(-2 * k * u);
-      const int n = pair + (p32_exact ? 0 : 1) + (scheme_ == ROPECHECK_SCHEME_LINEAR ? 3 : 0) +
-                    (scheme_ == ROPECHECK_SCHEME_LONGROPE ? 2 : 0);
-      return a * std::expm1(pair * L1 + n * lam);
+      // powf(fl(b'), fl(-2/d)) with |ln(ts~/ts)| <= L1; then the scheme's
+      // own steps (init_running_product). Each factor (1 + d), |d| <= u, has
+      // |ln(1 + d)| <= lam: exact bookkeeping, not first order.
+      const double lam = -std::log1p(-u32);
+      const double log_err = pair * rp_l1_ + (pair + (p32_exact ? 0 : 1)) * lam + rp_extra_[i];
+      return a * (std::expm1(log_err) + std::exp(log_err) * rp_mix_[i]);
     }
     default: {
       // fl32(fl32(p) w32): w rounds to fp32 when formed in fp64, the product

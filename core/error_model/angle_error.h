@@ -1,8 +1,8 @@
 // E1 and the angle half of E2 (docs/ERROR_MODEL.md): how far a kernel's
 // frequency and angle may be from the exact p w_i, given the way its policy
 // says it forms them (a per-pair formula then an fp32 or fp64 product, or
-// ggml's running fp32 product), and the YaRN configurations no kernel can be
-// held to.
+// ggml's running fp32 product, for every scheme but explicit frequencies),
+// and the YaRN configurations no kernel can be held to.
 #ifndef ROPECHECK_CORE_ERROR_MODEL_ANGLE_ERROR_H_
 #define ROPECHECK_CORE_ERROR_MODEL_ANGLE_ERROR_H_
 
@@ -26,12 +26,15 @@ class AngleError {
   double bound(double abs_angle, std::int64_t position, int pair) const;
 
  private:
+  // F32_RUNNING_PRODUCT: the per-step log error of theta_scale, and per pair
+  // the log error of the scheme's steps after the loop and YaRN's mixing term.
+  void init_running_product(const ref::FreqSpec& spec, int rotary_dim, double k_pow);
+
   Policy policy_;
-  int scheme_;
-  int rotary_dim_;
-  double base_;
   std::vector<double> freq_rel_;
   std::vector<char> unit_freq_;  // w~ is exactly 1 (pair 0 of a power formula)
+  double rp_l1_ = 0;
+  std::vector<double> rp_extra_, rp_mix_;
 };
 
 // True when a YaRN correction bound with truncate lies so close to an

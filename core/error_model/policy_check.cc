@@ -22,11 +22,11 @@ std::string got(double v) {
   return b;
 }
 
-// Schemes a running fp32 product can form: the scaling must be one factor
-// per pair (LongRoPE, Llama 3.1's rope_freqs in llama.cpp) or one for all
-// (linear); NTK, YaRN and the Llama 3.1 bands have no running-product form.
-constexpr std::uint32_t kRunningProductSchemes =
-    (1u << ROPECHECK_SCHEME_DEFAULT) | (1u << ROPECHECK_SCHEME_LINEAR) | (1u << ROPECHECK_SCHEME_LONGROPE);
+// Schemes a running fp32 product can form (ggml's CPU loop, every scheme
+// llama.cpp has): a base (NTK-aware and dynamic NTK change it), one factor
+// for all (linear), one per pair (LongRoPE, Llama 3.1's rope_freqs), or
+// YaRN's mix of theta and theta / s. Explicit frequencies have no such form.
+constexpr std::uint32_t kRunningProductSchemes = ((1u << ROPECHECK_SCHEME_COUNT) - 1) & ~(1u << ROPECHECK_SCHEME_EXPLICIT);
 
 }  // namespace
 
@@ -48,7 +48,8 @@ std::string ErrorModel::check_policy(const Policy& policy, const ropecheck_caps_
     if (p.freq_dtype != ROPECHECK_DTYPE_F32)
       return "policy.freq_dtype: must be f32 with angle_mode F32_RUNNING_PRODUCT";
     if (caps && (caps->schemes & ~kRunningProductSchemes))
-      return "caps.schemes: angle_mode F32_RUNNING_PRODUCT can form default, linear and longrope only";
+      return "caps.schemes: angle_mode F32_RUNNING_PRODUCT cannot form explicit frequencies (a per-pair list "
+             "has no running-product form)";
   }
   if (p.sincos > ROPECHECK_SINCOS_FAST) return "policy.sincos: must be 0 (libm) or 1 (fast)";
   if (p.sincos == ROPECHECK_SINCOS_LIBM) {

@@ -108,7 +108,7 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
     return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
            ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
   if (impl.max_position > 0 && c.max_abs_position() >= impl.max_position)
-    return "positions at or past its max_position " + std::to_string(impl.max_position) + " (ABI 1.5)";
+    return "positions at or beyond max_position " + std::to_string(impl.max_position);
   if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";

@@ -146,11 +146,72 @@ TEST(ErrorModel, RefusesPoliciesOutsideTheModel) {
             std::string::npos);
   caps.dtypes = 1u << ROPECHECK_DTYPE_BF16;
   EXPECT_TRUE(ErrorModel::check_policy(p, &caps).empty());
-  // A running product has no form for YaRN.
+  // A running product forms every scheme but an explicit list of frequencies.
   p = f32_policy();
   p.angle_mode = ROPECHECK_ANGLE_F32_RUNNING_PRODUCT;
-  caps.schemes = 1u << ROPECHECK_SCHEME_YARN;
+  caps.dtypes = 1u << ROPECHECK_DTYPE_F32;
+  caps.schemes = (1u << ROPECHECK_SCHEME_EXPLICIT) - 1;
+  EXPECT_TRUE(ErrorModel::check_policy(p, &caps).empty()) << ErrorModel::check_policy(p, &caps);
+  caps.schemes = 1u << ROPECHECK_SCHEME_EXPLICIT;
   EXPECT_NE(ErrorModel::check_policy(p, &caps).find("caps.schemes"), std::string::npos);
+}
+
+ErrorModel running_product(const ref::FreqSpec& spec) {
+  ropecheck_policy_t p = f32_policy();
+  p.angle_mode = ROPECHECK_ANGLE_F32_RUNNING_PRODUCT;
+  return ErrorModel(p, spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+}
+
+TEST(ErrorModel, RunningProductOfAScaledBaseCarriesTheBasesError) {
+  // NTK-aware: theta_scale = powf(fl32(b'), -2/d), b' = b s^(d/(d-2)) with
+  // E1's r_b units before its rounding; pair 0 is still fl32(p), exact.
+  ref::FreqSpec plain;
+  ref::FreqSpec ntk;
+  ntk.scheme = ROPECHECK_SCHEME_NTK_AWARE;
+  ntk.factor = 8;
+  const ErrorModel a = running_product(plain), b = running_product(ntk);
+  EXPECT_EQ(b.angle_error(terms(12345, 1.0, 0)), 0.0);
+  const ElementTerms t = terms(1 << 16, 1e-3, 63);
+  EXPECT_GT(b.angle_error(t), a.angle_error(t));
+  // r_b = ln 8 * 128/126 + 4 units at b' ~ 8.3e4: the log bound per step grows by
+  // (2/d) r_b u, about 63 * 0.1 u over 63 steps, far below the steps' own 63 u.
+  EXPECT_LT(b.angle_error(t), 1.2 * a.angle_error(t));
+}
+
+TEST(ErrorModel, RunningProductYarnChargesTheRampOnlyInsideIt) {
+  // d = 128, b = 1e4, s = 10, L = 2048, truncate: low 16, high 41.
+  ref::FreqSpec y;
+  y.scheme = ROPECHECK_SCHEME_YARN;
+  y.factor = 10;
+  y.original_max_position = 2048;
+  const ErrorModel m = running_product(y);
+  const double u = 0x1p-24;
+  // The same pair index and |angle| in and out of the ramp: inside, the two
+  // weights' 3 u each, amplified by (1 + s) relative to the mixed angle.
+  const double a = 1000.0;
+  const auto bound = [&](int pair) { return m.angle_error(terms(1 << 12, a / (1 << 12), pair)); };
+  const double inside = bound(30) / a, below = bound(16) / a, above = bound(41) / a;
+  // A step of the loop adds L1 + lambda, about (2/d)(ln b + 1) u + 3 u.
+  const double step = (2.0 / 128 * (std::log(1e4) + 1) + 3.01) * u;
+  EXPECT_GT(inside - below, (1 + 10) * 3 * u + 14 * step * 0.99);  // the mix term and 14 more steps
+  EXPECT_LT(inside - below, (1 + 10) * 3 * u + 14 * step);
+  EXPECT_LT(above - below, 25 * step);  // outside the ramp: only the loop's 25 more steps
+}
+
+TEST(ErrorModel, RunningProductLlama3FactorIsBoundedByTheBand) {
+  // Llama 3.1 (b 5e5, s 8, lf 1, hf 4, L 8192): the blend band amplifies
+  // the factor's error by (s - 1) hf / (hf - lf); outside it, one rounding.
+  ref::FreqSpec l;
+  l.scheme = ROPECHECK_SCHEME_LLAMA3;
+  l.base = 500000;
+  l.factor = 8;
+  l.original_max_position = 8192;
+  const ErrorModel m = running_product(l);
+  const double u = 0x1p-24, a = 100.0;
+  const auto rel = [&](int pair) { return m.angle_error(terms(1 << 12, a / (1 << 12), pair)) / a; };
+  // Pairs 29..34 blend (the published anchor); 28 and 35 are outside.
+  EXPECT_GT(rel(30) - rel(28), 7 * 4.0 / 3 * 10 * u);
+  EXPECT_LT(rel(36) - rel(35), 4 * u);  // one more step, both factors one rounding
 }
 
 TEST(ErrorModel, YarnCliffDetector) {

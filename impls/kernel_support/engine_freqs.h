@@ -33,20 +33,25 @@ inline double yarn_corr_dim(double rotations, int d, double base, std::int64_t L
 
 }  // namespace engine_detail
 
+// The base the scheme's powers are taken of, in double (HF's Python floats):
+// NTK-aware's b s^(d/(d-2)), dynamic NTK's b q^(d/(d-2)), else b.
+inline double engine_base(const ropecheck_freq_spec_t& s, int d) {
+  if (s.scheme == ROPECHECK_SCHEME_NTK_AWARE) return s.base * std::pow(s.factor, static_cast<double>(d) / (d - 2));
+  if (s.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK) {
+    const double n = static_cast<double>(std::max(s.seq_len, s.original_max_position));
+    const double L = static_cast<double>(s.original_max_position);
+    return s.base * std::pow(s.factor * n / L - (s.factor - 1.0), static_cast<double>(d) / (d - 2));
+  }
+  return s.base;
+}
+
 template <class T>
 EngineFreqs<T> engine_frequencies(const ropecheck_freq_spec_t& s, int d) {
   using std::pow;
   const int pairs = d / 2;
   EngineFreqs<T> out;
   out.inv_freq.resize(pairs);
-  double base = s.base;
-  if (s.scheme == ROPECHECK_SCHEME_NTK_AWARE) {
-    base = s.base * std::pow(s.factor, static_cast<double>(d) / (d - 2));
-  } else if (s.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK) {
-    const double n = static_cast<double>(std::max(s.seq_len, s.original_max_position));
-    const double L = static_cast<double>(s.original_max_position);
-    base = s.base * std::pow(s.factor * n / L - (s.factor - 1.0), static_cast<double>(d) / (d - 2));
-  }
+  const double base = engine_base(s, d);
   // 1 / base^(2i/d), the tensor expression every engine writes.
   auto default_freq = [&](int i) { return T(1) / pow(T(base), T(2 * i) / T(d)); };
 

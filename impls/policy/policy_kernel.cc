@@ -14,6 +14,7 @@
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
 #include "impls/policy/storage_arith.h"
+#include "ropecheck/numbers.h"
 
 namespace ropecheck::impl {
 namespace {
@@ -44,6 +45,38 @@ std::vector<float> powf_frequencies(const ropecheck_freq_spec_t& s, int d, const
   return engine;
 }
 
+// Llama 3.1's per-pair divisors as llama.cpp's converter writes them into
+// the GGUF's rope_freqs tensor (convert_hf_to_gguf.py, LlamaModel
+// generate_extra_tensors): freqs = 1 / base^(arange(0, d, 2) / d) in fp32,
+// then per pair, in fp32 (the converter's float32 tensors), 1 unchanged, factor past the low-frequency
+// wavelength, else 1 / ((1 - smooth) / factor + smooth). ggml divides theta
+// by it. Equal factors (Llama 4, whose converter asserts otherwise): no
+// blend band, as the engine and HF read them.
+std::vector<float> llama3_freq_factors(const ropecheck_freq_spec_t& s, int d) {
+  const int pairs = d / 2;
+  std::vector<float> ff(static_cast<std::size_t>(pairs), 1.0f);
+  const float L = static_cast<float>(s.original_max_position);
+  const float lf = static_cast<float>(s.low_freq_factor);
+  const float factor = static_cast<float>(s.factor);
+  const float low_wavelen = static_cast<float>(static_cast<double>(s.original_max_position) / s.low_freq_factor);
+  const float high_wavelen = static_cast<float>(static_cast<double>(s.original_max_position) / s.high_freq_factor);
+  for (int i = 0; i < pairs; ++i) {
+    const float freq = 1.0f / std::pow(static_cast<float>(s.base), static_cast<float>(2 * i) / static_cast<float>(d));
+    const float wavelen = static_cast<float>(kTwoPi) / freq;
+    float v = 1.0f;
+    if (wavelen < high_wavelen) {
+      v = 1.0f;
+    } else if (wavelen > low_wavelen || !(s.high_freq_factor > s.low_freq_factor)) {
+      v = factor;
+    } else {
+      const float smooth = (L / wavelen - lf) / static_cast<float>(s.high_freq_factor - s.low_freq_factor);
+      v = 1.0f / ((1.0f - smooth) / factor + smooth);
+    }
+    ff[static_cast<std::size_t>(i)] = v;
+  }
+  return ff;
+}
+
 // Fills c[i], s[i] (m and the direction folded in) for one position, the
 // way the form forms angles and evaluates sin/cos.
 class TrigRow {
@@ -58,15 +91,7 @@ class TrigRow {
     const EngineFreqs<float> e = engine_frequencies<float>(spec, d);
     m32_ = e.attention_factor;
     w32_ = f.angle == AngleForm::kPowF32 ? powf_frequencies(spec, d, f, e.inv_freq) : e.inv_freq;
-    if (f.angle == AngleForm::kRunningF32) {
-      // ggml-cpu: theta_scale = powf(freq_base, -2.0f/n_dims); freq_scale = 1/factor.
-      theta_scale_ = std::pow(static_cast<float>(spec.base), -2.0f / static_cast<float>(d));
-      freq_scale_ = spec.scheme == ROPECHECK_SCHEME_LINEAR ? 1.0f / static_cast<float>(spec.factor) : 1.0f;
-      ff_.assign(static_cast<std::size_t>(pairs_), 1.0f);
-      if (spec.scheme == ROPECHECK_SCHEME_LONGROPE)
-        for (int i = 0; i < pairs_; ++i)
-          ff_[static_cast<std::size_t>(i)] = static_cast<float>(longrope_factors(f, spec)[i]);
-    }
+    if (f.angle == AngleForm::kRunningF32) init_running(spec, d);
   }
 
   void fill(std::int64_t pos, float* c, float* s) const {
@@ -82,10 +107,14 @@ class TrigRow {
           break;
         }
         case AngleForm::kRunningF32: {
-          const float a = freq_scale_ * (theta / ff_[k]);
+          // ggml-cpu ggml_rope_cache_init: rope_yarn(theta / ff, freq_scale, ...), then theta *= theta_scale.
+          const float extrap = theta / ff_[k];
+          float a = freq_scale_ * extrap;
+          if (!ramp_mix_.empty()) a = a * (1.0f - ramp_mix_[k]) + extrap * ramp_mix_[k];  // rope_yarn
           c[i] = std::cos(a) * m32_;
           s[i] = sign_ * std::sin(a) * m32_;
           theta *= theta_scale_;
+          if (f_.running_product_bf16) theta = round_to_storage(theta, ROPECHECK_DTYPE_BF16);
           break;
         }
         default: {
@@ -105,11 +134,61 @@ class TrigRow {
   }
 
  private:
+  // ggml's CPU rope (llama.cpp ggml/src/ggml-cpu/ops.cpp, ggml_rope_cache_init
+  // and rope_yarn) with its inputs formed as llama.cpp forms them.
+  void init_running(const ropecheck_freq_spec_t& spec, int d) {
+    // The base of theta_scale = powf(freq_base, -2.0f/n_dims): freq_base is an
+    // fp32 parameter, so NTK's scaled base (engine-computed, in double as
+    // HF's Python floats) reaches the loop rounded to fp32.
+    const float base = static_cast<float>(engine_base(spec, d));
+    theta_scale_ = std::pow(base, -2.0f / static_cast<float>(d));
+    // freq_scale = 1 / factor for linear and YaRN (llama.cpp's rope_freq_scale).
+    const bool scaled = spec.scheme == ROPECHECK_SCHEME_LINEAR || spec.scheme == ROPECHECK_SCHEME_YARN;
+    freq_scale_ = scaled ? 1.0f / static_cast<float>(spec.factor) : 1.0f;
+    ff_.assign(static_cast<std::size_t>(pairs_), 1.0f);
+    if (spec.scheme == ROPECHECK_SCHEME_LONGROPE)
+      for (int i = 0; i < pairs_; ++i)
+        ff_[static_cast<std::size_t>(i)] = static_cast<float>(longrope_factors(f_, spec)[i]);
+    if (spec.scheme == ROPECHECK_SCHEME_LLAMA3) ff_ = llama3_freq_factors(spec, d);
+    if (spec.scheme == ROPECHECK_SCHEME_YARN) init_yarn(spec, d);
+  }
+
+  void init_yarn(const ropecheck_freq_spec_t& spec, int d) {
+    // ggml.c ggml_rope_yarn_corr_dims: the correction dims in fp32, floored
+    // and ceiled always (the kernel declares YARN_TRUNCATED_ONLY).
+    const auto corr = [&](double rotations) {
+      return static_cast<float>(d) *
+             std::log(static_cast<float>(spec.original_max_position) /
+                      (static_cast<float>(rotations) * 2.0f * static_cast<float>(kPi))) /
+             (2.0f * std::log(static_cast<float>(spec.base)));
+    };
+    const float low = std::max(0.0f, std::floor(corr(spec.beta_fast)));
+    const float high = std::min(static_cast<float>(d - 1), std::ceil(corr(spec.beta_slow)));
+    // ops.cpp rope_yarn_ramp: y = (i0/2 - low) / MAX(0.001f, high - low);
+    // ramp_mix = 1 - MIN(1, MAX(0, y)), the weight of the extrapolated angle.
+    // Where the clamped range is empty (low > high: corr(beta_fast) >= d,
+    // bases below about sqrt(L / 201)) ggml's MAX extrapolates every pair and
+    // HF's (high - low) interpolates every pair; this kernel takes HF's, the
+    // definition the gate holds kernels to (a divergence of ggml, not modelled).
+    const float span = high >= low ? std::max(0.001f, high - low) : high - low;
+    ramp_mix_.resize(static_cast<std::size_t>(pairs_));
+    for (int i = 0; i < pairs_; ++i) {
+      const int index = f_.yarn_ramp_channel_index ? 2 * i : i;
+      const float y = (static_cast<float>(index) - low) / span;
+      ramp_mix_[static_cast<std::size_t>(i)] = 1.0f - std::min(1.0f, std::max(0.0f, y));
+    }
+    // rope_yarn: mscale *= 1.0f + 0.1f * logf(1.0f / freq_scale), YaRN's
+    // derived attention factor; an explicit one or DeepSeek's mscale ratio
+    // llama.cpp folds into its attn_factor at load: the engine's, in fp32.
+    if (!spec.has_attention_factor && !(spec.mscale > 0 && spec.mscale_all_dim > 0) && spec.factor > 1)
+      m32_ = 1.0f + 0.1f * std::log(1.0f / freq_scale_);
+  }
+
   const KernelForm& f_;
   int pairs_;
   float sign_;
   float m32_ = 1;
-  std::vector<float> w32_, ff_;
+  std::vector<float> w32_, ff_, ramp_mix_;
   EngineFreqs<double> w64_;
   float theta_scale_ = 1, freq_scale_ = 1;
 };

@@ -20,7 +20,7 @@ namespace ropecheck::impl {
 enum class AngleForm {
   kInvPowF32,    // HF: w = 1 / powf(b, fl(2i/d)) in fp32 (engine formula per scheme), a = fl32(fl32(p) w)
   kPowF32,       // CUDA: w = powf(b, fl(-2i/d)) [/ fl(s) | / fl(ff)], a = fl32(fl32(p) w)
-  kRunningF32,   // ggml: theta *= powf(b, fl(-2/d)) along the pairs, / fl(ff), * fl(1/fl(s))
+  kRunningF32,   // ggml: theta *= powf(b', fl(-2/d)) along the pairs, / fl(ff), * fl(1/fl(s)), YaRN's mix
   kF64,          // w and a = p w in double
   kF64OfF32Pos,  // as kF64 with p converted to fp32 first
 };
@@ -34,6 +34,12 @@ struct KernelForm {
   bool math_in_storage = false;     // every rotation op rounded to the storage dtype (else fp32)
   bool fma = false;                 // x c - y s as fma(x, c, -fl(y s))
   bool longrope_long_factors = false;  // a fixed LongRoPE list: long (else short) factors
+  // Bugs of the bug catalogue (mutants/policy_mutants.cc), never set by a
+  // correct kernel: YaRN's ramp at the channel index i0 = 2i where ggml's
+  // rope_yarn_ramp takes i0 / 2; the running product's theta rounded to bf16
+  // at every step.
+  bool yarn_ramp_channel_index = false;
+  bool running_product_bf16 = false;
 };
 
 struct PolicyKernel {

@@ -12,11 +12,12 @@ namespace {
 
 constexpr std::uint32_t kBaseFlags = kCommonFlags | ROPECHECK_CAP_NEGATIVE_POSITIONS;
 constexpr ropecheck_caps_t kAllCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
-// A running fp32 product forms the default, linear and LongRoPE schemes only.
-constexpr ropecheck_caps_t kRunningCaps{
-    sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes,
-    (1u << ROPECHECK_SCHEME_DEFAULT) | (1u << ROPECHECK_SCHEME_LINEAR) | (1u << ROPECHECK_SCHEME_LONGROPE), 4096,
-    kBaseFlags | ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN};
+// ggml's loop forms every scheme llama.cpp has (explicit frequencies are not
+// one), YaRN's correction range always floored/ceiled (ggml_rope_yarn_corr_dims).
+constexpr ropecheck_caps_t kRunningCaps{sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes,
+                                        kAllSchemes & ~(1u << ROPECHECK_SCHEME_EXPLICIT), 4096,
+                                        kBaseFlags | ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN |
+                                            ROPECHECK_CAP_YARN_TRUNCATED_ONLY};
 // vLLM floors/ceils YaRN's correction range always and multiplies its own
 // mscale by an attn_factor instead of taking HF's attention_factor.
 constexpr ropecheck_caps_t kVllmCaps{sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes, kAllSchemes, 4096,
@@ -44,8 +45,9 @@ const PolicyKernel kKernels[] = {
      {AngleForm::kInvPowF32, false, true, true, true, false}, kVllmCaps,
      with_rotation(kHfEager, ROPECHECK_ROTATION_FMA)},
     {"policy_ggml_cpu",
-     "ggml's CPU loop (llama.cpp): theta *= powf(base, -2/d) along the pairs, / freq_factors, * freq_scale, "
-     "cosf/sinf, fp32 rotation; LongRoPE factors fixed at load",
+     "ggml's CPU loop (llama.cpp): theta *= powf(base, -2/d) along the pairs (NTK: the scaled base), / "
+     "freq_factors (LongRoPE's, fixed at load; Llama 3.1's fp32 rope_freqs), * freq_scale, YaRN's fp32 ramp mix, "
+     "cosf/sinf, fp32 rotation",
      {AngleForm::kRunningF32, false, false, false, false, false}, kRunningCaps,
      libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_RUNNING_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)},
     {"policy_cuda_powf",

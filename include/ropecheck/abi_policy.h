@@ -13,10 +13,10 @@
 typedef enum ropecheck_angle_mode_t {
   ROPECHECK_ANGLE_F32_PRODUCT = 0, /* fl32(fl32(p) * w32), w32 per pair from the scheme's formula */
   ROPECHECK_ANGLE_F64 = 1,         /* p * w64 in double, sin/cos taken in double */
-  /* 1.1, ggml's CPU loop: theta_0 = fl32(p), theta_{i+1} = fl32(theta_i * ts)
-   * with ts = powf(fl32(base), fl32(-2/d)); then fl32(theta_i / fl32(ff_i))
-   * (LongRoPE factors) and fl32(fl32(1 / fl32(s)) * theta) (linear); sin/cos
-   * in fp32. freq_dtype F32; schemes default, linear, longrope only. */
+  /* 1.1, ggml's CPU loop: theta_0 = fl32(p), theta_{i+1} = fl32(theta_i * ts), ts = powf(fl32(base), fl32(-2/d))
+   * (NTK: the scaled base); then fl32(theta_i / fl32(ff_i)) (LongRoPE, Llama 3.1 factors), fl32(fl32(1 / fl32(s))
+   * * theta) (linear) or YaRN's fp32 mix of theta and that; sin/cos in fp32. freq_dtype F32; every scheme but
+   * explicit. */
   ROPECHECK_ANGLE_F32_RUNNING_PRODUCT = 2
 } ropecheck_angle_mode_t;
 

@@ -27,7 +27,7 @@ def main():
         [sys.executable, os.path.join(HERE, "make_table.py"), "--results", out,
          "--check", os.path.join(REPO, "docs", "FRAMEWORKS.md")],
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         os.path.join(HERE, "test_vllm_findings.py")],
+         os.path.join(HERE, "test_vllm_findings.py"), os.path.join(HERE, "test_liger_findings.py")],
     ]
     for cmd in steps:
         rc = subprocess.call(cmd, env=env, cwd=HERE)

@@ -68,12 +68,17 @@ def hf_config_object(rope):
 
 def rotary_module(rope):
     """HF's rotary embedding module for the case, frequencies at the case's seq_len."""
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
     cfg = hf_config_object(rope)
     cls = LlamaRotaryEmbedding if rope.rotary_dim == rope.head_dim else GPTNeoXRotaryEmbedding
-    emb = cls(cfg)
+    return at_case_seq_len(cls(cfg), cfg, rope)
+
+
+def at_case_seq_len(emb, cfg, rope):
+    """emb with dynamic NTK's and LongRoPE's frequencies at the case's seq_len (module docstring), checked to
+    rotate the case's rotary_dim."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
     rope_type = cfg.rope_parameters["rope_type"]
     if rope_type in ("dynamic", "longrope"):
         inv_freq, emb.attention_scaling = ROPE_INIT_FUNCTIONS[rope_type](cfg, None, seq_len=int(rope.seq_len))

@@ -1,10 +1,9 @@
 """The adapters, in table order, and their rows. Importing an adapter imports no
 framework (they import inside functions), so the runner under Debian's python
-reads every row's declaration without torch or vLLM. (torch.compile and
-liger-kernel adapters: not written yet, #33.)"""
+reads every row's declaration without torch or vLLM."""
 import importlib
 
-ADAPTERS = ["hf_transformers", "onnxruntime_rope", "vllm_native"]
+ADAPTERS = ["hf_transformers", "hf_mrope", "torch_compile", "liger_rope", "onnxruntime_rope", "vllm_native"]
 
 
 def all_rows():

@@ -7,7 +7,8 @@ Runs under the interpreter the ropecheck module is built for (Debian's
 python3, numpy 1.24); each row's framework runs in a worker of its venv
 (proxy.py, worker.py; venvs from install.sh under --venvs). A row is judged by
 the policy its adapter declares, on the quick suite (seed 1) unless the row
-bounds its case count (a slow interpreter). make_table.py turns DIR into
+bounds its case count (a slow interpreter) or names the standard suite (a row
+whose declared bounds leave few quick cases). make_table.py turns DIR into
 docs/FRAMEWORKS.md.
 """
 import argparse
@@ -68,6 +69,15 @@ def summarize(row, result, version, seconds):
     }
 
 
+def not_run(row, version, seconds):
+    """A row the framework cannot run here: its declaration and why, nothing judged."""
+    return {"id": row["id"], "framework": row["framework"], "variant": row["variant"], "version": version,
+            "dtypes": row["dtypes"], "layouts": row["layouts"], "schemes": row["schemes"], "policy": row["policy"],
+            "not_run": row["not_run"], "cases_judged": 0, "cases_refused": 0, "failed_cases": [], "failures": [],
+            "worst_budget_units": None, "worst_ulps": None, "position_ranges": {}, "expect": row.get("expect"),
+            "passed": None, "seconds": round(seconds, 1), "errors": []}
+
+
 def run_row(adapter, row, venvs):
     python = os.path.join(venvs, row["venv"], "bin", "python")
     if not os.path.exists(python):
@@ -75,11 +85,16 @@ def run_row(adapter, row, venvs):
                          f"(scripts/setup.sh --frameworks)")
     t0 = time.monotonic()
     kernel = proxy.FrameworkKernel(adapter, row, python, env=row.get("env"))
+    if row.get("not_run"):  # the worker started (the version is the framework's own); nothing to judge
+        kernel.close()
+        return not_run(row, kernel.version, time.monotonic() - t0)
     try:
         result = ropecheck.check(kernel, name=row["id"], layouts=row["layouts"], dtypes=row["dtypes"],
-                                 schemes=row["schemes"], policy=row["policy"], suite="quick", seed=1,
+                                 schemes=row["schemes"], policy=row["policy"], suite=row.get("suite", "quick"), seed=1,
                                  cases=row.get("cases"), inverse=row["inverse"],
-                                 partial_rotary=row["partial_rotary"], negative_positions=row["negative_positions"])
+                                 partial_rotary=row["partial_rotary"], negative_positions=row["negative_positions"],
+                                 multi_axis=row.get("multi_axis", False), max_position=row.get("max_position"),
+                                 restrictions=row.get("restrictions", ()))
     finally:
         kernel.close()
     return summarize(row, result, kernel.version, time.monotonic() - t0)
@@ -111,9 +126,11 @@ def main():
         res = run_row(adapter, row, args.venvs)
         with open(os.path.join(args.out, row["id"] + ".json"), "w", encoding="utf-8") as f:
             json.dump(res, f, indent=1, sort_keys=True)
-        print(f"{row['id']:40s} {'pass' if res['passed'] else 'FAIL':4s} judged {res['cases_judged']:4d} "
+        verdict = "not run" if res["passed"] is None else "pass" if res["passed"] else "FAIL"
+        print(f"{row['id']:40s} {verdict:7s} judged {res['cases_judged']:4d} "
               f"refused {res['cases_refused']:3d} worst/budget {res['worst_budget_units']} {res['seconds']} s",
               flush=True)
+    proxy.close_all()
     print(f"run_frameworks: {time.monotonic() - total:.0f} s")
 
 

@@ -10,10 +10,10 @@
 
 #include "core/kernel/impl_validation.h"
 #include "gate/gate.h"
-#include "golden/catalog.h"
 #include "impls/kernel_support/impl_table.h"
 #include "properties/property.h"
 #include "python/module/builtin_kernel.h"
+#include "python/module/named_policies.h"
 #include "python/module/python_kernel.h"
 #include "ropecheck/names.h"
 
@@ -30,16 +30,6 @@ std::uint32_t mask_of(const std::vector<std::string>& names, Parse parse, const 
   }
   if (m == 0) throw py::value_error(std::string(what) + ": must name at least one");
   return m;
-}
-
-// A named policy of the golden catalogue (the ones golden files carry
-// budgets for), or a built-in kernel's own with "builtin:<name>".
-Policy policy_named(const std::string& name) {
-  for (const auto& p : golden::budget_policies())
-    if (name == p.name) return p.policy;
-  std::string known;
-  for (const auto& p : golden::budget_policies()) known += std::string(known.empty() ? "" : ", ") + p.name;
-  throw py::value_error("policy: unknown policy '" + name + "' (known: " + known + ")");
 }
 
 py::dict family_dict(const FamilyStats& f) {
@@ -99,6 +89,39 @@ py::dict report_dict(const GateReport& r, const std::vector<std::string>& traceb
   return d;
 }
 
+// The ABI 1.3 grants of the multi-axis forms a Python kernel names:
+// "sections", "interleaved", "table" (which axis each pair rotates with) and
+// "per_axis" (per-axis frequencies on top of those).
+std::uint32_t axis_flags(const std::vector<std::string>& forms) {
+  std::uint32_t f = 0;
+  for (const auto& name : forms) {
+    if (name == "sections") f |= ROPECHECK_CAP_AXES_SECTIONS;
+    else if (name == "interleaved") f |= ROPECHECK_CAP_AXES_INTERLEAVED;
+    else if (name == "table") f |= ROPECHECK_CAP_AXES_TABLE;
+    else if (name == "per_axis") f |= ROPECHECK_CAP_AXIS_FREQUENCIES;
+    else
+      throw py::value_error("multi_axis: unknown form '" + name + "' (sections, interleaved, table, per_axis)");
+  }
+  if ((f & ROPECHECK_CAP_AXIS_FREQUENCIES) && !(f & impl::kAllAxisForms))
+    throw py::value_error("multi_axis: per_axis needs an assignment (sections, interleaved or table)");
+  return f;
+}
+
+// ABI 1.1's restricting capability flags (kernel_abi.h), by the names
+// ropecheck.RESTRICTIONS lists: the gate skips the cases they exclude.
+std::uint32_t restriction_flags(const std::vector<std::string>& names) {
+  std::uint32_t f = 0;
+  for (const auto& name : names) {
+    if (name == "yarn_truncated_only") f |= ROPECHECK_CAP_YARN_TRUNCATED_ONLY;
+    else if (name == "no_explicit_attention_factor") f |= ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR;
+    else if (name == "no_runtime_seq_len") f |= ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN;
+    else
+      throw py::value_error("restrictions: unknown restriction '" + name +
+                            "' (yarn_truncated_only, no_explicit_attention_factor, no_runtime_seq_len)");
+  }
+  return f;
+}
+
 struct Target {
   std::optional<PythonKernel> kernel;
   const ropecheck_impl_t* table = nullptr;
@@ -112,8 +135,9 @@ void bind_check(py::module_& m) {
       [](py::object fn, const std::string& name, std::vector<std::string> layouts, std::vector<std::string> dtypes,
          std::vector<std::string> schemes, const std::string& policy, const std::string& suite, std::uint64_t seed,
          std::optional<int> cases, std::optional<int> only_case, std::vector<std::string> properties, bool in_place,
-         bool inverse, bool partial_rotary, bool negative_positions, bool multi_axis, const std::string& tensors,
-         const std::string& device) {
+         bool inverse, bool partial_rotary, bool negative_positions, std::vector<std::string> multi_axis,
+         const std::string& tensors, const std::string& device, std::int64_t max_position,
+         std::vector<std::string> restrictions) {
         GateOptions o;
         if (!parse_suite(suite, &o.suite)) throw py::value_error("suite: must be quick, standard or exhaustive");
         o.seed = seed;
@@ -146,8 +170,10 @@ void bind_check(py::module_& m) {
           if (inverse) flags |= ROPECHECK_CAP_INVERSE;
           if (partial_rotary) flags |= ROPECHECK_CAP_PARTIAL_ROTARY;
           if (negative_positions) flags |= ROPECHECK_CAP_NEGATIVE_POSITIONS;
-          // Positions [num_axes, tokens] with RopeCall's assignment (ABI 1.3).
-          if (multi_axis) flags |= impl::kAllAxisForms | ROPECHECK_CAP_AXIS_FREQUENCIES;
+          // Positions [num_axes, tokens] with RopeCall's assignment (ABI 1.3),
+          // for the forms named.
+          flags |= axis_flags(multi_axis);
+          flags |= restriction_flags(restrictions);
           ko.caps = ropecheck_caps_t{sizeof(ropecheck_caps_t),
                                      mask_of<ropecheck_layout_t>(layouts, parse_layout, "layouts"),
                                      mask_of<ropecheck_dtype_t>(dtypes, parse_dtype, "dtypes"),
@@ -158,6 +184,9 @@ void bind_check(py::module_& m) {
         }
         if ((ko.caps.dtypes & (1u << ROPECHECK_DTYPE_F64)) != 0)
           throw py::value_error("dtypes: f64 storage is not run by the gate (golden vectors carry it)");
+        if (max_position != 0 && py::isinstance<BuiltinKernel>(fn))
+          throw py::value_error("max_position: a built-in kernel declares its own capabilities");
+        ko.max_position = max_position;  // the table's ABI 1.5 field, validated with the rest
         PythonKernel kernel(fn, ko);
         if (const std::string bad = validate_impl_table(kernel.table()); !bad.empty())
           throw py::value_error("the kernel's declaration: " + bad);
@@ -168,11 +197,12 @@ void bind_check(py::module_& m) {
       py::arg("fn"), py::kw_only(), py::arg("name"), py::arg("layouts"), py::arg("dtypes"), py::arg("schemes"),
       py::arg("policy"), py::arg("suite"), py::arg("seed"), py::arg("cases"), py::arg("case"), py::arg("properties"),
       py::arg("in_place"), py::arg("inverse"), py::arg("partial_rotary"), py::arg("negative_positions"),
-      py::arg("multi_axis"), py::arg("tensors"), py::arg("device"));
+      py::arg("multi_axis"), py::arg("tensors"), py::arg("device"), py::arg("max_position"),
+      py::arg("restrictions"));
 
   m.def("policy_names", [] {
     std::vector<std::string> v;
-    for (const auto& p : golden::budget_policies()) v.emplace_back(p.name);
+    for (const auto& p : named_policies()) v.emplace_back(p.name);
     return v;
   });
   m.def("property_names", [] {

@@ -77,6 +77,7 @@ RopeCall rope_call(const ropecheck_apply_params_t& p) {
 PythonKernel::PythonKernel(py::object fn, PythonKernelOptions options) : fn_(std::move(fn)), o_(std::move(options)) {
   table_ = impl::kernel_table(o_.name.c_str(), o_.description.c_str(), o_.caps, o_.policy, &PythonKernel::apply,
                               nullptr, nullptr, this);
+  table_.max_position = o_.max_position;
 }
 
 ropecheck_status_t PythonKernel::apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {

@@ -53,6 +53,8 @@ struct PythonKernelOptions {
   bool in_place = false;  // the callable rotates q and k in place and returns None
   ropecheck_caps_t caps{};
   Policy policy{libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)};
+  // Positions it serves, |p| < max_position (ABI 1.5's table field); 0: no bound.
+  std::int64_t max_position = 0;
 };
 
 class PythonKernel {

@@ -11,8 +11,8 @@
 #include "core/error_model/error_model.h"
 #include "core/config/hf_config.h"
 #include "core/judge/reference_result.h"
-#include "golden/catalog.h"
 #include "python/module/array_bridge.h"
+#include "python/module/named_policies.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck::python {
@@ -112,11 +112,7 @@ void bind_reference(py::module_& m) {
           out[py::str(n + "_f64")] = f64_like(g, w, exact);
           out[py::str(n)] = f64_like(g, w, rounded).attr("astype")(result_dtype(c.dtype));
           if (policy) {
-            const golden::BudgetPolicy* bp = nullptr;
-            for (const auto& p : golden::budget_policies())
-              if (*policy == p.name) bp = &p;
-            if (!bp) throw py::value_error("policy: unknown policy '" + *policy + "'");
-            const ErrorModel model = case_error_model(bp->policy, c, r.attention_factor);
+            const ErrorModel model = case_error_model(policy_named(*policy), c, r.attention_factor);
             std::vector<double> budget(exact.size(), 0.0);
             for (const ReferenceElement& e : r.elements(w)) budget[static_cast<std::size_t>(e.offset)] = model.budget(e.terms);
             out[py::str(n + "_budget")] = f64_like(g, w, budget);

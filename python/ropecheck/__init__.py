@@ -52,6 +52,7 @@ _refuse_unreadable_numpy()
 __all__ = [
     "check", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure", "FuzzResult",
     "KernelContractError", "RopeCall", "RopeConfig", "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES",
+    "MULTI_AXIS_FORMS", "RESTRICTIONS",
 ]
 
 KernelContractError = _core.KernelContractError
@@ -67,6 +68,12 @@ PROPERTIES: tuple[str, ...] = tuple(_core.property_names())
 SCHEMES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope", "explicit")
 LAYOUTS: tuple[str, ...] = ("interleaved", "half_split")
 DTYPES: tuple[str, ...] = ("f32", "f16", "bf16")
+#: Multi-axis forms a kernel may take (check's ``multi_axis``): which axis each pair rotates with
+#: (M-RoPE sections, Qwen3-VL's interleaving, a per-pair table) and per-axis frequencies on top of them.
+MULTI_AXIS_FORMS: tuple[str, ...] = ("sections", "interleaved", "table", "per_axis")
+#: Scheme parameters a kernel may decline (check's ``restrictions``; ABI 1.1's restricting flags): YaRN only with
+#: truncate, no explicit attention_factor, no runtime sequence length (dynamic NTK and LongRoPE within L).
+RESTRICTIONS: tuple[str, ...] = ("yarn_truncated_only", "no_explicit_attention_factor", "no_runtime_seq_len")
 
 Kernel = Callable[[Any, Any, Any, RopeCall], Any]
 
@@ -141,13 +148,17 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
           policy: str = "f32_angle_product", suite: str = "quick", seed: int = 1, cases: Optional[int] = None,
           case: Optional[int] = None, properties: Optional[Sequence[str]] = None, in_place: bool = False,
           inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
-          multi_axis: bool = False, tensors: str = "numpy", device: str = "cpu") -> CheckResult:
+          multi_axis: Union[bool, Sequence[str]] = False, max_position: Optional[int] = None,
+          restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu") -> CheckResult:
     """Run the gate (every kernel property over a suite) on a Python kernel.
 
     The kernel declares what it supports (``layouts``, ``dtypes``, ``schemes``,
     ``inverse``, ``partial_rotary``, ``negative_positions``; ``multi_axis``:
     positions ``[rope.num_axes, tokens]`` with M-RoPE / axial assignments,
-    see RopeCall) and how it
+    see RopeCall: True for every form, or the forms it takes among
+    ``MULTI_AXIS_FORMS``; ``max_position``: positions p with |p| >= it are
+    outside, a cos/sin cache of that many rows; ``restrictions``: scheme
+    parameters it does not take, among ``RESTRICTIONS``) and how it
     computes (``policy``, one of POLICIES); cases outside what it declares
     are skipped and counted, every other case is judged per element against
     the budget of its policy. ``in_place=True``: the kernel rotates its q and
@@ -161,11 +172,18 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     if isinstance(policy, str) is False:
         raise TypeError("policy: a name from ropecheck.POLICIES")
     kname = _kernel_name(fn, name)
+    if max_position is not None and (isinstance(max_position, bool) or not isinstance(max_position, int)
+                                     or max_position < 1):
+        raise ValueError(f"max_position: must be an int >= 1 (got {max_position!r})")
+    if isinstance(multi_axis, str):
+        raise TypeError("multi_axis: True, False or a list of forms from ropecheck.MULTI_AXIS_FORMS")
+    axis_forms = list(MULTI_AXIS_FORMS) if multi_axis is True else list(multi_axis or [])
     options = dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
                    suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
                    in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
-                   negative_positions=negative_positions, multi_axis=multi_axis, tensors=tensors, device=device)
-    r = _core.check(fn, name=kname, **options)
+                   negative_positions=negative_positions, multi_axis=multi_axis, max_position=max_position,
+                   restrictions=list(restrictions), tensors=tensors, device=device)
+    r = _core.check(fn, name=kname, **dict(options, multi_axis=axis_forms, max_position=max_position or 0))
     shown = {k: v for k, v in options.items()
              if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))}
     failures = [Failure(case=f["case"], property=f["property"], family=f["family"], message=f["message"],
