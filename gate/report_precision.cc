@@ -46,6 +46,24 @@ void print_slack(const GateReport& r, std::ostream& os) {
     os << "\n";
   }
   os << "\n";
+  // The fused parts' budgets (ABI 1.4, 1.5), judged by their own properties:
+  // E9, the cache write's |written - exact scaled| over its radius plus half
+  // a step; the fused norm's whole budget (the rotation's and E10 carried).
+  bool header = false;
+  for (const auto& i : r.impls)
+    for (const auto& [name, s] : i.properties) {
+      const char* what = name == "CachesTheRotatedKAndV"            ? "E9, the KV-cache write"
+                         : name == "NormalisesEachHeadThenRotates" ? "E10 and the rotation, the fused qk-norm"
+                                                                   : nullptr;
+      if (what == nullptr || s.passed + s.failed == 0) continue;
+      if (!header) {
+        os << "| implementation | fused budget | worst error / budget | cases judged |\n|---|---|---:|---:|\n";
+        header = true;
+      }
+      os << "| " << i.name << " | " << what << " (" << name << ") | " << format_number(s.worst_units, "%.3f") << " | "
+         << s.passed + s.failed << " |\n";
+    }
+  if (header) os << "\n";
 }
 
 void print_within(const GateReport& r, double ulps, std::ostream& os) {

@@ -12,6 +12,7 @@
 // scale; kv_c rotated with k_pe, or k_pe's half left unrotated (vLLM PR
 // #41185), lands outside.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/error_model/cache_write_budget.h"
@@ -33,6 +34,11 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
   const Geometry g = geometry(c);
   const QkBuffers& in = ctx.inputs();
   double worst = 0;
+  // E9's tightness: |written value - exact scaled value| over the radius
+  // before the cache rounding plus half a step of the cache dtype there,
+  // on the elements inside the cache's finite range (the saturated ones
+  // have no such ratio). At most 1 for a correct kernel.
+  double tightness = 0;
   std::string first;
   auto judge = [&](bool k, std::int64_t t, int h, int j, double exact, double pre) {
     const float scale = k ? w.k_scale_of(h) : w.v_scale_of(h);
@@ -45,6 +51,27 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
       first = cache_element_name(c, w, k, t, h, j) + ": " + explain_cache_element(code, b, w.dtype) + " (" +
               w.describe() + ")";
     worst = std::max(worst, static_cast<double>(out));
+    if (out == 0 && std::isfinite(b.center) && std::isfinite(b.radius)) {
+      const double reach = std::fabs(b.center) + b.radius;
+      const std::uint32_t near = round_to_cache_code(reach, w.dtype, true);
+      const double at = cache_code_value(near, w.dtype);
+      const double top = cache_code_value(round_to_cache_code(HUGE_VAL, w.dtype, true), w.dtype);
+      if (reach <= top) {
+        // Half a step of the cache dtype at the reach: half the larger of the
+        // gaps on either side of the code it rounds to (the gap holding it is
+        // one of them, and no value below it rounds by more).
+        double gap = 0;
+        const double next = cache_code_value(near + 1, w.dtype);
+        if (std::isfinite(next) && next > at) gap = next - at;
+        if (near > 0) {
+          const double prev = cache_code_value(near - 1, w.dtype);
+          if (std::isfinite(prev) && prev < at) gap = std::max(gap, at - prev);
+        }
+        const double allowed = b.radius + gap / 2;
+        if (allowed > 0)
+          tightness = std::max(tightness, std::fabs(cache_code_value(code, w.dtype) - b.center) / allowed);
+      }
+    }
   };
   // k's rotated channels, on the judged tokens, against the exact rotated k
   // and the rotation's budget before its store.
@@ -71,7 +98,7 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
     return PropertyResult::fail(first + "; worst " + std::to_string(static_cast<long long>(worst)) +
                                     " code(s) outside",
                                 1 + worst);
-  return {};
+  return {Outcome::kPass, {}, tightness, {}};
 }
 
 }  // namespace ropecheck::prop
