@@ -41,7 +41,8 @@ namespace ropecheck::mutant {
   X(dynamic_ntk_constant, "dynamic NTK computed as the static NTK base b s^(d/(d-2)), ignoring seq_len",     \
     "", "")                                                                                                  \
   X(longrope_never_switching, "LongRoPE always uses the short factors", "", "")                              \
-  X(position_offset_ignored, "token index used as position (KV-cache offset ignored)", "", "")               \
+  X(position_offset_ignored, "token index used as position: the KV-cache offset, or a chunked prefill's "  \
+    "chunk offset, ignored (positions restarting at 0 per chunk: transformers #43082)", "", "")              \
   X(k_rotated_with_q_heads, "k rotated with q's head count: past the end of k under GQA", "", "")            \
   X(cache_no_bounds_check, "cos/sin cache read at positions past its last row (no bounds check)", "", "")    \
   X(layout_swapped_above_4096, "the other pairing layout for positions above 4096 (a second code path)",     \
