@@ -8,6 +8,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/build_paths.h"
 #include "core/kernel/plugin.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
@@ -65,7 +66,7 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
   const std::string label = a.impl.empty() ? fs::path(a.plugin).stem().string() : a.impl;
   const fs::path out = a.out_dir.empty() ? fs::path("ropecheck-fuzz-" + label) : fs::path(a.out_dir);
   fs::create_directories(out / "corpus");
-  const fs::path seeds = fs::path(ROPECHECK_SOURCE_DIR) / "fuzz/corpus/differential_fuzzer";
+  const fs::path seeds = fs::path(source_dir()) / "fuzz/corpus/differential_fuzzer";
   std::vector<std::string> args = {fuzzer.string(),
                                    "-max_total_time=" + std::to_string(a.seconds),
                                    "-artifact_prefix=" + (out / "").string(),

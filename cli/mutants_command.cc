@@ -7,15 +7,12 @@
 #include <set>
 #include <sstream>
 
+#include "cli/build_paths.h"
 #include "cli/common_options.h"
 #include "cli/impl_selection.h"
 #include "core/io/atomic_file.h"
 #include "gate/gate.h"
 #include "mutants/mutant_list.h"
-
-#ifndef ROPECHECK_MUTANT_DIR
-#define ROPECHECK_MUTANT_DIR ""
-#endif
 
 namespace ropecheck::cli {
 namespace {
@@ -66,7 +63,7 @@ CLI::App* add_mutants_command(CLI::App& app, MutantsArgs& a) {
 }
 
 int run_mutants(const MutantsArgs& a) {
-  const std::string dir = a.dir.empty() ? ROPECHECK_MUTANT_DIR : a.dir;
+  const std::string dir = a.dir.empty() ? std::string(mutant_dir()) : a.dir;
   std::vector<std::string> paths;
   if (!dir.empty() && std::filesystem::is_directory(dir))
     for (const auto& e : std::filesystem::directory_iterator(dir))

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/build_paths.h"
 #include "cli/common_options.h"
 #include "core/io/file_read.h"
 #include "core/config/json_reader.h"
@@ -35,7 +36,7 @@ CLI::App* add_zoo_command(CLI::App& app, ZooArgs& a) {
 }
 
 int run_zoo(const ZooArgs& a) {
-  const fs::path dir = a.dir.empty() ? fs::path(ROPECHECK_SOURCE_DIR) / "golden" / "zoo" : fs::path(a.dir);
+  const fs::path dir = a.dir.empty() ? fs::path(source_dir()) / "golden" / "zoo" : fs::path(a.dir);
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
