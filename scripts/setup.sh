@@ -18,6 +18,7 @@ done
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                            # the build compiles through it (cmake/RopecheckCcache.cmake): pip's build reuses the release tree's objects
   clang libclang-rt-14-dev          # libFuzzer and sanitizer runtimes
   libboost-dev libmpfr-dev libgmp-dev  # Boost.Multiprecision + MPFR backend
   librapidcheck-dev googletest libgtest-dev libgmock-dev
@@ -26,15 +27,12 @@ packages=(
   python3 python3-numpy python3-jsonschema  # python/golden_checks consumers, manifest schema test
   python3-torch                     # python/golden_checks/check_torch.py: real framework code on golden inputs
   python3-dev pybind11-dev python3-pytest   # the ropecheck Python module and its tests
+  python3-venv                      # ctest pip_install (`pip install .` in a venv) and the framework venvs
   libssl-dev                        # SHA-256 of golden files (OpenSSL EVP)
   libseccomp-dev                    # a kernel call's processes held in its tree (core/isolation/descendant_hold)
   chromium                          # renders the HTML report in a test
   libxml2-utils                     # xmllint validates the JUnit output in a test
 )
-if ((frameworks)); then
-  packages+=(python3-venv)          # the framework venvs (python/frameworks/install.sh)
-fi
-
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,4 +1,6 @@
-"""pytest plugin (``pytest -p ropecheck.pytest_plugin``): one pytest test per case family.
+"""pytest plugin: one pytest test per case family. Loaded by itself where pip
+installed ropecheck (the ``pytest11`` entry point in pyproject.toml); from the
+build tree, ``pytest -p ropecheck.pytest_plugin``.
 
     import pytest
 
