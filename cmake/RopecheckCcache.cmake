@@ -4,7 +4,9 @@
 # repository root, so a build tree at the same depth with the same flags
 # (the `pip install .` build in build/pip, or build/release-pip beside
 # build/release in ctest pip_install) gets the release tree's objects as cache
-# hits instead of compiling the library again.
+# hits instead of compiling the library again. The fuzz preset turns it off:
+# nothing reuses its objects in CI, where a miss costs a preprocessor run
+# (about 6% of a compile, bench/RESULTS.md).
 option(ROPECHECK_CCACHE "Compile through ccache when it is installed" ON)
 if(ROPECHECK_CCACHE)
   find_program(ROPECHECK_CCACHE_PROGRAM ccache)
