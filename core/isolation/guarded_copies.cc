@@ -142,7 +142,7 @@ void GuardedCopies::place_in_region(unsigned char* region) {
 void GuardedCopies::fill() const {
   for (const Copy& c : copies_) {
     fill_canaries(c.slack, static_cast<std::size_t>(c.data - c.slack));
-    if (c.src && c.bytes) std::memcpy(c.data, c.src, c.bytes);
+    if (c.src && c.bytes && !c.kept) std::memcpy(c.data, c.src, c.bytes);
   }
 }
 

@@ -39,6 +39,10 @@ class GuardedCopies {
   // guards are left for the worker to arm, over [region, arm_end()).
   void place_in_region(unsigned char* region);
   unsigned char* data(int i) const { return copies_[static_cast<std::size_t>(i)].data; }
+  // Copy i already holds its source's bytes where it was placed (a worker's
+  // region kept them from an earlier call, core/isolation/isolation.cc):
+  // fill() leaves them, damage() still proves them unchanged.
+  void keep(int i) { copies_[static_cast<std::size_t>(i)].kept = true; }
   // Canaries in every slack and every source copied in.
   void fill() const;
   std::vector<GuardRange> guards() const;
@@ -66,6 +70,7 @@ class GuardedCopies {
     unsigned char* base = nullptr;   // the front guard
     std::size_t body = 0;            // bytes between the two guards
     bool pooled = false;             // a mapping of its own, back to the pool when done
+    bool kept = false;               // holds src's bytes already (keep())
   };
   std::vector<Copy> copies_;
   std::uintptr_t arm_begin_ = 0, arm_end_ = 0;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/isolation/call_extents.h"
@@ -51,6 +53,20 @@ int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n) 
   return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
 }
 
+// The cos/sin cache the calling thread named last (name_cache_contents).
+struct NamedCache {
+  const void* data = nullptr;
+  std::uint64_t generation = 0;
+};
+thread_local NamedCache t_named_cache;
+
+// A named cache of `bytes` bytes a region holds, or is handed.
+struct HeldCache {
+  std::uint64_t generation = 0;  // 0: none
+  std::size_t bytes = 0;
+  bool operator==(const HeldCache&) const = default;
+};
+
 // One worker of one implementation on one thread, with its arena: a page for
 // the request, then two regions the calls alternate between (applies and
 // cache builds each in turn), so two calls in a row never see their buffers
@@ -66,12 +82,19 @@ class WorkerSlot {
   WorkerSlot& operator=(const WorkerSlot&) = delete;
 
   const Isolated& wrapper() const { return w_; }
-  // The region for the next call of this kind, `pages` long at least.
-  unsigned char* region_for(std::size_t pages, bool apply) {
+  // The region for the next call of this kind, `pages` long at least, and
+  // its index (0 or 1).
+  unsigned char* region_for(std::size_t pages, bool apply, int* index) {
     if (pages > region_pages_) grow(pages);
     const std::uint64_t k = apply ? applies_++ : builds_++;
+    *index = static_cast<int>(k % 2);
     return arena_ + page_size() * (1 + (k % 2) * region_pages_);
   }
+  // The named cache a region's first buffer holds from its last call, proven
+  // unchanged by that call's checks; forgotten here, as the call now placed
+  // there may write anything into the region (hold() says it again).
+  HeldCache take_held(int region) { return std::exchange(held_[static_cast<std::size_t>(region)], HeldCache{}); }
+  void hold(int region, const HeldCache& c) { held_[static_cast<std::size_t>(region)] = c; }
   Request* request() { return reinterpret_cast<Request*>(arena_); }
   Worker& worker() { return *worker_; }
   // After a call's buffers were read: a large call's pages go back to the
@@ -80,14 +103,17 @@ class WorkerSlot {
   // token case each): the exhaustive suite over six kernels with --jobs 2
   // held 8.4 GB and was killed for memory. The next large call faults its
   // pages in again, little next to judging a case that size.
-  void release_large(std::uintptr_t begin, std::uintptr_t end) {
-    if (end - begin <= kKeepResidentBytes) return;
+  // True when it released them (the region then holds zeros).
+  bool release_large(std::uintptr_t begin, std::uintptr_t end) {
+    if (end - begin <= kKeepResidentBytes) return false;
     ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
+    return true;
   }
   static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
 
  private:
   void drop() {
+    held_ = {};
     worker_.reset();
     if (arena_) unmap_for_child(arena_, bytes());
     arena_ = nullptr;
@@ -122,6 +148,7 @@ class WorkerSlot {
   std::size_t region_pages_ = 0;
   std::unique_ptr<Worker> worker_;
   std::uint64_t applies_ = 0, builds_ = 0;
+  std::array<HeldCache, 2> held_{};
 };
 
 // This thread's workers, most recently used last. A gate thread's workers
@@ -164,7 +191,8 @@ class IsolatedCall {
   IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply) : w_(w), b_(b) {
     if (w.options.mode == IsolationMode::kWorker) {
       slot_ = &slot_for(w);
-      b.place_in_region(slot_->region_for(b.pages(), apply));
+      b.place_in_region(slot_->region_for(b.pages(), apply, &region_));
+      held_ = slot_->take_held(region_);
     } else {
       b.place_in_mappings();
     }
@@ -191,15 +219,25 @@ class IsolatedCall {
   void retire() {
     if (slot_) slot_->worker().retire();
   }
+  // Whether the region's first buffer holds `c` from its last call (a
+  // named cache, planned first, is placed where that call's was).
+  bool holds(const HeldCache& c) const { return slot_ && c.generation != 0 && held_ == c; }
+  // The call's first buffer is the named cache `c`, proven unchanged after
+  // the call: the region keeps it for a later call.
+  void keep(const HeldCache& c) { kept_ = c; }
   // The caller has read what it needs from the buffers.
   ~IsolatedCall() {
-    if (slot_) slot_->release_large(b_.arm_begin(), b_.arm_end());
+    if (!slot_) return;
+    const bool released = slot_->release_large(b_.arm_begin(), b_.arm_end());
+    if (!released && kept_.generation != 0) slot_->hold(region_, kept_);
   }
 
  private:
   const Isolated& w_;
   GuardedCopies& b_;
   WorkerSlot* slot_ = nullptr;
+  int region_ = 0;
+  HeldCache held_, kept_;
 };
 
 // The status of the call: the kernel's own, or INTERNAL_ERROR naming what
@@ -245,10 +283,21 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const std::size_t qb = static_cast<std::size_t>(q_elements) * es;
   const std::size_t kb = static_cast<std::size_t>(k_elements) * es;
   const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
-  // Every buffer the kernel sees, the params themselves included.
+  // Every buffer the kernel sees, the params themselves included. The
+  // cos/sin cache first: its place in a worker's region then depends on its
+  // size alone, and the region can keep it for the next call handed the
+  // same named cache (name_cache_contents).
   GuardedCopies b;
   ropecheck_apply_params_t c = *p;
   ropecheck_freq_spec_t patched{};
+  const std::size_t cache_bytes = !p->cos_sin_cache ? 0
+                                                    : static_cast<std::size_t>(p->cache_max_position) *
+                                                          static_cast<std::size_t>(p->rotary_dim) *
+                                                          cache_esize(p->cache_dtype);
+  const int cache = !p->cos_sin_cache ? -1 : b.plan("cos_sin_cache", p->cos_sin_cache, cache_bytes, true);
+  const HeldCache named = cache >= 0 && p->cos_sin_cache == t_named_cache.data
+                              ? HeldCache{t_named_cache.generation, cache_bytes}
+                              : HeldCache{};
   const int q_out = b.plan("q_out", p->q_out, qb, false);
   const int k_out = p->k_out ? b.plan("k_out", p->k_out, kb, false) : -1;
   const int q_in = q_inplace ? q_out : b.plan("q_in", p->q_in, qb, true);
@@ -263,11 +312,6 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const int table = axes && p->pair_axis
                         ? b.plan("pair_axis", p->pair_axis, static_cast<std::size_t>(p->rotary_dim / 2) * 4, true)
                         : -1;
-  const int cache = !p->cos_sin_cache ? -1
-                                      : b.plan("cos_sin_cache", p->cos_sin_cache,
-                                               static_cast<std::size_t>(p->cache_max_position) *
-                                                   static_cast<std::size_t>(p->rotary_dim) * cache_esize(p->cache_dtype),
-                                               true);
   const FreqCopies fc = plan_freq(b, p->freq, p->rotary_dim, &patched);
   ropecheck_kv_write_t kv_patched{};
   const KvCopies kc = kv ? plan_kv_write(b, *p, *kv, &kv_patched) : KvCopies{};
@@ -283,6 +327,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   if (cache >= 0) c.cos_sin_cache = b.data(cache);
   c.freq = patch_freq(b, fc, p->freq, &patched);
   if (kv) c.kv_write = patch_kv_write(b, kc, *kv, &kv_patched);
+  if (call.holds(named)) b.keep(cache);
   b.fill();
   Request r{};
   r.apply = true;
@@ -315,6 +360,9 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   }
   const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)), decoy);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
+  // Isolation found nothing wrong (damage() proved the cache unchanged):
+  // the region keeps it. A kernel's own INTERNAL_ERROR is not told apart.
+  if (st != ROPECHECK_INTERNAL_ERROR && named.generation != 0) call.keep(named);
   if (st == ROPECHECK_OK) {
     std::memcpy(p->q_out, b.data(q_out), qb);
     if (kb && k_out >= 0) std::memcpy(p->k_out, b.data(k_out), kb);
@@ -376,6 +424,8 @@ const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOp
 const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
   return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
 }
+
+void name_cache_contents(const void* data, std::uint64_t generation) { t_named_cache = {data, generation}; }
 
 void retire_workers() { t_slots.clear(); }
 

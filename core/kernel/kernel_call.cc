@@ -66,8 +66,12 @@ struct CacheMemo {
   std::string key;
   std::int64_t rows = 0;
   std::vector<float, ForkPrivateAllocator<float>> cache;  // up to 64 MiB per thread
+  // Names these bytes for isolation (name_cache_contents): new with every
+  // build, so a worker keeps a cache only while it is this one.
+  std::uint64_t generation = 0;
 };
 thread_local CacheMemo t_cache_memo;
+std::atomic<std::uint64_t> g_cache_generations{0};
 
 }  // namespace
 
@@ -339,11 +343,14 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       memo.ctx = builder.ctx;
       memo.key = std::move(key);
       memo.rows = rows;
+      memo.generation = ++g_cache_generations;
     }
     if (inner) {
       // Isolation hands the kernel a copy of its own and proves it unchanged
-      // (core/isolation/isolation.h): the memo itself is safe to hand over.
+      // (core/isolation/isolation.h): the memo itself is safe to hand over,
+      // named, so its worker keeps it between calls.
       p.cos_sin_cache = memo.cache.data();
+      name_cache_contents(memo.cache.data(), memo.generation);
     } else {
       cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
       cache_given = memo.cache.data();
