@@ -33,6 +33,8 @@ class GuardedCopies {
   int plan(std::string name, const void* src, std::size_t bytes, bool input);
   // Pages the planned buffers take one after the other, guards included.
   std::size_t pages() const;
+  // Pages one buffer of `bytes` takes, its two guards included.
+  static std::size_t pages_of(std::size_t bytes);
   // A mapping of its own per buffer (from a pool, reused), guards armed.
   void place_in_mappings();
   // One after the other from `region` (pages() pages, page aligned); the

@@ -93,8 +93,10 @@ class WorkerSlot {
   // The named cache a region's first buffer holds from its last call, proven
   // unchanged by that call's checks; forgotten here, as the call now placed
   // there may write anything into the region (hold() says it again).
+  const HeldCache& held(int region) const { return held_[static_cast<std::size_t>(region)]; }
   HeldCache take_held(int region) { return std::exchange(held_[static_cast<std::size_t>(region)], HeldCache{}); }
   void hold(int region, const HeldCache& c) { held_[static_cast<std::size_t>(region)] = c; }
+  std::size_t region_pages() const { return region_pages_; }
   Request* request() { return reinterpret_cast<Request*>(arena_); }
   Worker& worker() { return *worker_; }
   // After a call's buffers were read: a large call's pages go back to the
@@ -188,11 +190,24 @@ double call_timeout(double seconds, double elements) {
 // copies first), and the call run.
 class IsolatedCall {
  public:
-  IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply) : w_(w), b_(b) {
+  // named: the named cache the call's first buffer is, if any.
+  IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply, const HeldCache& named = {}) : w_(w), b_(b) {
     if (w.options.mode == IsolationMode::kWorker) {
       slot_ = &slot_for(w);
-      b.place_in_region(slot_->region_for(b.pages(), apply, &region_));
-      held_ = slot_->take_held(region_);
+      unsigned char* region = slot_->region_for(b.pages(), apply, &region_);
+      const HeldCache& held = slot_->held(region_);
+      const std::size_t skip = GuardedCopies::pages_of(held.bytes);
+      if (held.generation != 0 && held.generation == named.generation && held.bytes != named.bytes &&
+          skip + b.pages() <= slot_->region_pages()) {
+        // The same cache, fewer or more rows (a derived case: positions
+        // shifted, one token alone, a row short): placed after the kept
+        // one, which the next call of the usual rows finds where it was.
+        b.place_in_region(region + skip * page_size());
+      } else {
+        b.place_in_region(region);
+        held_ = slot_->take_held(region_);
+        at_start_ = true;
+      }
     } else {
       b.place_in_mappings();
     }
@@ -223,8 +238,11 @@ class IsolatedCall {
   // named cache, planned first, is placed where that call's was).
   bool holds(const HeldCache& c) const { return slot_ && c.generation != 0 && held_ == c; }
   // The call's first buffer is the named cache `c`, proven unchanged after
-  // the call: the region keeps it for a later call.
-  void keep(const HeldCache& c) { kept_ = c; }
+  // the call: the region keeps it for a later call (when the call was
+  // placed at the region's start, where a later call looks for it).
+  void keep(const HeldCache& c) {
+    if (at_start_) kept_ = c;
+  }
   // The caller has read what it needs from the buffers.
   ~IsolatedCall() {
     if (!slot_) return;
@@ -237,6 +255,7 @@ class IsolatedCall {
   GuardedCopies& b_;
   WorkerSlot* slot_ = nullptr;
   int region_ = 0;
+  bool at_start_ = false;
   HeldCache held_, kept_;
 };
 
@@ -316,7 +335,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   ropecheck_kv_write_t kv_patched{};
   const KvCopies kc = kv ? plan_kv_write(b, *p, *kv, &kv_patched) : KvCopies{};
   const int params = b.plan("params", &c, sizeof c, true);
-  IsolatedCall call(w, b, /*apply=*/true);
+  IsolatedCall call(w, b, /*apply=*/true, named);
   c.q_out = b.data(q_out);
   c.k_out = k_out >= 0 ? b.data(k_out) : nullptr;
   c.q_in = b.data(q_in);
@@ -399,7 +418,12 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
   b.fill();
   const ChildRun run = call.run(r, static_cast<double>(rows) * rotary_dim);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
-  if (st == ROPECHECK_OK) std::memcpy(out, b.data(cache), bytes);
+  if (st == ROPECHECK_OK) {
+    std::memcpy(out, b.data(cache), bytes);
+    // Built into a named cache (its first buffer, where an apply's cache of
+    // this size goes): the region holds its bytes for the next apply.
+    if (out == t_named_cache.data && t_named_cache.generation != 0) call.keep({t_named_cache.generation, bytes});
+  }
   return st;
 }
 

@@ -59,9 +59,10 @@ const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl);
 // `generation`, until it is named again (new bytes get a new generation, at
 // the same address or not). A worker then keeps the cache an earlier call
 // of the same implementation was handed in the same region, instead of
-// copying up to 64 MiB in again; every call still proves its copy equal to
-// `data` afterwards, so a wrong name costs a failing call, never a write
-// that goes unseen. Generation 0 (the default): every call copies it in.
+// copying up to 64 MiB in again (a build into `data` leaves it kept too);
+// every call still proves its copy equal to `data` afterwards, so a wrong
+// name costs a failing call, never a write that goes unseen. Generation 0
+// (the default): every call copies it in.
 void name_cache_contents(const void* data, std::uint64_t generation);
 
 // Ends the calling thread's workers (a thread's workers also end with it):

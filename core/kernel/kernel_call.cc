@@ -326,6 +326,9 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
       memo.build = nullptr;  // invalid until built
       memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
+      // Named before the build, which an isolated builder's worker then keeps.
+      memo.generation = ++g_cache_generations;
+      name_cache_contents(memo.cache.data(), memo.generation);
       if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
                                      memo.cache.data(), err, sizeof err)) {
         r.status = st;
@@ -343,7 +346,6 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       memo.ctx = builder.ctx;
       memo.key = std::move(key);
       memo.rows = rows;
-      memo.generation = ++g_cache_generations;
     }
     if (inner) {
       // Isolation hands the kernel a copy of its own and proves it unchanged

@@ -65,7 +65,8 @@ struct Result {
   float first = 0;              // the cache's first float, as the kernel saw it
 };
 
-Result call(const ropecheck_impl_t* t, const std::vector<float>& cache, std::int64_t command, std::int64_t arg = 0) {
+Result call(const ropecheck_impl_t* t, const std::vector<float>& cache, std::int64_t command, std::int64_t arg = 0,
+            std::int64_t rows = kRows) {
   std::vector<float> q_in(kElements, 1.0f), k_in(kElements, 2.0f), q_out(kElements, 0.0f), k_out(kElements, 0.0f);
   std::int64_t positions[kTokens] = {command, arg};
   ropecheck_freq_spec_t f{};
@@ -87,7 +88,7 @@ Result call(const ropecheck_impl_t* t, const std::vector<float>& cache, std::int
   p.freq = &f;
   p.cos_sin_cache = cache.data();
   p.cache_dtype = ROPECHECK_DTYPE_F32;
-  p.cache_max_position = kRows;
+  p.cache_max_position = rows;
   char err[1024] = {0};
   Result r;
   r.status = t->apply(t->ctx, &p, err, sizeof err);
@@ -146,6 +147,28 @@ TEST(KeptCache, AWriteIntoAKeptCacheFailsTheCall) {
   const Result d = call(t, cache, kRead);
   EXPECT_EQ(d.status, ROPECHECK_OK) << d.message;
   EXPECT_EQ(d.first, 0.5f);
+  name_cache_contents(nullptr, 0);
+  retire_workers();
+}
+
+// A call handed fewer rows of the same cache (a derived case) goes after the
+// kept one: the next call of the usual rows is handed it again (shown by
+// changing the bytes under the same name, which only a kept copy misses).
+TEST(KeptCache, ACallWithFewerRowsLeavesTheKeptCacheInPlace) {
+  const ropecheck_impl_t* t = isolated_probe();
+  std::vector<float> cache(kRows * kHeadDim, 0.5f);
+  name_cache_contents(cache.data(), 17);
+  const Result a = call(t, cache, kRead);
+  ASSERT_EQ(call(t, cache, kRead).status, ROPECHECK_OK);
+  const Result c = call(t, cache, kRead, 0, kRows - 1);  // region of a, placed after its cache
+  ASSERT_EQ(c.status, ROPECHECK_OK) << c.message;
+  EXPECT_NE(c.cache, a.cache);
+  EXPECT_EQ(c.first, 0.5f);
+  ASSERT_EQ(call(t, cache, kRead).status, ROPECHECK_OK);  // region of b
+  cache.assign(cache.size(), 0.25f);  // not named again
+  const Result e = call(t, cache, kRead);  // region of a: its cache was kept, not copied again
+  EXPECT_EQ(e.status, ROPECHECK_INTERNAL_ERROR) << e.message;
+  EXPECT_NE(e.message.find("wrote into its input cos_sin_cache"), std::string::npos) << e.message;
   name_cache_contents(nullptr, 0);
   retire_workers();
 }
