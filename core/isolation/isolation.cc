@@ -105,11 +105,12 @@ class WorkerSlot {
   // token case each): the exhaustive suite over six kernels with --jobs 2
   // held 8.4 GB and was killed for memory. The next large call faults its
   // pages in again, little next to judging a case that size.
-  // True when it released them (the region then holds zeros).
-  bool release_large(std::uintptr_t begin, std::uintptr_t end) {
-    if (end - begin <= kKeepResidentBytes) return false;
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
-    return true;
+  // A call over the limit releases its pages from `from` on: a cache it
+  // keeps at its start stays (at most kKeepResidentBytes), so a region
+  // holds at most a kept cache and one call of up to that size after it.
+  void release_large(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t from) {
+    if (end - begin <= kKeepResidentBytes || end <= from) return;
+    ::madvise(reinterpret_cast<void*>(from), end - from, MADV_REMOVE);
   }
   static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
 
@@ -246,8 +247,10 @@ class IsolatedCall {
   // The caller has read what it needs from the buffers.
   ~IsolatedCall() {
     if (!slot_) return;
-    const bool released = slot_->release_large(b_.arm_begin(), b_.arm_end());
-    if (!released && kept_.generation != 0) slot_->hold(region_, kept_);
+    const bool keep = kept_.generation != 0 && kept_.bytes <= WorkerSlot::kKeepResidentBytes;
+    const std::uintptr_t from = b_.arm_begin() + (keep ? GuardedCopies::pages_of(kept_.bytes) * page_size() : 0);
+    slot_->release_large(b_.arm_begin(), b_.arm_end(), from);
+    if (keep) slot_->hold(region_, kept_);
   }
 
  private:
