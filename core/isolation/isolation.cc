@@ -226,7 +226,7 @@ class IsolatedCall {
       return run_in_child(o, [&](char* e, std::size_t n) { return serve(*w_.inner, r, e, n); });
     }
     *slot_->request() = r;
-    o.arm_begin = b_.arm_begin();
+    o.arm_begin = b_.arm_begin() + arm_skip_;
     o.arm_end = b_.arm_end();
     return slot_->worker().call(o);
   }
@@ -238,6 +238,10 @@ class IsolatedCall {
   // Whether the region's first buffer holds `c` from its last call (a
   // named cache, planned first, is placed where that call's was).
   bool holds(const HeldCache& c) const { return slot_ && c.generation != 0 && held_ == c; }
+  // The held cache's pages are left as the call that placed them armed them
+  // (read-write, its guards listed again): mprotect() walks every page of
+  // its range, and over up to 64 MiB of cache per call it was 5% of a gate.
+  void leave_armed(const HeldCache& c) { arm_skip_ = GuardedCopies::pages_of(c.bytes) * page_size(); }
   // The call's first buffer is the named cache `c`, proven unchanged after
   // the call: the region keeps it for a later call (when the call was
   // placed at the region's start, where a later call looks for it).
@@ -259,6 +263,7 @@ class IsolatedCall {
   WorkerSlot* slot_ = nullptr;
   int region_ = 0;
   bool at_start_ = false;
+  std::uintptr_t arm_skip_ = 0;
   HeldCache held_, kept_;
 };
 
@@ -349,7 +354,10 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   if (cache >= 0) c.cos_sin_cache = b.data(cache);
   c.freq = patch_freq(b, fc, p->freq, &patched);
   if (kv) c.kv_write = patch_kv_write(b, kc, *kv, &kv_patched);
-  if (call.holds(named)) b.keep(cache);
+  if (call.holds(named)) {
+    b.keep(cache);
+    call.leave_armed(named);
+  }
   b.fill();
   Request r{};
   r.apply = true;
