@@ -65,71 +65,72 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
   PositionPoint* last_point = nullptr;
   for (int w = 0; w < 2; ++w) {
     const unsigned char* got = run.out.bytes[w].data();
-    // The two elements of a pair come one after the other (first, second)
-    // and share x and y: the pair's ulp is worked out once for both.
-    bool second = true;
-    double pair_ulp = 0;
-    for (const ReferenceElement& re : ref.elements(w)) {
-      const ElementTerms& e = re.terms;
-      second = !second;
-      if (!second) pair_ulp = ref::ulp_of(ref.attention_factor * std::hypot(e.x, e.y), c.dtype);
-      const double v = load_as_double(got, re.offset, c.dtype);
-      if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
-        // A non-finite input makes the exact result non-finite; its class is
-        // the reference's whenever the signs of cos and sin are certain.
-        const double te = model.trig_error(e);
-        const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
-        const bool same_class = std::isnan(v) ? std::isnan(e.value)
-                                              : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
-        if (std::isfinite(v) || (certain && !same_class))
-          note({names[w], re.token, re.head, re.channel, e.position, v, e.value, 0.0,
-                std::isfinite(v) ? "finite output from a non-finite input"
-                                 : "non-finite input propagated unlike the reference",
-                ""});
-        continue;
+    // Pair by pair: both elements share x and y, so the pair's ulp is
+    // worked out once for both.
+    ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
+      const double pair_ulp =
+          ref::ulp_of(ref.attention_factor * std::hypot(pe.terms[0].x, pe.terms[0].y), c.dtype);
+      for (int side = 0; side < 2; ++side) {
+        const ElementTerms& e = pe.terms[side];
+        const auto at = static_cast<std::size_t>(pe.offset[side]);
+        const double v = load_as_double(got, at, c.dtype);
+        if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
+          // A non-finite input makes the exact result non-finite; its class is
+          // the reference's whenever the signs of cos and sin are certain.
+          const double te = model.trig_error(e);
+          const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
+          const bool same_class = std::isnan(v) ? std::isnan(e.value)
+                                                : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
+          if (std::isfinite(v) || (certain && !same_class))
+            note({names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, 0.0,
+                  std::isfinite(v) ? "finite output from a non-finite input"
+                                   : "non-finite input propagated unlike the reference",
+                  ""});
+          continue;
+        }
+        if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > domain) {
+          ++out.outside_domain;
+          continue;
+        }
+        const BudgetTerms terms = model.terms(e);
+        const double budget = terms.total();
+        double units = std::fabs(v - e.value) / budget;
+        // Rounding to the storage dtype may overflow: an infinity is what a
+        // correct kernel stores when the budget interval around the exact value
+        // reaches the overflow threshold on that infinity's side (at a long
+        // context an fp32-product kernel's budget covers the whole circle, so
+        // either side can be reached; found by differential_fuzzer).
+        if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
+                                    : e.value - budget <= -overflow_threshold(c.dtype)))
+          units = 0;
+        const double ulps = (std::isinf(v) && exactly_equal(v, pe.rounded[side]))
+                                ? 0.0
+                                : std::fabs(v - pe.rounded[side]) / ref::ulp_of(pe.rounded[side], c.dtype);
+        BinStats& b = out.bins[position_bin(e.position)];
+        ++b.elements;
+        if (!(units <= 1.0))  // also catches NaN
+          note({names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, budget,
+                "outside budget", model.explain(e)});
+        const double u = std::isnan(units) ? HUGE_VAL : units;
+        const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
+        const int term = dominant_term(terms);
+        ++out.elements_by_term[term];
+        out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
+        b.worst_units = std::max(b.worst_units, u);
+        b.worst_ulps = std::max(b.worst_ulps, l);
+        if (!last_point || last_point->position != e.position) {
+          last_point = &points[e.position];
+          last_point->position = e.position;
+        }
+        PositionPoint& pt = *last_point;
+        pt.worst_units = std::max(pt.worst_units, u);
+        pt.worst_ulps = std::max(pt.worst_ulps, l);
+        const double pl = std::fabs(v - e.value) / pair_ulp;
+        pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
+        out.worst_units = std::max(out.worst_units, u);
+        out.worst_ulps = std::max(out.worst_ulps, l);
       }
-      if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > domain) {
-        ++out.outside_domain;
-        continue;
-      }
-      const BudgetTerms terms = model.terms(e);
-      const double budget = terms.total();
-      double units = std::fabs(v - e.value) / budget;
-      // Rounding to the storage dtype may overflow: an infinity is what a
-      // correct kernel stores when the budget interval around the exact value
-      // reaches the overflow threshold on that infinity's side (at a long
-      // context an fp32-product kernel's budget covers the whole circle, so
-      // either side can be reached; found by differential_fuzzer).
-      if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
-                                  : e.value - budget <= -overflow_threshold(c.dtype)))
-        units = 0;
-      const double ulps = (std::isinf(v) && exactly_equal(v, re.rounded))
-                              ? 0.0
-                              : std::fabs(v - re.rounded) / ref::ulp_of(re.rounded, c.dtype);
-      BinStats& b = out.bins[position_bin(e.position)];
-      ++b.elements;
-      if (!(units <= 1.0))  // also catches NaN
-        note({names[w], re.token, re.head, re.channel, e.position, v, e.value, budget,
-              "outside budget", model.explain(e)});
-      const double u = std::isnan(units) ? HUGE_VAL : units;
-      const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
-      const int term = dominant_term(terms);
-      ++out.elements_by_term[term];
-      out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
-      b.worst_units = std::max(b.worst_units, u);
-      b.worst_ulps = std::max(b.worst_ulps, l);
-      if (!last_point || last_point->position != e.position) {
-        last_point = &points[e.position];
-        last_point->position = e.position;
-      }
-      PositionPoint& pt = *last_point;
-      pt.worst_units = std::max(pt.worst_units, u);
-      pt.worst_ulps = std::max(pt.worst_ulps, l);
-      const double pl = std::fabs(v - e.value) / pair_ulp;
-      pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
-      out.worst_units = std::max(out.worst_units, u);
-      out.worst_ulps = std::max(out.worst_ulps, l);
-    }
+    });
     // Everything else: pass-through channels must be bit-identical to the
     // input; padding (and the other parts of a fused qkv row) must keep what
     // the output held before the call (in place the input's canaries, out of

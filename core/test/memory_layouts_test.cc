@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -163,6 +164,36 @@ TEST(SizeClasses, ALargeCaseIsJudgedOnASampleKeepingEachSequencesEnds) {
   c.tokens = 6;
   c.positions.resize(6);
   EXPECT_EQ(judged_tokens(c).size(), 6u);
+}
+
+// for_each_pair (the judge's walk) gives what elements() gives, a pair at a
+// time: every quick case of the first two size-class cycles and the first
+// multi-axis ones, sampled large cases among them.
+TEST(MemoryLayouts, ThePairWalkIsTheElementWalk) {
+  const auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int idx = 0; idx < 48; ++idx) {
+    const Case c = make_case(Suite::kQuick, 1, idx);
+    const ReferenceResult r = compute_reference(c, make_inputs(c));
+    for (int w = 0; w < 2; ++w) {
+      auto it = r.elements(w).begin();
+      std::size_t n = 0;
+      r.for_each_pair(w, [&](const ReferenceResult::PairElements& p) {
+        for (int side = 0; side < 2; ++side, ++it, ++n) {
+          const ReferenceElement e = *it;
+          const ElementTerms &a = e.terms, &b = p.terms[static_cast<std::size_t>(side)];
+          EXPECT_TRUE(e.token == p.token && e.head == p.head && e.channel == p.channel[side] &&
+                      e.offset == p.offset[side] && same(e.rounded, p.rounded[side]))
+              << "case " << idx << " element " << n;
+          EXPECT_TRUE(same(a.x, b.x) && same(a.y, b.y) && same(a.value, b.value) && same(a.partner, b.partner) &&
+                      same(a.cos_a, b.cos_a) && same(a.sin_a, b.sin_a) && same(a.abs_angle, b.abs_angle) &&
+                      a.position == b.position && a.pair == b.pair && a.freq_group == b.freq_group &&
+                      a.side == b.side)
+              << "case " << idx << " element " << n;
+        }
+      });
+      EXPECT_EQ(n, r.elements(w).size()) << "case " << idx;
+    }
+  }
 }
 
 }  // namespace
