@@ -122,7 +122,8 @@ TEST_P(SimdKvStore, RandomFp32BitsAndScalesStoreAsTheScalarStore) {
   for (float scale : kScales) {
     for (std::uint32_t& b : bits) b = xorshift(s);
     // Also values of the size a rotated k has, where the codes are dense.
-    for (std::size_t i = 0; i < bits.size(); i += 2) bits[i] = f32_bits(static_cast<float>(static_cast<std::int32_t>(bits[i])) * 0x1p-29f);
+    for (std::size_t i = 0; i < bits.size(); i += 2)
+      bits[i] = f32_bits(static_cast<float>(static_cast<std::int32_t>(bits[i])) * 0x1p-29f);
     for (std::uint32_t cache : kCacheDtypes)
       EXPECT_EQ(compare_row(bits.data(), ROPECHECK_DTYPE_F32, static_cast<int>(bits.size()), scale, cache,
                             hwy::TargetName(GetParam())),

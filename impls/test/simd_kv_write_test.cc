@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -32,6 +33,7 @@
 #include "core/cases/axis_cases.h"
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
+#include "core/cases/kv_write_case.h"
 #include "core/cases/rng.h"
 #include "core/kernel/impl_validation.h"
 #include "core/kernel/kernel_call.h"
@@ -41,6 +43,7 @@
 #include "impls/registry.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/test/simd_target_param.h"
+#include "properties/property.h"
 #include "ropecheck/kv_write.h"
 
 namespace ropecheck {
@@ -128,8 +131,9 @@ void expect_entries_are_scalar_stores(const Case& c, const KernelRun& run, Cover
       const float ks = w.k_scale[w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? h : 0];
       const float vs = w.mla() ? w.k_scale[0] : w.v_scale[w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? h : 0];
       for (int ch = 0; ch < w.head_dim; ++ch)
-        check(kv.k_cache, w.offset(slot, h, ch), impl::load_f32(run.out.bytes[1].data(), g.offset(1, t, h, ch), c.dtype),
-              ks, w.mla() ? "k_pe" : "k", t, h, ch);
+        check(kv.k_cache, w.offset(slot, h, ch),
+              impl::load_f32(run.out.bytes[1].data(), g.offset(1, t, h, ch), c.dtype), ks, w.mla() ? "k_pe" : "k", t,
+              h, ch);
       for (int ch = 0; ch < w.v_channels(); ++ch)
         check(w.v_in_k_cache() ? kv.k_cache : kv.v_cache, w.v_offset(slot, h, ch),
               impl::load_f32(kv.v.data(), (t * w.v_heads() + h) * w.v_channels() + ch, c.dtype), vs,
@@ -245,7 +249,30 @@ TEST(SimdFusedKvGate, PassesTheQuickGatesCacheProperties) {
     // fewer than the scalar fused kernels' third of the suite.
     EXPECT_GT(s.passed, suite_size(Suite::kQuick) / 4) << p << " judged too few cases";
   }
-  std::cout << g.text;
+  // The writes the gate drew for the cases it judged (its cases, seed 1;
+  // its write draws, core/kernel/kernel_call.cc; large cases left to
+  // ConformsToReference, properties/property.h): every cache dtype, both
+  // scale kinds and both cache layouts among them.
+  Coverage drawn;
+  int writes = 0;
+  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+    const Case c = make_case(Suite::kQuick, 1, i);
+    if (!outside_capabilities(fused(), c).empty() || c.rotated_elements() > prop::kLargeCase) continue;
+    const std::optional<KvWriteCase> w = kv_write_case(c, fused().kv_policy, fused().kv_cache_kinds);
+    if (!w) continue;
+    ++writes;
+    drawn.dtypes.insert(static_cast<int>(w->dtype));
+    drawn.kinds.insert(w->kind);
+    drawn.scale_kinds.insert(w->scale_kind);
+    drawn.hnd.insert(w->hnd);
+  }
+  EXPECT_EQ(writes, property_stats(g.report.impls.at(0), "CachesTheRotatedKAndV").passed);
+  EXPECT_EQ(drawn.dtypes.size(), 5u) << "every cache dtype judged";
+  EXPECT_EQ(drawn.kinds.size(), 3u) << "K and V, MLA joint and split judged";
+  EXPECT_EQ(drawn.scale_kinds.size(), 2u) << "per tensor and per head judged";
+  EXPECT_EQ(drawn.hnd.size(), 2u) << "NHD and HND judged";
+  std::cout << g.text << writes << " writes judged: " << drawn.dtypes.size() << " cache dtypes, "
+            << drawn.kinds.size() << " cache kinds, " << drawn.scale_kinds.size() << " scale kinds\n";
 }
 
 TEST(SimdFusedKvGate, ADeclarationOtherThanTheArithmeticFails) {
