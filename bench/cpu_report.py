@@ -89,3 +89,30 @@ if best:
     print()
     print("Goals on each benchmark's fastest repetition:")
     print_goals(goals(best))
+
+# The fused KV-cache write (rope_bench's impl.cache rows): time per call
+# against the rotation alone (simd_cache, same shape, dtype, threads) and
+# against the scalar fused kernel of the same cache dtype on one thread.
+UNIT_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+us = {}
+for b in data["benchmarks"]:
+    name = b["run_name"] if "run_name" in b else b["name"]
+    if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+        continue
+    parts = name.split("/")
+    layout = parts[4] if len(parts) > 4 and not parts[4].startswith("real_time") else "-"
+    us[(parts[0], parts[1], parts[2], parts[3], layout)] = b["real_time"] * UNIT_US[b.get("time_unit", "ns")]
+fused = sorted(k for k in us if "." in k[0])
+if fused:
+    print()
+    print("| fused kernel | cache | shape | dtype | threads | us per call | simd_cache us | vs simd_cache "
+          "| scalar fused us (1 thread) | speedup over it |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for key in fused:
+        impl, shape, dtype, threads, layout = key
+        kernel, cache = impl.split(".", 1)
+        t = us[key]
+        rot = us.get(("simd_cache", shape, dtype, threads, layout))
+        scalar = us.get(("scalar_fused_kv_vllm." + cache, shape, dtype, "threads:1", layout))
+        print(f"| {kernel} | {cache} | {shape} | {dtype} | {threads.split(':')[1]} | {t:.1f} | {fmt(rot)} | "
+              f"{fmt(rot and t / rot)} | {fmt(scalar)} | {fmt(scalar and scalar / t)} |")

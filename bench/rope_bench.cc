@@ -12,6 +12,11 @@
 //   prefill: one sequence of 4096 tokens at positions 0..4095;
 //   decode:  64 sequences of one token each, at unrelated positions below
 //            8192, as a serving engine's decode step sees them.
+// The fused KV-cache write (ABI 1.4; simd_fused_kv_vllm against
+// scalar_fused_kv_vllm, beside simd_cache's rotation alone) adds v read once
+// and the k and v cache entries written once to the bytes: a paged NHD cache
+// of 16-slot blocks, token t at slot = its position (prefill: blocks in
+// order; decode: unrelated blocks), per-tensor scales.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -20,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +36,7 @@
 #include "impls/simd/worker_pool.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
+#include "ropecheck/kv_write.h"
 #include "ropecheck/names.h"
 
 namespace {
@@ -139,25 +146,36 @@ void BM_InPlace(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads
   st.SetBytesProcessed(static_cast<std::int64_t>(2 * b.qk_bytes) * st.iterations());
 }
 
-void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dtype_t dt, int threads,
-             ropecheck_layout_t layout) {
+// One kernel call on a shape's buffers, set up once per benchmark: the
+// buffers, the frequency spec and the params pointing into them (not moved
+// after prepare_call).
+struct Call {
+  Buffers b;
+  ropecheck_freq_spec_t freq{};
+  ropecheck_apply_params_t p{};
+  bool cache = false;
+};
+
+// False (the benchmark skipped with the reason) when the kernel is missing or
+// its cos/sin cache cannot be built.
+bool prepare_call(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dtype_t dt,
+                  ropecheck_layout_t layout, Call* c, const ropecheck_impl_t** out) {
   const ropecheck_impl_t* impl = ropecheck::find_impl(impl_name);
   if (!impl) {
     st.SkipWithError("no such implementation");
-    return;
+    return false;
   }
-  const bool cache = (impl->caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
-  Buffers b = make_buffers(s, dt, cache);
-  ropecheck_freq_spec_t freq{};
-  freq.scheme = ROPECHECK_SCHEME_DEFAULT;
-  freq.base = 500000.0;
+  c->cache = (impl->caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
+  c->b = make_buffers(s, dt, c->cache);
+  c->freq.scheme = ROPECHECK_SCHEME_DEFAULT;
+  c->freq.base = 500000.0;
   char err[256];
-  if (cache && impl->build_cache(impl->ctx, &freq, s.head_dim, kCacheRows, ROPECHECK_DTYPE_F32, b.cache.data(), err,
-                                 sizeof err) != ROPECHECK_OK) {
+  if (c->cache && impl->build_cache(impl->ctx, &c->freq, s.head_dim, kCacheRows, ROPECHECK_DTYPE_F32,
+                                    c->b.cache.data(), err, sizeof err) != ROPECHECK_OK) {
     st.SkipWithError(err);
-    return;
+    return false;
   }
-  ropecheck_apply_params_t p{};
+  ropecheck_apply_params_t& p = c->p;
   p.struct_size = sizeof p;
   p.dtype = dt;
   p.layout = layout;
@@ -165,30 +183,87 @@ void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dty
   p.num_q_heads = s.q_heads;
   p.num_kv_heads = s.kv_heads;
   p.head_dim = p.rotary_dim = s.head_dim;
-  p.q_in = p.q_out = b.q.data();
-  p.k_in = p.k_out = b.k.data();
+  p.q_in = p.q_out = c->b.q.data();
+  p.k_in = p.k_out = c->b.k.data();
   p.q_token_stride = static_cast<std::int64_t>(s.q_heads) * s.head_dim;
   p.k_token_stride = static_cast<std::int64_t>(s.kv_heads) * s.head_dim;
   p.q_head_stride = p.k_head_stride = s.head_dim;
-  p.positions = b.pos.data();
+  p.positions = c->b.pos.data();
   p.position_type = ROPECHECK_INDEX_INT64;
-  p.freq = &freq;
-  p.cos_sin_cache = cache ? b.cache.data() : nullptr;
+  p.freq = &c->freq;
+  p.cos_sin_cache = c->cache ? c->b.cache.data() : nullptr;
   p.cache_dtype = ROPECHECK_DTYPE_F32;
   p.cache_max_position = kCacheRows;
+  *out = impl;
+  return true;
+}
+
+// Times impl->apply on c's params with `threads` SIMD threads; `bytes`
+// moved per call.
+void time_calls(benchmark::State& st, const ropecheck_impl_t* impl, const Call& c, int threads, double bytes) {
+  char err[256];
   set_simd_threads(threads);
   if (impl->target) st.SetLabel(impl->target(impl->ctx));
   for (auto _ : st) {
-    if (impl->apply(impl->ctx, &p, err, sizeof err) != ROPECHECK_OK) {
+    if (impl->apply(impl->ctx, &c.p, err, sizeof err) != ROPECHECK_OK) {
       st.SkipWithError(err);
       break;
     }
     benchmark::ClobberMemory();
   }
   set_simd_threads(1);
-  const double cache_bytes = cache ? static_cast<double>(s.tokens) * s.head_dim * sizeof(float) : 0.0;
-  const double bytes = 2.0 * static_cast<double>(b.qk_bytes) + cache_bytes;
   st.SetBytesProcessed(static_cast<std::int64_t>(bytes) * st.iterations());
+}
+
+// q+k read and written once, plus the cos/sin rows read.
+double rope_bytes(const Call& c, Shape s) {
+  const double cache_bytes = c.cache ? static_cast<double>(s.tokens) * s.head_dim * sizeof(float) : 0.0;
+  return 2.0 * static_cast<double>(c.b.qk_bytes) + cache_bytes;
+}
+
+void BM_Rope(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dtype_t dt, int threads,
+             ropecheck_layout_t layout) {
+  Call c;
+  const ropecheck_impl_t* impl = nullptr;
+  if (!prepare_call(st, impl_name, s, dt, layout, &c, &impl)) return;
+  time_calls(st, impl, c, threads, rope_bytes(c, s));
+}
+
+// The rotation fused with the paged KV-cache write (header comment): the
+// rotation's bytes plus v read and both caches' entries written.
+void BM_FusedKv(benchmark::State& st, const char* impl_name, Shape s, ropecheck_dtype_t dt, int threads,
+                ropecheck_kv_dtype_t cache_dtype) {
+  Call c;
+  const ropecheck_impl_t* impl = nullptr;
+  if (!prepare_call(st, impl_name, s, dt, ROPECHECK_LAYOUT_HALF_SPLIT, &c, &impl)) return;
+  constexpr int kBlock = 16;
+  const std::int64_t slot_elems = static_cast<std::int64_t>(s.kv_heads) * s.head_dim;
+  const std::size_t cache_bytes =
+      static_cast<std::size_t>(kCacheRows * slot_elems) * ropecheck::kv_dtype_size(cache_dtype);
+  std::vector<unsigned char> v = c.b.k, k_cache(cache_bytes), v_cache(cache_bytes);
+  const std::vector<std::int64_t>& slots = c.b.pos;  // every position below kCacheRows: a slot of its own
+  const float k_scale = 0.05f, v_scale = 0.05f;      // |k|, |v| <= 2: well inside e4m3fn's 448 after the scale
+  ropecheck_kv_write_t w{};
+  w.struct_size = sizeof w;
+  w.cache_dtype = cache_dtype;
+  w.num_blocks = kCacheRows / kBlock;
+  w.block_size = kBlock;
+  w.scale_kind = ROPECHECK_KV_SCALE_PER_TENSOR;
+  w.block_stride = kBlock * slot_elems;
+  w.slot_stride = slot_elems;
+  w.head_stride = s.head_dim;
+  w.k_cache = k_cache.data();
+  w.v_cache = v_cache.data();
+  w.v = v.data();
+  w.v_token_stride = slot_elems;
+  w.v_head_stride = s.head_dim;
+  w.slot_mapping = slots.data();
+  w.k_scale = &k_scale;
+  w.v_scale = &v_scale;
+  w.cache_kind = ROPECHECK_KV_CACHE_K_AND_V;
+  c.p.kv_write = &w;
+  const double written = 2.0 * static_cast<double>(s.tokens * slot_elems) * ropecheck::kv_dtype_size(cache_dtype);
+  time_calls(st, impl, c, threads, rope_bytes(c, s) + static_cast<double>(v.size()) + written);
 }
 
 // Wall-clock time, and with repetitions the fastest one ("min") beside the
@@ -221,6 +296,15 @@ void register_all() {
               timed(benchmark::RegisterBenchmark((std::string(impl) + "/" + lt).c_str(), BM_Rope, impl, s, dt, threads,
                                                  layout));
         }
+        // The fused write, named impl.cache so that cpu_report.py reads
+        // each cache dtype as a kernel of its own.
+        for (auto [cache, cache_name] :
+             {std::pair{ROPECHECK_KV_FP8_E4M3FN, "e4m3fn"}, std::pair{ROPECHECK_KV_BF16, "bf16"}})
+          for (const char* impl : {"simd_fused_kv_vllm", "scalar_fused_kv_vllm"})
+            if (threads == 1 || std::string_view(impl).starts_with("simd_")) {  // scalar: one thread
+              const std::string name = std::string(impl) + "." + cache_name + "/" + tag + "/half_split";
+              timed(benchmark::RegisterBenchmark(name.c_str(), BM_FusedKv, impl, s, dt, threads, cache));
+            }
       }
     }
   }

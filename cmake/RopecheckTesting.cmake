@@ -1,14 +1,17 @@
 # One line per test binary:
-#   ropecheck_test(NAME LABEL label SOURCES ... LIBS ... [TIMEOUT s] [OWN_MAIN] [RAPIDCHECK])
+#   ropecheck_test(NAME LABEL label SOURCES ... LIBS ... [TIMEOUT s] [OWN_MAIN] [RAPIDCHECK] [WHOLE])
 # Tests are discovered per gtest case so ctest -L / -R select them and
 # GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX split a binary across machines.
+# WHOLE: the binary is one ctest instead, for cases that share work done
+# once per process (shard_test's gate runs): a case per process would
+# redo it for each.
 # OWN_MAIN: the sources define main() (tests registered at run time).
 # RAPIDCHECK: runs with a fixed RapidCheck seed so CI is deterministic; run
 # the binary with RC_PARAMS="seed=N max_success=M" to explore further.
 set(ROPECHECK_RC_PARAMS "seed=20261121" CACHE STRING "RC_PARAMS for the property tests under ctest")
 # The debug preset (-O0, ASan and UBSan) runs the same tests several times
 # slower than release: MutantCatalogue.EachMutantFailsTheGateThroughItsProperties
-# takes 164 s in release and passed 600 s under the sanitizers. The tests of
+# took 164 s in release and passed 600 s under the sanitizers. The tests of
 # ropecheck_test have their timeouts scaled by this factor; an add_test of a
 # script multiplies its own (ropecheck_scaled_timeout).
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")
@@ -18,7 +21,7 @@ else()
 endif()
 set(ROPECHECK_TEST_TIMEOUT_SCALE ${_ropecheck_timeout_scale} CACHE STRING "Factor on every test's TIMEOUT")
 function(ropecheck_test name)
-  cmake_parse_arguments(T "OWN_MAIN;RAPIDCHECK" "LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "OWN_MAIN;RAPIDCHECK;WHOLE" "LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
@@ -34,6 +37,11 @@ function(ropecheck_test name)
     set(env ENVIRONMENT "RC_PARAMS=${ROPECHECK_RC_PARAMS}")
   endif()
   ropecheck_warnings(${name})
+  if(T_WHOLE)
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES LABELS "${T_LABEL}" TIMEOUT ${T_TIMEOUT} ${env})
+    return()
+  endif()
   gtest_discover_tests(${name}
     PROPERTIES LABELS "${T_LABEL}" TIMEOUT ${T_TIMEOUT} ${env}
     DISCOVERY_TIMEOUT 60)

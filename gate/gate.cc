@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +16,9 @@
 #include "gate/gate.h"
 
 #include "core/cases/axis_cases.h"
+#include "core/cases/case_fit.h"
+#include "core/cases/kv_write_case.h"
+#include "core/cases/qk_norm_case.h"
 #include "properties/property.h"
 #include "ropecheck/names.h"
 
@@ -113,6 +117,39 @@ Case gate_case(const GateOptions& o, int idx) {
   return c;
 }
 
+// The fused form case c gives `property`'s fused part of impl, for the
+// report's fused table; empty for the other properties.
+std::string fused_form(const ropecheck_impl_t& impl, const Case& c, const std::string& property) {
+  if (property == "CachesTheRotatedKAndV") {
+    const std::optional<KvWriteCase> w = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds);
+    if (!w) return {};
+    const char* kind = w->kind == ROPECHECK_KV_CACHE_MLA_JOINT   ? "MLA joint cache kv_c+k_pe"
+                       : w->kind == ROPECHECK_KV_CACHE_MLA_SPLIT ? "MLA split caches kv_c, k_pe"
+                                                                 : "K and V caches";
+    return std::string(kind) + " " + cache_dtype_name(w->dtype) + " " + (w->hnd ? "HND" : "NHD") + ", " +
+           (w->scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") + " scales";
+  }
+  if (property == "NormalisesEachHeadThenRotates") {
+    const QkNormCase n = qk_norm_case(c, impl.norm_policy);
+    return std::string("qk-norm, weight ") + (n.form == ROPECHECK_NORM_WEIGHT_W ? "w" : "1 + w");
+  }
+  return {};
+}
+
+// What a redraw may follow of an implementation's declaration: a --config
+// fixes the scheme (and the layout where it names one).
+DeclaredChoices declared_choices(const GateOptions& o, const ropecheck_impl_t& impl) {
+  DeclaredChoices d;
+  // Without a redraw every choice counts as declared: nothing changes.
+  d.dtypes = o.redraw ? impl.caps.dtypes : ~0u;
+  d.layouts = o.redraw ? impl.caps.layouts : ~0u;
+  d.schemes = impl.caps.schemes;
+  d.flags = o.redraw ? impl.caps.flags : ~0u;
+  d.redraw_scheme = o.redraw && o.redraw_schemes && o.configs.empty();
+  d.redraw_layout = o.configs.empty();
+  return d;
+}
+
 // One case's results, [implementation][property]; empty where the property
 // does not apply. Computed on any thread: everything it touches is its own
 // (the case's inputs and exact result are built once and shared by every
@@ -120,6 +157,9 @@ Case gate_case(const GateOptions& o, int idx) {
 struct CaseRun {
   int index = 0;
   Case c;
+  // Each implementation's case: c, or c redrawn within its declaration.
+  std::vector<Case> impl_case;
+  std::vector<char> redrawn;
   std::vector<std::vector<std::optional<prop::PropertyResult>>> results;
   // Set when SIGINT / SIGTERM cut a call short: the case is left out of the
   // report (absorb), which is then partial and marked interrupted.
@@ -135,13 +175,33 @@ CaseRun run_case(const GateOptions& o, const std::vector<const prop::Property*>&
     run.interrupted = true;
     return run;
   }
-  prop::CaseContext ctx(run.c);
+  // One context (inputs, exact result) per distinct case: implementations
+  // whose declaration keeps the suite's case share it.
+  std::vector<std::unique_ptr<prop::CaseContext>> contexts;
+  contexts.push_back(std::make_unique<prop::CaseContext>(run.c));
+  std::vector<std::string> keys{run.c.describe()};
   run.results.resize(o.impls.size());
+  run.impl_case.resize(o.impls.size());
+  run.redrawn.assign(o.impls.size(), 0);
   for (std::size_t k = 0; k < o.impls.size(); ++k) {
+    bool redrawn = false;
+    run.impl_case[k] = fit_case(run.c, declared_choices(o, *o.impls[k]), &redrawn);
+    run.redrawn[k] = redrawn;
+    prop::CaseContext* ctx = contexts[0].get();
+    if (redrawn) {
+      const std::string key = run.impl_case[k].describe();
+      std::size_t at = 0;
+      while (at < keys.size() && keys[at] != key) ++at;
+      if (at == keys.size()) {
+        contexts.push_back(std::make_unique<prop::CaseContext>(run.impl_case[k]));
+        keys.push_back(key);
+      }
+      ctx = contexts[at].get();
+    }
     run.results[k].resize(props.size());
     for (std::size_t pi = 0; pi < props.size() && !run.interrupted; ++pi) {
       if (!applicable[k][pi]) continue;
-      prop::PropertyResult res = prop::run_property(*props[pi], *o.impls[k], ctx);
+      prop::PropertyResult res = prop::run_property(*props[pi], *o.impls[k], *ctx);
       if (interrupt_signal()) run.interrupted = true;  // the call was cut short: no verdict on it
       else run.results[k][pi] = std::move(res);
     }
@@ -160,6 +220,8 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
   ++r->cases;
   for (std::size_t k = 0; k < o.impls.size(); ++k) {
     ImplReport& rep = r->impls[k];
+    const Case& c = run.impl_case[k];
+    rep.redrawn += run.redrawn[k];
     for (std::size_t pi = 0; pi < props.size(); ++pi) {
       if (!run.results[k][pi]) continue;
       const prop::PropertyResult& res = *run.results[k][pi];
@@ -168,8 +230,8 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
       if (res.judged) {  // the judge's per-family and per-position figures
         const CaseOutcome& out = *res.judged;
         const std::string shape =
-            std::string(size_class_name(run.c.size_class)) + " " + memory_layout_name(run.c.memory);
-        for (FamilyStats* f : {&rep.families[run.c.family()], &rep.shapes[shape]}) {
+            std::string(size_class_name(c.size_class)) + " " + memory_layout_name(c.memory);
+        for (FamilyStats* f : {&rep.families[c.family()], &rep.shapes[shape]}) {
           ++f->cases;
           if (out.outcome == Outcome::kSkipped) {
             ++f->skipped;
@@ -181,7 +243,17 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
           }
         }
         if (out.outcome == Outcome::kSkipped) ++rep.skipped[out.message];
-        else add_bins(rep, out, run.c);
+        else add_bins(rep, out, c);
+      }
+      if (const std::string form = fused_form(*o.impls[k], c, props[pi]->name); !form.empty()) {
+        FamilyStats& f = rep.fused[form];
+        ++f.cases;
+        if (res.outcome == Outcome::kSkipped) {
+          ++f.skipped;
+        } else {
+          ++(res.outcome == Outcome::kPass ? f.passed : f.failed);
+          f.worst_units = std::max(f.worst_units, res.worst_units);
+        }
       }
       switch (res.outcome) {
         case Outcome::kSkipped:
@@ -195,7 +267,7 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
         case Outcome::kFail:
           ++ps.failed;
           ps.worst_units = std::max(ps.worst_units, res.worst_units);
-          rep.failures.push_back({run.index, props[pi]->name, run.c.family(), res.message, run.c.describe(),
+          rep.failures.push_back({run.index, props[pi]->name, c.family(), res.message, c.describe(),
                                   reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
                                                     o.config_path) +
                                       rep.reproduce_args,
@@ -213,11 +285,19 @@ void apply_verdict_floor(GateReport& r) {
     rep.under_floor.clear();
     if (!r.interrupted.empty() || r.stopped_early) continue;
     for (const auto& [name, s] : rep.properties)
-      if (s.applicable && s.passed + s.failed < r.min_judged && (s.passed + s.failed > 0 || s.declined > 0))
+      if (s.applicable && s.passed + s.failed < r.min_judged && (s.passed + s.failed > 0 || s.declined > 0)) {
+        // Why the others were skipped: the commonest reasons of the run.
+        std::vector<std::pair<int, std::string>> reasons;
+        for (const auto& [why, n] : rep.skipped) reasons.emplace_back(-n, why);
+        std::sort(reasons.begin(), reasons.end());
+        std::string why;
+        for (std::size_t k = 0; k < reasons.size() && k < 3; ++k)
+          why += (k ? ", " : "; skipped for: ") + reasons[k].second + " (" + std::to_string(-reasons[k].first) + ")";
         rep.under_floor.emplace_back(name, "judged on " + std::to_string(s.passed + s.failed) +
                                                " case(s), fewer than --min-judged " + std::to_string(r.min_judged) +
                                                " (" + std::to_string(s.declined) + " of " + std::to_string(s.cases) +
-                                               " outside its declared capabilities): no verdict to pass");
+                                               " outside its declared capabilities" + why + "): no verdict to pass");
+      }
   }
 }
 

@@ -58,6 +58,13 @@ struct GateOptions {
   // --jobs N: cases run on N threads; the report is built in case order, so
   // it is the same for every N.
   int jobs = 1;
+  // A case drawn outside what a kernel declares is redrawn within it
+  // (core/cases/case_fit.h) instead of skipped: its dtype, layout,
+  // direction, placement and position dtype (redraw), its scheme
+  // (redraw_schemes). Off where a caller splits one kernel's run into parts
+  // that together cover the suite once (the pytest plugin's test per scheme,
+  // the framework table's row per dtype and layout).
+  bool redraw = true, redraw_schemes = true;
   // Called after each case with (done, total); may be empty.
   std::function<void(int, int)> progress;
 };
@@ -109,6 +116,11 @@ struct ImplReport {
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
   // Conformance per size class and memory layout: "decode head_major".
   std::map<std::string, FamilyStats> shapes;
+  // The fused parts (ABI 1.4, 1.5) per form, as their own properties judged
+  // them: "K and V cache fp8_e4m3fn NHD, per-head scales" from
+  // CachesTheRotatedKAndV, "qk-norm, weight 1 + w" from
+  // NormalisesEachHeadThenRotates.
+  std::map<std::string, FamilyStats> fused;
   std::vector<std::pair<std::string, PropertyStats>> properties;  // in registry order
   std::array<BinStats, kPositionBins> bins{};
   // Worst conformance error per position bucket (1/16 octave), for plots.
@@ -116,6 +128,10 @@ struct ImplReport {
   std::vector<FailureRecord> failures;
   // Conformance cases skipped, by reason (outside the declared capabilities).
   std::map<std::string, int> skipped;
+  // Cases drawn in a dtype, layout, scheme, direction, placement or
+  // position dtype the kernel does not declare, and redrawn within its
+  // declaration (core/cases/case_fit.h) rather than skipped.
+  int redrawn = 0;
   // Per budget term: worst error / budget where it dominates, element count.
   std::array<double, kBudgetTermCount> worst_by_term{};
   std::array<std::int64_t, kBudgetTermCount> elements_by_term{};

@@ -58,7 +58,8 @@ void add_counts(Stats& t, const Stats& f) {
 }
 
 void add(ImplReport& m, const ImplReport& s) {
-  for (const auto& [mine, theirs] : {std::pair{&m.families, &s.families}, std::pair{&m.shapes, &s.shapes}})
+  for (const auto& [mine, theirs] : {std::pair{&m.families, &s.families}, std::pair{&m.shapes, &s.shapes},
+                                    std::pair{&m.fused, &s.fused}})
     for (const auto& [family, f] : *theirs) {
       FamilyStats& t = (*mine)[family];
       add_counts(t, f);
@@ -72,6 +73,7 @@ void add(ImplReport& m, const ImplReport& s) {
     t.declined += f.declined;
   }
   for (const auto& [why, n] : s.skipped) m.skipped[why] += n;
+  m.redrawn += s.redrawn;
   for (int t = 0; t < kBudgetTermCount; ++t) {
     m.elements_by_term[t] += s.elements_by_term[t];
     m.worst_by_term[t] = std::max(m.worst_by_term[t], s.worst_by_term[t]);

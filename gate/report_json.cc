@@ -65,7 +65,7 @@ void write_counts(const Stats& s, json* o) {
 
 json impl_to_json(const ImplReport& i) {
   json o{{"name", i.name}, {"reproduceArgs", i.reproduce_args}};
-  for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}}) {
+  for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}, std::pair{"fused", &i.fused}}) {
     json& fam = o[key] = json::array();
     for (const auto& [name, f] : *map) {
       json e{{"family", name}, {"worstUnits", real(f.worst_units)}, {"worstUlps", real(f.worst_ulps)},
@@ -95,6 +95,11 @@ json impl_to_json(const ImplReport& i) {
                      {"worstUnits", real(f.worst_units)}});
   json& skipped = o["skipped"] = json::array();
   for (const auto& [why, n] : i.skipped) skipped.push_back({{"reason", why}, {"cases", n}});
+  o["redrawn"] = i.redrawn;
+  // The verdict floor's findings, for a reader of this file (ours
+  // recomputes them from the counts): a failed verdict with no failing case.
+  json& floor = o["underFloor"] = json::array();
+  for (const auto& [property, why] : i.under_floor) floor.push_back({{"property", property}, {"why", why}});
   json& terms = o["budgetTerms"] = json::array();
   for (int t = 0; t < kBudgetTermCount; ++t)
     terms.push_back({{"elements", i.elements_by_term[t]}, {"worstUnits", real(i.worst_by_term[t])}});
@@ -110,7 +115,7 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
   i.name = r.string("name");
   if (i.name.empty()) throw ConfigError(r.name("name"), "must not be empty");
   i.reproduce_args = r.string("reproduceArgs");
-  for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}}) {
+  for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}, std::pair{"fused", &i.fused}}) {
     const json& fam = array(r, key, kMaxEntries);
     for (std::size_t k = 0; k < fam.size(); ++k) {
       const JsonReader e = entry(fam, k, r.name(key));
@@ -178,6 +183,7 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     if (i.skipped.count(why)) throw ConfigError(e.name("reason"), "repeated: " + why);
     i.skipped[why] = static_cast<int>(e.integer("cases", 1, total));
   }
+  i.redrawn = static_cast<int>(r.integer("redrawn", 0, total));
   const json& terms = array(r, "budgetTerms", kBudgetTermCount);
   if (terms.size() != kBudgetTermCount)
     throw ConfigError(r.name("budgetTerms"), "must have " + std::to_string(kBudgetTermCount) + " entries");

@@ -82,12 +82,32 @@ void print_summary(const GateReport& r, std::ostream& os) {
          << " | " << s.skipped << " | " << fmt(s.worst_units) << " | " << verdict << " |\n";
     }
   }
-  bool any_skip = false;
-  for (const auto& i : r.impls) any_skip |= !i.skipped.empty();
-  if (any_skip) {
-    os << "\n### Skipped: outside the declared capabilities\n\n| implementation | reason | cases |\n|---|---|---:|\n";
+  bool any_fused = false;
+  for (const auto& i : r.impls) any_fused |= !i.fused.empty();
+  if (any_fused) {
+    os << "\n### Fused operations\n\n"
+          "The fused parts per form, as their own properties judge them (CachesTheRotatedKAndV: E9 in\n"
+          "cache codes; NormalisesEachHeadThenRotates: E10 and the rotation).\n\n"
+          "| implementation | fused form | cases | passed | failed | skipped | worst/budget | result |\n"
+          "|---|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& i : r.impls)
-      for (const auto& [why, n] : i.skipped) os << "| " << i.name << " | " << why << " | " << n << " |\n";
+      for (const auto& [form, f] : i.fused)
+        os << "| " << i.name << " | " << form << " | " << f.cases << " | " << f.passed << " | " << f.failed << " | "
+           << f.skipped << " | " << fmt(f.worst_units) << " | " << (f.failed ? "FAIL" : f.passed ? "pass" : "skipped")
+           << " |\n";
+  }
+  bool any_skip = false;
+  for (const auto& i : r.impls) any_skip |= !i.skipped.empty() || i.redrawn > 0;
+  if (any_skip) {
+    os << "\n### Outside the declared capabilities: skipped, or redrawn within them\n\n"
+          "| implementation | reason | cases |\n|---|---|---:|\n";
+    for (const auto& i : r.impls) {
+      if (i.redrawn > 0)
+        os << "| " << i.name << " | redrawn (judged): drawn in a dtype, layout, scheme, direction, placement or "
+                                 "position dtype it does not declare | "
+           << i.redrawn << " |\n";
+      for (const auto& [why, n] : i.skipped) os << "| " << i.name << " | skipped: " << why << " | " << n << " |\n";
+    }
   }
   os << "\n### Worst conformance error by position range\n\n"
         "Where a kernel loses accuracy with context length:\n\n";

@@ -26,6 +26,13 @@ const std::vector<RegisteredImpl>& rows() {
     v.push_back({impl::scalar_fused_kv_flashinfer_impl(), "", false});
     v.push_back({impl::scalar_fused_qk_norm_qwen3_impl(), "", false});
     v.push_back({impl::scalar_fused_qk_norm_gemma_impl(), "", false});
+    // The SIMD fused write, by name: the default set already judges its
+    // rotation (simd_cache's loop) and its declared write arithmetic
+    // (scalar_fused_kv_vllm's), and every default kernel adds to each
+    // `ropecheck check` and to CI's time; its own code, the vector stores,
+    // is held bit for bit to those two on every target by ctest
+    // (impls/test/simd_kv_write_test.cc, simd_kv_store_test.cc).
+    v.push_back({impl::simd_fused_kv_vllm_impl(), "", false});
 #ifdef ROPECHECK_HAVE_CUDA
     // Only where a device exists: without one there is nothing to run them on.
     if (impl::cuda_device_available()) {

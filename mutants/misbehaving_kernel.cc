@@ -214,13 +214,10 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
       }
       break;
     case Misbehaviour::timer_left_armed:
-      if (++g_calls == 1) {
-        itimerval t{};
-        t.it_value.tv_usec = 50000;  // fires during the next call, if there is one in this process
-        ::setitimer(ITIMER_REAL, &t, nullptr);
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
+      // The first call arms its timer after its work (below): armed before,
+      // a loaded machine could stretch the work past 50 ms and end the very
+      // call that armed it.
+      if (++g_calls > 1) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       break;
     case Misbehaviour::leaks_address_space: {
       volatile std::size_t leak = std::size_t{256} << 20, work = std::size_t{512} << 20;
@@ -240,6 +237,11 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
   if (m == Misbehaviour::unwritten && out_of_place)
     before.assign(static_cast<const unsigned char*>(p->q_out), static_cast<const unsigned char*>(p->q_out) + q_bytes(p));
   const ropecheck_status_t st = clean.apply(clean.ctx, p, err, n);
+  if (m == Misbehaviour::timer_left_armed && g_calls == 1) {
+    itimerval t{};
+    t.it_value.tv_usec = 50000;  // fires during the next call, if there is one in this process
+    ::setitimer(ITIMER_REAL, &t, nullptr);
+  }
   if (st != ROPECHECK_OK) return st;
   // After the work, which is correct.
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));

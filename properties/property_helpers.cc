@@ -20,13 +20,19 @@ ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, cons
     j.budget[w].assign(n, 0.0);
     j.pair_budget[w].assign(n, 0.0);
     j.pair_budget_no_angle[w].assign(n, 0.0);
-    for (const ReferenceElement& e : ref.elements(w)) {
-      const auto off = static_cast<std::size_t>(e.offset);
-      j.value[w][off] = e.terms.value;
-      j.budget[w][off] = model.budget(e.terms);
-      j.pair_budget[w][off] = model.pair_budget(e.terms);
-      j.pair_budget_no_angle[w][off] = model.pair_budget_excluding_angle(e.terms);
-    }
+    // Pair by pair: the pair bounds of its two elements are the same (x, y,
+    // angle, position), worked out once.
+    ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
+      const double pair = model.pair_budget(pe.terms[0]);
+      const double pair_no_angle = model.pair_budget_excluding_angle(pe.terms[0]);
+      for (int side = 0; side < 2; ++side) {
+        const auto off = static_cast<std::size_t>(pe.offset[side]);
+        j.value[w][off] = pe.terms[side].value;
+        j.budget[w][off] = model.budget(pe.terms[side]);
+        j.pair_budget[w][off] = pair;
+        j.pair_budget_no_angle[w][off] = pair_no_angle;
+      }
+    });
   }
   return j;
 }

@@ -71,7 +71,12 @@ std::optional<CallStrides> call_strides(const Case& c, const Geometry& g, bool g
 }
 
 void fill_canary(unsigned char* p, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; ++i) p[i] = canary_byte(i);
+  // Eight bytes at a time (the pattern's period, 2, divides 8): a byte loop
+  // over every input buffer was 2% of a gate run.
+  static constexpr unsigned char kEight[8] = {0xa5, 0x7f, 0xa5, 0x7f, 0xa5, 0x7f, 0xa5, 0x7f};
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) std::memcpy(p + i, kEight, 8);
+  for (; i < bytes; ++i) p[i] = canary_byte(i);
 }
 
 namespace {
@@ -112,7 +117,7 @@ void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t, Poiso
   const int exponent_bits = width - 1 - mantissa;
   const std::uint64_t bias = (std::uint64_t{1} << (exponent_bits - 1)) - 1;
   for (std::size_t i = 0; i + es <= bytes; i += es) {
-    const std::uint64_t r = rng.bits();
+    const std::uint64_t r = rng.next();  // bits() without the virtual call, per element
     std::uint64_t payload = r & ((std::uint64_t{1} << mantissa) - 1);
     std::uint64_t exponent;
     if (kind == PoisonKind::kFinite) {

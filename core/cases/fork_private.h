@@ -9,7 +9,8 @@
 // never needs ropecheck's case buffers (it works on copies in shared memory),
 // so a large buffer is mapped on its own and marked MADV_DONTFORK
 // (madvise(2)): not in the child at all, and the fork copies no page tables
-// for it.
+// for it. A few freed mappings are kept per thread for the next buffer of
+// the same size (fork_private.cc).
 #ifndef ROPECHECK_CORE_CASES_FORK_PRIVATE_H_
 #define ROPECHECK_CORE_CASES_FORK_PRIVATE_H_
 

@@ -1,24 +1,47 @@
 #include "core/cases/views.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 namespace ropecheck {
 
-std::vector<char> view_mask(const Geometry& g, int w) {
-  std::vector<char> m(static_cast<std::size_t>(g.elements[w]), 0);
-  for (std::int64_t t = 0; t < g.tokens; ++t)
-    for (int h = 0; h < g.heads[w]; ++h)
-      std::memset(m.data() + g.offset(w, t, h, 0), 1, static_cast<std::size_t>(g.head_dim));
-  return m;
+std::vector<std::int64_t> view_starts(const Geometry& g, int w) {
+  std::vector<std::int64_t> s;
+  s.reserve(static_cast<std::size_t>(g.tokens * g.heads[w]));
+  // In the order of the layout, so that the starts come sorted: heads
+  // inside tokens, or (head-major) tokens inside heads, sequence by sequence.
+  const std::int64_t seqs = g.tokens == 0 ? 0 : (g.tokens + g.seq_len - 1) / g.seq_len;
+  const bool head_major = g.head_stride[w] > g.token_stride[w];
+  for (std::int64_t q = 0; q < seqs; ++q) {
+    const std::int64_t t0 = q * g.seq_len, t1 = std::min(g.tokens, t0 + g.seq_len);
+    if (head_major) {
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (std::int64_t t = t0; t < t1; ++t) s.push_back(g.offset(w, t, h, 0));
+    } else {
+      for (std::int64_t t = t0; t < t1; ++t)
+        for (int h = 0; h < g.heads[w]; ++h) s.push_back(g.offset(w, t, h, 0));
+    }
+  }
+  if (!std::is_sorted(s.begin(), s.end())) std::sort(s.begin(), s.end());
+  return s;
 }
 
-std::int64_t first_write_outside_view(const Geometry& g, int w, const std::vector<char>& mask,
-                                      const unsigned char* got, const unsigned char* before) {
-  for (std::int64_t off = 0; off < g.elements[w]; ++off)
-    if (!mask[static_cast<std::size_t>(off)] && std::memcmp(got + off * g.esize, before + off * g.esize, g.esize) != 0)
-      return off;
-  return -1;
+std::int64_t first_write_outside_view(const Geometry& g, int w, const unsigned char* got,
+                                      const unsigned char* before) {
+  const std::size_t es = g.esize;
+  // The first element of [a, b) whose bytes differ, or -1.
+  const auto first_difference = [&](std::int64_t a, std::int64_t b) -> std::int64_t {
+    if (b <= a || std::memcmp(got + a * es, before + a * es, static_cast<std::size_t>(b - a) * es) == 0) return -1;
+    for (std::int64_t i = a;; ++i)
+      if (std::memcmp(got + i * es, before + i * es, es) != 0) return i;
+  };
+  std::int64_t at = 0;  // the first element not yet compared nor inside a view
+  for (const std::int64_t start : view_starts(g, w)) {
+    if (const std::int64_t off = first_difference(at, start); off >= 0) return off;
+    at = std::max(at, start + g.head_dim);
+  }
+  return first_difference(at, g.elements[w]);
 }
 
 std::string outside_view_message(int w, std::int64_t off) {
@@ -30,8 +53,7 @@ std::string outside_view_message(int w, std::int64_t off) {
 std::string write_outside_views(const Case& c, const QkBuffers& got, const QkBuffers& before) {
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w) {
-    const std::int64_t off =
-        first_write_outside_view(g, w, view_mask(g, w), got.bytes[w].data(), before.bytes[w].data());
+    const std::int64_t off = first_write_outside_view(g, w, got.bytes[w].data(), before.bytes[w].data());
     if (off >= 0) return outside_view_message(w, off) + " (" + memory_layout_name(c.memory) + ")";
   }
   return {};

@@ -107,9 +107,11 @@ int GuardedCopies::plan(std::string name, const void* src, std::size_t bytes, bo
   return static_cast<int>(copies_.size() - 1);
 }
 
+std::size_t GuardedCopies::pages_of(std::size_t bytes) { return body_pages(bytes) + 2; }
+
 std::size_t GuardedCopies::pages() const {
   std::size_t n = 0;
-  for (const Copy& c : copies_) n += body_pages(c.bytes) + 2;
+  for (const Copy& c : copies_) n += pages_of(c.bytes);
   return n;
 }
 
@@ -142,7 +144,7 @@ void GuardedCopies::place_in_region(unsigned char* region) {
 void GuardedCopies::fill() const {
   for (const Copy& c : copies_) {
     fill_canaries(c.slack, static_cast<std::size_t>(c.data - c.slack));
-    if (c.src && c.bytes) std::memcpy(c.data, c.src, c.bytes);
+    if (c.src && c.bytes && !c.kept) std::memcpy(c.data, c.src, c.bytes);
   }
 }
 

@@ -33,12 +33,18 @@ class GuardedCopies {
   int plan(std::string name, const void* src, std::size_t bytes, bool input);
   // Pages the planned buffers take one after the other, guards included.
   std::size_t pages() const;
+  // Pages one buffer of `bytes` takes, its two guards included.
+  static std::size_t pages_of(std::size_t bytes);
   // A mapping of its own per buffer (from a pool, reused), guards armed.
   void place_in_mappings();
   // One after the other from `region` (pages() pages, page aligned); the
   // guards are left for the worker to arm, over [region, arm_end()).
   void place_in_region(unsigned char* region);
   unsigned char* data(int i) const { return copies_[static_cast<std::size_t>(i)].data; }
+  // Copy i already holds its source's bytes where it was placed (a worker's
+  // region kept them from an earlier call, core/isolation/isolation.cc):
+  // fill() leaves them, damage() still proves them unchanged.
+  void keep(int i) { copies_[static_cast<std::size_t>(i)].kept = true; }
   // Canaries in every slack and every source copied in.
   void fill() const;
   std::vector<GuardRange> guards() const;
@@ -66,6 +72,7 @@ class GuardedCopies {
     unsigned char* base = nullptr;   // the front guard
     std::size_t body = 0;            // bytes between the two guards
     bool pooled = false;             // a mapping of its own, back to the pool when done
+    bool kept = false;               // holds src's bytes already (keep())
   };
   std::vector<Copy> copies_;
   std::uintptr_t arm_begin_ = 0, arm_end_ = 0;

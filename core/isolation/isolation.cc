@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/isolation/call_extents.h"
@@ -52,6 +54,20 @@ int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n) 
   return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
 }
 
+// The cos/sin cache the calling thread named last (name_cache_contents).
+struct NamedCache {
+  const void* data = nullptr;
+  std::uint64_t generation = 0;
+};
+thread_local NamedCache t_named_cache;
+
+// A named cache of `bytes` bytes a region holds, or is handed.
+struct HeldCache {
+  std::uint64_t generation = 0;  // 0: none
+  std::size_t bytes = 0;
+  bool operator==(const HeldCache&) const = default;
+};
+
 // One worker of one implementation on one thread, with its arena: a page for
 // the request, then two regions the calls alternate between (applies and
 // cache builds each in turn), so two calls in a row never see their buffers
@@ -67,12 +83,21 @@ class WorkerSlot {
   WorkerSlot& operator=(const WorkerSlot&) = delete;
 
   const Isolated& wrapper() const { return w_; }
-  // The region for the next call of this kind, `pages` long at least.
-  unsigned char* region_for(std::size_t pages, bool apply) {
+  // The region for the next call of this kind, `pages` long at least, and
+  // its index (0 or 1).
+  unsigned char* region_for(std::size_t pages, bool apply, int* index) {
     if (pages > region_pages_) grow(pages);
     const std::uint64_t k = apply ? applies_++ : builds_++;
+    *index = static_cast<int>(k % 2);
     return arena_ + page_size() * (1 + (k % 2) * region_pages_);
   }
+  // The named cache a region's first buffer holds from its last call, proven
+  // unchanged by that call's checks; forgotten here, as the call now placed
+  // there may write anything into the region (hold() says it again).
+  const HeldCache& held(int region) const { return held_[static_cast<std::size_t>(region)]; }
+  HeldCache take_held(int region) { return std::exchange(held_[static_cast<std::size_t>(region)], HeldCache{}); }
+  void hold(int region, const HeldCache& c) { held_[static_cast<std::size_t>(region)] = c; }
+  std::size_t region_pages() const { return region_pages_; }
   Request* request() { return reinterpret_cast<Request*>(arena_); }
   Worker& worker() { return *worker_; }
   // After a call's buffers were read: a large call's pages go back to the
@@ -81,14 +106,18 @@ class WorkerSlot {
   // token case each): the exhaustive suite over six kernels with --jobs 2
   // held 8.4 GB and was killed for memory. The next large call faults its
   // pages in again, little next to judging a case that size.
-  void release_large(std::uintptr_t begin, std::uintptr_t end) {
-    if (end - begin <= kKeepResidentBytes) return;
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
+  // A call over the limit releases its pages from `from` on: a cache it
+  // keeps at its start stays (at most kKeepResidentBytes), so a region
+  // holds at most a kept cache and one call of up to that size after it.
+  void release_large(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t from) {
+    if (end - begin <= kKeepResidentBytes || end <= from) return;
+    ::madvise(reinterpret_cast<void*>(from), end - from, MADV_REMOVE);
   }
   static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
 
  private:
   void drop() {
+    held_ = {};
     worker_.reset();
     if (arena_) unmap_for_child(arena_, bytes());
     arena_ = nullptr;
@@ -123,6 +152,7 @@ class WorkerSlot {
   std::size_t region_pages_ = 0;
   std::unique_ptr<Worker> worker_;
   std::uint64_t applies_ = 0, builds_ = 0;
+  std::array<HeldCache, 2> held_{};
 };
 
 // This thread's workers, most recently used last. A gate thread's workers
@@ -162,10 +192,24 @@ double call_timeout(double seconds, double elements) {
 // copies first), and the call run.
 class IsolatedCall {
  public:
-  IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply) : w_(w), b_(b) {
+  // named: the named cache the call's first buffer is, if any.
+  IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply, const HeldCache& named = {}) : w_(w), b_(b) {
     if (w.options.mode == IsolationMode::kWorker) {
       slot_ = &slot_for(w);
-      b.place_in_region(slot_->region_for(b.pages(), apply));
+      unsigned char* region = slot_->region_for(b.pages(), apply, &region_);
+      const HeldCache& held = slot_->held(region_);
+      const std::size_t skip = GuardedCopies::pages_of(held.bytes);
+      if (held.generation != 0 && held.generation == named.generation && held.bytes != named.bytes &&
+          skip + b.pages() <= slot_->region_pages()) {
+        // The same cache, fewer or more rows (a derived case: positions
+        // shifted, one token alone, a row short): placed after the kept
+        // one, which the next call of the usual rows finds where it was.
+        b.place_in_region(region + skip * page_size());
+      } else {
+        b.place_in_region(region);
+        held_ = slot_->take_held(region_);
+        at_start_ = true;
+      }
     } else {
       b.place_in_mappings();
     }
@@ -183,7 +227,7 @@ class IsolatedCall {
       return run_in_child(o, [&](char* e, std::size_t n) { return serve(*w_.inner, r, e, n); });
     }
     *slot_->request() = r;
-    o.arm_begin = b_.arm_begin();
+    o.arm_begin = b_.arm_begin() + arm_skip_;
     o.arm_end = b_.arm_end();
     return slot_->worker().call(o);
   }
@@ -192,15 +236,36 @@ class IsolatedCall {
   void retire() {
     if (slot_) slot_->worker().retire();
   }
+  // Whether the region's first buffer holds `c` from its last call (a
+  // named cache, planned first, is placed where that call's was).
+  bool holds(const HeldCache& c) const { return slot_ && c.generation != 0 && held_ == c; }
+  // The held cache's pages are left as the call that placed them armed them
+  // (read-write, its guards listed again): mprotect() walks every page of
+  // its range, and over up to 64 MiB of cache per call it was 5% of a gate.
+  void leave_armed(const HeldCache& c) { arm_skip_ = GuardedCopies::pages_of(c.bytes) * page_size(); }
+  // The call's first buffer is the named cache `c`, proven unchanged after
+  // the call: the region keeps it for a later call (when the call was
+  // placed at the region's start, where a later call looks for it).
+  void keep(const HeldCache& c) {
+    if (at_start_) kept_ = c;
+  }
   // The caller has read what it needs from the buffers.
   ~IsolatedCall() {
-    if (slot_) slot_->release_large(b_.arm_begin(), b_.arm_end());
+    if (!slot_) return;
+    const bool keep = kept_.generation != 0 && kept_.bytes <= WorkerSlot::kKeepResidentBytes;
+    const std::uintptr_t from = b_.arm_begin() + (keep ? GuardedCopies::pages_of(kept_.bytes) * page_size() : 0);
+    slot_->release_large(b_.arm_begin(), b_.arm_end(), from);
+    if (keep) slot_->hold(region_, kept_);
   }
 
  private:
   const Isolated& w_;
   GuardedCopies& b_;
   WorkerSlot* slot_ = nullptr;
+  int region_ = 0;
+  bool at_start_ = false;
+  std::uintptr_t arm_skip_ = 0;
+  HeldCache held_, kept_;
 };
 
 // The status of the call: the kernel's own, or INTERNAL_ERROR naming what
@@ -247,10 +312,21 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const std::size_t qb = static_cast<std::size_t>(q_elements) * es;
   const std::size_t kb = static_cast<std::size_t>(k_elements) * es;
   const bool q_inplace = p->q_in == p->q_out, k_inplace = p->k_in == p->k_out;
-  // Every buffer the kernel sees, the params themselves included.
+  // Every buffer the kernel sees, the params themselves included. The
+  // cos/sin cache first: its place in a worker's region then depends on its
+  // size alone, and the region can keep it for the next call handed the
+  // same named cache (name_cache_contents).
   GuardedCopies b;
   ropecheck_apply_params_t c = *p;
   ropecheck_freq_spec_t patched{};
+  const std::size_t cache_bytes = !p->cos_sin_cache ? 0
+                                                    : static_cast<std::size_t>(p->cache_max_position) *
+                                                          static_cast<std::size_t>(p->rotary_dim) *
+                                                          cache_esize(p->cache_dtype);
+  const int cache = !p->cos_sin_cache ? -1 : b.plan("cos_sin_cache", p->cos_sin_cache, cache_bytes, true);
+  const HeldCache named = cache >= 0 && p->cos_sin_cache == t_named_cache.data
+                              ? HeldCache{t_named_cache.generation, cache_bytes}
+                              : HeldCache{};
   const int q_out = b.plan("q_out", p->q_out, qb, false);
   const int k_out = p->k_out ? b.plan("k_out", p->k_out, kb, false) : -1;
   const int q_in = q_inplace ? q_out : b.plan("q_in", p->q_in, qb, true);
@@ -265,18 +341,13 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const int table = axes && p->pair_axis
                         ? b.plan("pair_axis", p->pair_axis, static_cast<std::size_t>(p->rotary_dim / 2) * 4, true)
                         : -1;
-  const int cache = !p->cos_sin_cache ? -1
-                                      : b.plan("cos_sin_cache", p->cos_sin_cache,
-                                               static_cast<std::size_t>(p->cache_max_position) *
-                                                   static_cast<std::size_t>(p->rotary_dim) * cache_esize(p->cache_dtype),
-                                               true);
   const FreqCopies fc = plan_freq(b, p->freq, p->rotary_dim, &patched);
   ropecheck_kv_write_t kv_patched{};
   const KvCopies kc = kv ? plan_kv_write(b, *p, *kv, &kv_patched) : KvCopies{};
   ropecheck_qk_norm_t qn_patched{};
   const QkNormCopies nc = qn ? plan_qk_norm(b, *p, *qn, &qn_patched) : QkNormCopies{};
   const int params = b.plan("params", &c, sizeof c, true);
-  IsolatedCall call(w, b, /*apply=*/true);
+  IsolatedCall call(w, b, /*apply=*/true, named);
   c.q_out = b.data(q_out);
   c.k_out = k_out >= 0 ? b.data(k_out) : nullptr;
   c.q_in = b.data(q_in);
@@ -288,6 +359,10 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   c.freq = patch_freq(b, fc, p->freq, &patched);
   if (kv) c.kv_write = patch_kv_write(b, kc, *kv, &kv_patched);
   if (qn) c.qk_norm = patch_qk_norm(b, nc, *qn, &qn_patched);
+  if (call.holds(named)) {
+    b.keep(cache);
+    call.leave_armed(named);
+  }
   b.fill();
   Request r{};
   r.apply = true;
@@ -320,6 +395,9 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   }
   const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)), decoy);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
+  // Isolation found nothing wrong (damage() proved the cache unchanged):
+  // the region keeps it. A kernel's own INTERNAL_ERROR is not told apart.
+  if (st != ROPECHECK_INTERNAL_ERROR && named.generation != 0) call.keep(named);
   if (st == ROPECHECK_OK) {
     std::memcpy(p->q_out, b.data(q_out), qb);
     if (kb && k_out >= 0) std::memcpy(p->k_out, b.data(k_out), kb);
@@ -356,7 +434,12 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
   b.fill();
   const ChildRun run = call.run(r, static_cast<double>(rows) * rotary_dim);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
-  if (st == ROPECHECK_OK) std::memcpy(out, b.data(cache), bytes);
+  if (st == ROPECHECK_OK) {
+    std::memcpy(out, b.data(cache), bytes);
+    // Built into a named cache (its first buffer, where an apply's cache of
+    // this size goes): the region holds its bytes for the next apply.
+    if (out == t_named_cache.data && t_named_cache.generation != 0) call.keep({t_named_cache.generation, bytes});
+  }
   return st;
 }
 
@@ -381,6 +464,8 @@ const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOp
 const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
   return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
 }
+
+void name_cache_contents(const void* data, std::uint64_t generation) { t_named_cache = {data, generation}; }
 
 void retire_workers() { t_slots.clear(); }
 

@@ -20,11 +20,15 @@
 // Two modes. kWorker (the default): one persistent worker process per
 // implementation and calling thread (core/isolation/worker.h), its buffers in an arena
 // of shared memory reused across calls; consecutive calls alternate between
-// two regions of it, so two calls in a row never see the same addresses.
+// two regions of it, so two calls in a row never see the same addresses; a
+// region keeps the cos/sin cache of its last call for the next call handed
+// the same one (name_cache_contents), proven unchanged after every call.
 // A call that fails in any way, or whose buffers show damage, retires the
 // worker. kFork: a child process per call (core/isolation/child_process.h).
 #ifndef ROPECHECK_CORE_ISOLATION_ISOLATION_H_
 #define ROPECHECK_CORE_ISOLATION_ISOLATION_H_
+
+#include <cstdint>
 
 #include "core/isolation/child_process.h"
 #include "ropecheck/kernel_abi.h"
@@ -49,6 +53,17 @@ const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOp
 // isolated kernel only ever sees copies of what it is handed, so the caller
 // need not copy inputs for it.
 const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl);
+
+// Names the bytes of the cos/sin cache the calling thread hands the calls
+// that follow: a call handed `data` sees the bytes it held when named under
+// `generation`, until it is named again (new bytes get a new generation, at
+// the same address or not). A worker then keeps the cache an earlier call
+// of the same implementation was handed in the same region, instead of
+// copying up to 64 MiB in again (a build into `data` leaves it kept too);
+// every call still proves its copy equal to `data` afterwards, so a wrong
+// name costs a failing call, never a write that goes unseen. Generation 0
+// (the default): every call copies it in.
+void name_cache_contents(const void* data, std::uint64_t generation);
 
 // Ends the calling thread's workers (a thread's workers also end with it):
 // a gate run calls it when it is done with its implementations.

@@ -57,66 +57,80 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     if (!out.first) out.first = std::move(v);
   };
   const char* names[2] = {"q", "k"};
+  const double domain = model.overflow_free_limit();  // per element, the same for all
   std::map<std::int64_t, PositionPoint> points;
+  // Elements come in walk order: the pairs of a token (one position in 1D)
+  // one after the other, so the point of the last position is usually the
+  // next one's too.
+  PositionPoint* last_point = nullptr;
   for (int w = 0; w < 2; ++w) {
     const unsigned char* got = run.out.bytes[w].data();
-    for (const ReferenceElement& re : ref.elements(w)) {
-      const ElementTerms& e = re.terms;
-      const double v = load_as_double(got, re.offset, c.dtype);
-      if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
-        // A non-finite input makes the exact result non-finite; its class is
-        // the reference's whenever the signs of cos and sin are certain.
-        const double te = model.trig_error(e);
-        const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
-        const bool same_class = std::isnan(v) ? std::isnan(e.value)
-                                              : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
-        if (std::isfinite(v) || (certain && !same_class))
-          note({names[w], re.token, re.head, re.channel, e.position, v, e.value, 0.0,
-                std::isfinite(v) ? "finite output from a non-finite input"
-                                 : "non-finite input propagated unlike the reference",
-                ""});
-        continue;
+    // Pair by pair: both elements share x and y, so the pair's ulp is
+    // worked out once for both.
+    ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
+      const double pair_ulp =
+          ref::ulp_of(ref.attention_factor * std::hypot(pe.terms[0].x, pe.terms[0].y), c.dtype);
+      for (int side = 0; side < 2; ++side) {
+        const ElementTerms& e = pe.terms[side];
+        const auto at = static_cast<std::size_t>(pe.offset[side]);
+        const double v = load_as_double(got, at, c.dtype);
+        if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
+          // A non-finite input makes the exact result non-finite; its class is
+          // the reference's whenever the signs of cos and sin are certain.
+          const double te = model.trig_error(e);
+          const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
+          const bool same_class = std::isnan(v) ? std::isnan(e.value)
+                                                : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
+          if (std::isfinite(v) || (certain && !same_class))
+            note({names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, 0.0,
+                  std::isfinite(v) ? "finite output from a non-finite input"
+                                   : "non-finite input propagated unlike the reference",
+                  ""});
+          continue;
+        }
+        if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > domain) {
+          ++out.outside_domain;
+          continue;
+        }
+        const BudgetTerms terms = model.terms(e);
+        const double budget = terms.total();
+        double units = std::fabs(v - e.value) / budget;
+        // Rounding to the storage dtype may overflow: an infinity is what a
+        // correct kernel stores when the budget interval around the exact value
+        // reaches the overflow threshold on that infinity's side (at a long
+        // context an fp32-product kernel's budget covers the whole circle, so
+        // either side can be reached; found by differential_fuzzer).
+        if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
+                                    : e.value - budget <= -overflow_threshold(c.dtype)))
+          units = 0;
+        const double ulps = (std::isinf(v) && exactly_equal(v, pe.rounded[side]))
+                                ? 0.0
+                                : std::fabs(v - pe.rounded[side]) / ref::ulp_of(pe.rounded[side], c.dtype);
+        BinStats& b = out.bins[position_bin(e.position)];
+        ++b.elements;
+        if (!(units <= 1.0))  // also catches NaN
+          note({names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, budget,
+                "outside budget", model.explain(e)});
+        const double u = std::isnan(units) ? HUGE_VAL : units;
+        const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
+        const int term = dominant_term(terms);
+        ++out.elements_by_term[term];
+        out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
+        b.worst_units = std::max(b.worst_units, u);
+        b.worst_ulps = std::max(b.worst_ulps, l);
+        if (!last_point || last_point->position != e.position) {
+          last_point = &points[e.position];
+          last_point->position = e.position;
+        }
+        PositionPoint& pt = *last_point;
+        pt.worst_units = std::max(pt.worst_units, u);
+        pt.worst_ulps = std::max(pt.worst_ulps, l);
+        const double pl = std::fabs(v - e.value) / pair_ulp;
+        pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
+        out.worst_units = std::max(out.worst_units, u);
+        out.worst_ulps = std::max(out.worst_ulps, l);
       }
-      if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > model.overflow_free_limit()) {
-        ++out.outside_domain;
-        continue;
-      }
-      const BudgetTerms terms = model.terms(e);
-      const double budget = terms.total();
-      double units = std::fabs(v - e.value) / budget;
-      // Rounding to the storage dtype may overflow: an infinity is what a
-      // correct kernel stores when the budget interval around the exact value
-      // reaches the overflow threshold on that infinity's side (at a long
-      // context an fp32-product kernel's budget covers the whole circle, so
-      // either side can be reached; found by differential_fuzzer).
-      if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
-                                  : e.value - budget <= -overflow_threshold(c.dtype)))
-        units = 0;
-      const double ulps = (std::isinf(v) && exactly_equal(v, re.rounded))
-                              ? 0.0
-                              : std::fabs(v - re.rounded) / ref::ulp_of(re.rounded, c.dtype);
-      BinStats& b = out.bins[position_bin(e.position)];
-      ++b.elements;
-      if (!(units <= 1.0))  // also catches NaN
-        note({names[w], re.token, re.head, re.channel, e.position, v, e.value, budget,
-              "outside budget", model.explain(e)});
-      const double u = std::isnan(units) ? HUGE_VAL : units;
-      const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
-      const int term = dominant_term(terms);
-      ++out.elements_by_term[term];
-      out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
-      b.worst_units = std::max(b.worst_units, u);
-      b.worst_ulps = std::max(b.worst_ulps, l);
-      PositionPoint& pt = points[e.position];
-      pt.position = e.position;
-      pt.worst_units = std::max(pt.worst_units, u);
-      pt.worst_ulps = std::max(pt.worst_ulps, l);
-      const double pair_ulp = ref::ulp_of(ref.attention_factor * std::hypot(e.x, e.y), c.dtype);
-      const double pl = std::fabs(v - e.value) / pair_ulp;
-      pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
-      out.worst_units = std::max(out.worst_units, u);
-      out.worst_ulps = std::max(out.worst_ulps, l);
-    }
+    });
     // Everything else: pass-through channels must be bit-identical to the
     // input; padding (and the other parts of a fused qkv row) must keep what
     // the output held before the call (in place the input's canaries, out of
@@ -125,6 +139,12 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     for (std::int64_t tok = 0; tok < c.tokens; ++tok)
       for (int head = 0; head < g.heads[w]; ++head) {
         const std::int64_t o = g.offset(w, tok, head, 0);
+        // One compare of the head's pass-through channels; element by
+        // element only to name those that differ.
+        const std::size_t from = static_cast<std::size_t>(o + g.rotary_dim) * g.esize;
+        if (std::memcmp(got + from, in.bytes[w].data() + from,
+                        static_cast<std::size_t>(g.head_dim - g.rotary_dim) * g.esize) == 0)
+          continue;
         for (int ch = g.rotary_dim; ch < g.head_dim; ++ch)
           if (std::memcmp(got + (o + ch) * g.esize, in.bytes[w].data() + (o + ch) * g.esize, g.esize) != 0)
             note({names[w], tok, head, ch, c.position(tok),
@@ -133,7 +153,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
       }
     const unsigned char* before = run.initial.bytes[w].data();
     // The first write outside the view is named (core/cases/views.h).
-    if (const std::int64_t off = first_write_outside_view(g, w, view_mask(g, w), got, before); off >= 0)
+    if (const std::int64_t off = first_write_outside_view(g, w, got, before); off >= 0)
       note({names[w], -1, -1, -1, 0, load_as_double(got, off, c.dtype), load_as_double(before, off, c.dtype), 0.0,
             outside_view_message(w, off), ""});
   }

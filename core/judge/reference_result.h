@@ -10,6 +10,7 @@
 #define ROPECHECK_CORE_JUDGE_REFERENCE_RESULT_H_
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@
 #include "core/cases/cases.h"
 #include "core/error_model/error_model.h"
 #include "reference/fast_rotation.h"
+#include "ropecheck/layout.h"
 
 namespace ropecheck {
 
@@ -125,6 +127,47 @@ struct ReferenceResult {
     int w_;
   };
   ElementRange elements(int w) const { return {this, w}; }
+
+  // Both elements of one rotated pair (first, second), as elements() gives
+  // them one after the other.
+  struct PairElements {
+    std::int64_t token = 0;
+    int head = 0, pair = 0;
+    std::array<ElementTerms, 2> terms;
+    std::array<int, 2> channel{};
+    std::array<std::int64_t, 2> offset{};
+    std::array<double, 2> rounded{};
+  };
+  // Calls fn(const PairElements&) for every rotated pair of tensor w in
+  // walk order: what elements() walks, a pair at a time, the head's offset
+  // and the pair's channels worked out once (the judge and the properties'
+  // budgets go over every element of every case).
+  template <class Fn>
+  void for_each_pair(int w, Fn&& fn) const {
+    const int np = geo.rotary_dim / 2;
+    std::vector<std::array<int, 2>> channels(static_cast<std::size_t>(np));
+    for (int i = 0; i < np; ++i) pair_channels(layout, geo.rotary_dim, i, &channels[i][0], &channels[i][1]);
+    const std::vector<ReferencePair>& all = pairs[static_cast<std::size_t>(w)];
+    std::size_t k = 0;
+    PairElements v;
+    for (std::size_t place = 0; place < tokens.size(); ++place) {
+      v.token = tokens[place];
+      for (v.head = 0; v.head < geo.heads[static_cast<std::size_t>(w)]; ++v.head) {
+        const std::int64_t base = geo.offset(w, v.token, v.head, 0);
+        for (v.pair = 0; v.pair < np; ++v.pair, ++k) {
+          const ReferencePair& p = all[k];
+          const auto i = static_cast<std::size_t>(v.pair);
+          const std::size_t t = place * static_cast<std::size_t>(np) + i;
+          v.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
+                               pair_position(v.token, v.pair), pair_axes.index[i], pair_axes.group[i]);
+          v.channel = channels[i];
+          v.offset = {base + channels[i][0], base + channels[i][1]};
+          v.rounded = {p.exact.rounded[0], p.exact.rounded[1]};
+          fn(static_cast<const PairElements&>(v));
+        }
+      }
+    }
+  }
 };
 
 // Fills result.pairs for every rotated pair of the case from `pair_values`

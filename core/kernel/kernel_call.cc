@@ -67,8 +67,12 @@ struct CacheMemo {
   std::string key;
   std::int64_t rows = 0;
   std::vector<float, ForkPrivateAllocator<float>> cache;  // up to 64 MiB per thread
+  // Names these bytes for isolation (name_cache_contents): new with every
+  // build, so a worker keeps a cache only while it is this one.
+  std::uint64_t generation = 0;
 };
 thread_local CacheMemo t_cache_memo;
+std::atomic<std::uint64_t> g_cache_generations{0};
 
 }  // namespace
 
@@ -143,9 +147,16 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
                       std::optional<PoisonKind> poison, const QkNormCase* norm) {
   const Geometry g = geometry(c);
   KernelRun r;
-  QkBuffers inputs = in;  // the kernel may write into these when in place
+  // A private copy of q and k for a kernel in this process, which could
+  // write into its inputs. In place it works on r.out; an isolated kernel
+  // only ever sees copies isolation makes and proves unchanged
+  // (core/isolation/isolation.h), so it is handed the case's own buffers.
+  const bool private_inputs = !c.in_place && isolated_inner(impl) == nullptr;
+  QkBuffers inputs;
+  if (private_inputs) inputs = in;
+  const QkBuffers& given = private_inputs ? inputs : in;
   if (c.in_place) {
-    r.out = inputs;
+    r.out = in;
   } else {
     const PoisonKind kind = poison ? *poison : draw_poison_kind();
     for (int w = 0; w < 2; ++w) {
@@ -157,8 +168,11 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // Private copies of every input: a kernel writing into one cannot change
   // the case (or the reference computed from it) for anyone else.
   const CallPositions call_pos = call_positions(c);
-  std::vector<std::int32_t> pos32(call_pos.ids.begin(), call_pos.ids.end());
-  std::vector<std::int64_t> pos64(call_pos.ids);
+  const bool ids32 = c.position_type == ROPECHECK_INDEX_INT32;
+  std::vector<std::int32_t> pos32;
+  std::vector<std::int64_t> pos64;
+  if (ids32) pos32.assign(call_pos.ids.begin(), call_pos.ids.end());
+  else pos64 = call_pos.ids;
   std::vector<std::int32_t> sections(c.axes.sections), table(c.axes.table);
   ref::FreqSpec freq = c.freq;
   const ropecheck_freq_spec_t abi_freq = freq.to_abi();
@@ -166,11 +180,12 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // This thread's storage, reused: a fresh vector of up to 64 MiB per call
   // cost a page fault per page, twice (most of an in-process gate's system
   // time). Emptied here, so a kernel without a cache compares two empties.
-  thread_local std::vector<float> t_cache, t_cache_before;
+  thread_local std::vector<float> t_cache;
   std::vector<float>& cache = t_cache;
-  std::vector<float>& cache_before = t_cache_before;
   cache.clear();
-  cache_before.clear();
+  // What the cache was handed holding: the memo's first rows (an empty
+  // cache for a kernel without one).
+  const float* cache_given = nullptr;
   char err[1024] = {0};
   ropecheck_apply_params_t p{};
   p.struct_size = sizeof(p);
@@ -192,11 +207,11 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
                      "(the caller did not check outside_capabilities)";
     return r;
   }
-  p.q_in = c.in_place ? q_out : inputs.bytes[0].data() + g.base[0] * g.esize;
+  p.q_in = c.in_place ? q_out : given.bytes[0].data() + g.base[0] * g.esize;
   p.q_out = q_out;
   p.q_token_stride = st->token_stride[0];
   p.q_head_stride = st->head_stride[0];
-  p.k_in = c.kv_heads == 0 ? nullptr : c.in_place ? k_out : inputs.bytes[1].data() + g.base[1] * g.esize;
+  p.k_in = c.kv_heads == 0 ? nullptr : c.in_place ? k_out : given.bytes[1].data() + g.base[1] * g.esize;
   p.k_out = c.kv_heads == 0 ? nullptr : k_out;  // kv_heads 0: no k (kernel_abi.h)
   p.k_token_stride = st->token_stride[1];
   p.k_head_stride = st->head_stride[1];
@@ -204,8 +219,7 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   p.q_seq_stride = st->seq_stride[0];
   p.k_seq_stride = st->seq_stride[1];
   p.num_threads = c.num_threads;
-  p.positions = c.position_type == ROPECHECK_INDEX_INT32 ? static_cast<const void*>(pos32.data())
-                                                         : static_cast<const void*>(pos64.data());
+  p.positions = ids32 ? static_cast<const void*>(pos32.data()) : static_cast<const void*>(pos64.data());
   p.position_type = c.position_type;
   if (c.axes.multi()) {
     p.num_axes = c.axes.num_axes;
@@ -277,8 +291,11 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // What an in-process kernel may not change (an isolated one works on
   // copies isolation checks itself; these then stay unchanged trivially).
   auto changed_input = [&]() -> std::string {
-    if (!c.in_place && inputs.bytes != in.bytes) return "wrote into its input " + std::string(inputs.bytes[0] != in.bytes[0] ? "q_in" : "k_in");
-    if (pos32 != std::vector<std::int32_t>(call_pos.ids.begin(), call_pos.ids.end()) || pos64 != call_pos.ids)
+    if (private_inputs && inputs.bytes != in.bytes)
+      return "wrote into its input " + std::string(inputs.bytes[0] != in.bytes[0] ? "q_in" : "k_in");
+    if (ids32 ? !std::equal(pos32.begin(), pos32.end(), call_pos.ids.begin(), call_pos.ids.end(),
+                            [](std::int32_t a, std::int64_t b) { return a == static_cast<std::int32_t>(b); })
+              : pos64 != call_pos.ids)
       return "wrote into its input positions";
     if (sections != c.axes.sections) return "wrote into its input axis_sections";
     if (table != c.axes.table) return "wrote into its input pair_axis";
@@ -297,9 +314,9 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     if (freq.inv_freq != c.freq.inv_freq) return "wrote into its input freq.inv_freq";
     // Bits, not values: a NaN the builder left is not a change, -0 over +0
     // is; and memcmp, not a float loop over up to 16M elements (10% of an
-    // in-process gate's profile).
-    if (cache.size() != cache_before.size() ||
-        (!cache.empty() && std::memcmp(cache.data(), cache_before.data(), cache.size() * sizeof(float)) != 0))
+    // in-process gate's profile), against the memo it was copied from, not
+    // a second copy (up to 64 MiB per call).
+    if (!cache.empty() && std::memcmp(cache.data(), cache_given, cache.size() * sizeof(float)) != 0)
       return "wrote into its input cos_sin_cache";
     return {};
   };
@@ -332,6 +349,9 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
       memo.build = nullptr;  // invalid until built
       memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
+      // Named before the build, which an isolated builder's worker then keeps.
+      memo.generation = ++g_cache_generations;
+      name_cache_contents(memo.cache.data(), memo.generation);
       if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
                                      memo.cache.data(), err, sizeof err)) {
         r.status = st;
@@ -352,11 +372,13 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     }
     if (inner) {
       // Isolation hands the kernel a copy of its own and proves it unchanged
-      // (core/isolation/isolation.h): the memo itself is safe to hand over.
+      // (core/isolation/isolation.h): the memo itself is safe to hand over,
+      // named, so its worker keeps it between calls.
       p.cos_sin_cache = memo.cache.data();
+      name_cache_contents(memo.cache.data(), memo.generation);
     } else {
       cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
-      cache_before = cache;
+      cache_given = memo.cache.data();
       p.cos_sin_cache = cache.data();
     }
     p.cache_dtype = ROPECHECK_DTYPE_F32;

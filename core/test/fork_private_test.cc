@@ -44,5 +44,22 @@ TEST(ForkPrivate, ALargeBufferIsNotInAForkedChild) {
   EXPECT_EQ(large.size(), kForkPrivateBytes);
 }
 
+// A freed mapping serves the next buffer of its size (no fresh pages to
+// fault in), and is still not in a forked child.
+TEST(ForkPrivate, AFreedBufferServesTheNextOfItsSize) {
+  const std::size_t n = 3 * kForkPrivateBytes + 5;
+  const void* first = nullptr;
+  {
+    ByteBuffer a(n, 1);
+    first = a.data();
+  }
+  ByteBuffer b(n, 2);
+  EXPECT_EQ(b.data(), first);
+  EXPECT_EQ(b.front(), 2);
+  EXPECT_EQ(mapped_in_child(b.data()), 0);
+  ByteBuffer other(n + 2 * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), 3);  // another size: a mapping of its own
+  EXPECT_NE(other.data(), b.data());
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -33,7 +33,20 @@ TEST(FusedKernels, PassTheQuickGateWithTheirCacheWritesJudged) {
       // Every small case with a k carries a write: most of the suite.
       EXPECT_GT(s.passed, suite_size(Suite::kQuick) / 3) << r.name << " " << p << " judged too few cases";
     }
+    // The report's fused table: a row per cache form, fp8 among them, each
+    // passed, and its counts those of the cache property.
+    int judged = 0;
+    bool fp8 = false;
+    for (const auto& [form, f] : r.fused) {
+      EXPECT_EQ(f.failed, 0) << r.name << " " << form;
+      judged += f.passed;
+      fp8 |= form.find("fp8_e4m3fn") != std::string::npos || form.find("e4m3") != std::string::npos;
+    }
+    EXPECT_GT(r.fused.size(), 3u) << g.text;
+    EXPECT_TRUE(fp8) << g.text;
+    EXPECT_EQ(judged, property_stats(r, "CachesTheRotatedKAndV").passed) << g.text;
   }
+  EXPECT_NE(g.text.find("### Fused operations"), std::string::npos);
   std::cout << g.text;
 }
 

@@ -5,7 +5,9 @@
 // mutants of the bug catalogue (failures), so every aggregate is exercised.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include "gate/gate.h"
@@ -30,7 +32,7 @@ std::vector<const ropecheck_impl_t*> impls() {
   return v;
 }
 
-GateReport run(int shard, int shards, int jobs) {
+GateReport run_uncached(int shard, int shards, int jobs) {
   GateOptions o;
   o.suite = Suite::kQuick;
   o.seed = 3;
@@ -40,6 +42,17 @@ GateReport run(int shard, int shards, int jobs) {
   o.shard_count = shards;
   o.jobs = jobs;
   return run_gate(o);
+}
+
+// Each (shard, shards, jobs) run once for all the tests below: a run is a
+// pure function of them (what AnyNumberOfJobsGivesTheSameReport holds), and
+// the runs are most of this file's time.
+GateReport run(int shard, int shards, int jobs) {
+  static std::map<std::tuple<int, int, int>, GateReport> done;
+  const auto key = std::make_tuple(shard, shards, jobs);
+  auto it = done.find(key);
+  if (it == done.end()) it = done.emplace(key, run_uncached(shard, shards, jobs)).first;
+  return it->second;
 }
 
 // Everything a reader sees, time excepted.
@@ -66,8 +79,8 @@ TEST(Shards, TheUnionOfNShardsIsExactlyTheUnshardedRun) {
     std::set<int> seen;
     int cases = 0;
     for (int i = n; i >= 1; --i) {  // any order
-      // Alternate one and two threads: sharding and jobs compose.
-      const GateReport s = report_from_json(report_to_json(run(i, n, 1 + i % 2)));
+      // Shards of 5 alternate one and two threads: sharding and jobs compose.
+      const GateReport s = report_from_json(report_to_json(run(i, n, n == 2 ? 1 : 1 + i % 2)));
       cases += s.cases;
       for (const auto& imp : s.impls)
         for (const auto& f : imp.failures) {
@@ -92,9 +105,11 @@ TEST(Shards, TheUnionOfNShardsIsExactlyTheUnshardedRun) {
 }
 
 TEST(Shards, AnyNumberOfJobsGivesTheSameReport) {
+  // More threads than this machine's cores, and than a shard of 5 has cases
+  // left of some kinds: the order a report is built in is the cases', not
+  // the threads'.
   const std::string one = rendered(run(1, 1, 1));
-  EXPECT_EQ(rendered(run(1, 1, 3)), one);
-  EXPECT_EQ(rendered(run(1, 1, 8)), one);
+  EXPECT_EQ(rendered(run(1, 1, 5)), one);
 }
 
 TEST(Shards, MismatchedOrIncompleteShardsAreRefusedNamingTheField) {

@@ -1,7 +1,8 @@
 // Highway dispatch file for the SIMD RoPE kernels, in Highway's four parts:
 // HWY_TARGET_INCLUDE, foreach_target.h, the per-target body
 // (rope_simd-inl.h), and the HWY_ONCE block with the ABI entry points: the
-// contract check, the job, its split over threads, and the two tables.
+// contract check, the job, its split over threads, and the two tables; the
+// job and the split are shared with the fused kernel (simd_call.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impls/simd/rope_simd.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -29,6 +30,7 @@
 #include "impls/kernel_support/pair_axes.h"
 #include "impls/kernel_support/token_offsets.h"
 #include "impls/simd/row_split.h"
+#include "impls/simd/simd_call.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/simd/simd_job.h"
 #include "impls/simd/worker_pool.h"
@@ -75,42 +77,9 @@ const OtfFreqs& otf_freqs(const ropecheck_freq_spec_t& spec, int rotary_dim) {
   return f;
 }
 
-SimdJob make_job(const ropecheck_apply_params_t& p) {
-  SimdJob j;
-  const TensorStrides qs = q_strides(p), ks = k_strides(p);
-  j.q = {p.q_in, p.q_out, qs.token, qs.head, p.num_q_heads, qs.seq, qs.seq_len};
-  j.k = {p.k_in, p.k_out, ks.token, ks.head, p.num_kv_heads, ks.seq, ks.seq_len};
-  j.threads = threads_of(p);
-  j.num_tokens = p.num_tokens;
-  j.head_dim = p.head_dim;
-  j.pairs = p.rotary_dim / 2;
-  j.dtype = p.dtype;
-  j.interleaved = p.layout == ROPECHECK_LAYOUT_INTERLEAVED;
-  j.positions = p.positions;
-  j.positions_int32 = p.position_type == ROPECHECK_INDEX_INT32;
-  j.sign = p.direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
-  return j;
-}
-
-void run_job(const SimdJob& j) {
-  const std::vector<RowRange> ranges = split_rows(j, j.threads > 0 ? std::min(j.threads, 256) : g_threads.load());
-  run_parallel(static_cast<int>(ranges.size()), [&](int w) {
-    HWY_DYNAMIC_DISPATCH(RunRows)(j, ranges[w].begin, ranges[w].end, thread_scratch(scratch_floats(j)));
-  });
-}
-
 constexpr ropecheck_caps_t kCacheCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_COS_SIN_CACHE | kAllAxisForms);
 constexpr ropecheck_caps_t kOtfCaps =
     standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS | kAllAxisForms | ROPECHECK_CAP_AXIS_FREQUENCIES);
-
-// A multi-axis call's pair-to-axis map into the job (it lives in the caller
-// for the call).
-void set_axes(const ropecheck_apply_params_t& p, const PairAxisMap& m, SimdJob* j) {
-  if (m.axes == 0) return;
-  j->axes = m.axes;
-  j->pair_axis = m.axis.data();
-  j->axis_stride = p.position_axis_stride;
-}
 
 const char* target_of(void*) { return simd_target_name(); }
 
@@ -134,33 +103,75 @@ const std::string& target_pin_error() {
   return error;
 }
 
-ropecheck_status_t check_target(char* err, std::size_t n) {
+}  // namespace
+
+// What every SIMD entry point shares (simd_call.h).
+
+ropecheck_status_t check_simd_target(char* err, std::size_t n) {
   const std::string& why = target_pin_error();
   if (why.empty()) return ROPECHECK_OK;
   if (err != nullptr && n > 0) std::snprintf(err, n, "%s", why.c_str());
   return ROPECHECK_INVALID_ARGUMENT;
 }
 
+SimdJob simd_job_of(const ropecheck_apply_params_t& p) {
+  SimdJob j;
+  const TensorStrides qs = q_strides(p), ks = k_strides(p);
+  j.q = {p.q_in, p.q_out, qs.token, qs.head, p.num_q_heads, qs.seq, qs.seq_len};
+  j.k = {p.k_in, p.k_out, ks.token, ks.head, p.num_kv_heads, ks.seq, ks.seq_len};
+  j.threads = threads_of(p);
+  j.num_tokens = p.num_tokens;
+  j.head_dim = p.head_dim;
+  j.pairs = p.rotary_dim / 2;
+  j.dtype = p.dtype;
+  j.interleaved = p.layout == ROPECHECK_LAYOUT_INTERLEAVED;
+  j.positions = p.positions;
+  j.positions_int32 = p.position_type == ROPECHECK_INDEX_INT32;
+  j.sign = p.direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f;
+  return j;
+}
+
+void set_simd_job_axes(const ropecheck_apply_params_t& p, const PairAxisMap& m, SimdJob* j) {
+  if (m.axes == 0) return;
+  j->axes = m.axes;
+  j->pair_axis = m.axis.data();
+  j->axis_stride = p.position_axis_stride;
+}
+
+void run_simd_rows(const SimdJob& j, const std::function<void(std::int64_t, std::int64_t, float*)>& rows) {
+  const std::vector<RowRange> ranges = split_rows(j, j.threads > 0 ? std::min(j.threads, 256) : g_threads.load());
+  run_parallel(static_cast<int>(ranges.size()),
+               [&](int w) { rows(ranges[w].begin, ranges[w].end, thread_scratch(scratch_floats(j))); });
+}
+
+namespace {
+
+void run_job(const SimdJob& j) {
+  run_simd_rows(j, [&](std::int64_t begin, std::int64_t end, float* scratch) {
+    HWY_DYNAMIC_DISPATCH(RunRows)(j, begin, end, scratch);
+  });
+}
+
 ropecheck_status_t apply_cache(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
-  if (auto st = check_target(err, n)) return st;
+  if (auto st = check_simd_target(err, n)) return st;
   if (auto st = check_apply(kCacheCaps, p, err, n)) return st;
-  SimdJob j = make_job(*p);
+  SimdJob j = simd_job_of(*p);
   j.cache = static_cast<const float*>(p->cos_sin_cache);
   const PairAxisMap axes = pair_axis_map(*p);
-  set_axes(*p, axes, &j);
+  set_simd_job_axes(*p, axes, &j);
   run_job(j);
   return ROPECHECK_OK;
 }
 
 ropecheck_status_t apply_otf(void*, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
-  if (auto st = check_target(err, n)) return st;
+  if (auto st = check_simd_target(err, n)) return st;
   if (auto st = check_apply(kOtfCaps, p, err, n)) return st;
-  SimdJob j = make_job(*p);
+  SimdJob j = simd_job_of(*p);
   const OtfFreqs& f = otf_freqs(*p->freq, p->rotary_dim);
   j.inv_freq = f.padded.data();
   j.m = f.m;
   const PairAxisMap axes = pair_axis_map(*p);
-  set_axes(*p, axes, &j);
+  set_simd_job_axes(*p, axes, &j);
   // Per-axis frequencies: each pair's own (pair_axes.h), padded as above.
   std::vector<double> per_axis;
   if (axes.axes > 0 && p->axis_frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS) {

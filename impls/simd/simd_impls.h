@@ -4,7 +4,11 @@
 //               double to the quadrant, then sin/cos in fp32 by one shared
 //               polynomial pair (declared FAST, 1e-7; docs/SIMD.md), so the
 //               error does not grow with position beyond the double product.
-// Both dispatch at run time to the best target the CPU supports, rotate
+//   simd_fused_kv_vllm: simd_cache's rotation fused with the paged KV-cache
+//               write (ABI 1.4, MLA's caches of 1.5) in vLLM's arithmetic,
+//               sat(k / scale) of the stored k, fp8 rounded in vector lanes
+//               (fused_kv_simd.cc).
+// All dispatch at run time to the best target the CPU supports, rotate
 // fp32, fp16 and bf16 in both layouts inside the vector loop, and split
 // rows over set_simd_threads() workers (docs/SIMD.md).
 #ifndef ROPECHECK_IMPLS_SIMD_SIMD_IMPLS_H_
@@ -20,6 +24,7 @@ namespace ropecheck::impl {
 
 const ropecheck_impl_t* simd_cache_impl();
 const ropecheck_impl_t* simd_otf_impl();
+const ropecheck_impl_t* simd_fused_kv_vllm_impl();
 
 // Threads the SIMD kernels may split rows over (default 1, so timings are
 // single-threaded unless asked otherwise; the bits never depend on it).
@@ -65,6 +70,14 @@ void simd_widen_f16(const std::uint16_t* in, int n, float* out);
 // (pairs of elements, n even), on the dispatched target (for the conversion
 // test).
 void simd_narrow_bf16(const float* in, int n, std::uint16_t* out);
+
+// One KV-cache row as simd_fused_kv_vllm writes it, on the dispatched
+// target: n values of q/k storage dtype `dtype` (ropecheck_dtype_t) at src,
+// divided by `scale` in fp32, rounded to `cache_dtype` (ropecheck_kv_dtype_t,
+// saturating) into cache[0, n) (for the conversion test: every lane must be
+// impls/kernel_support/kv_store.h's store_kv of the same value).
+void simd_kv_cache_row(const void* src, std::uint32_t dtype, int n, float scale, void* cache,
+                       std::uint32_t cache_dtype);
 
 }  // namespace ropecheck::impl
 

@@ -85,6 +85,12 @@ py::dict report_dict(const GateReport& r, const std::vector<std::string>& traceb
     fl.append(x);
   }
   d["failures"] = fl;
+  // Properties judged on too few cases (the verdict floor): a failed verdict
+  // with no failing case, which must say why all the same.
+  py::list floor;
+  for (const auto& [property, why] : i.under_floor) floor.append(py::make_tuple(property, why));
+  d["under_floor"] = floor;
+  d["redrawn"] = i.redrawn;
   d["errors"] = tracebacks;
   return d;
 }
@@ -137,8 +143,10 @@ void bind_check(py::module_& m) {
          std::optional<int> cases, std::optional<int> only_case, std::vector<std::string> properties, bool in_place,
          bool inverse, bool partial_rotary, bool negative_positions, std::vector<std::string> multi_axis,
          const std::string& tensors, const std::string& device, std::int64_t max_position,
-         std::vector<std::string> restrictions) {
+         std::vector<std::string> restrictions, bool redraw, bool redraw_schemes) {
         GateOptions o;
+        o.redraw = redraw;
+        o.redraw_schemes = redraw && redraw_schemes;
         if (!parse_suite(suite, &o.suite)) throw py::value_error("suite: must be quick, standard or exhaustive");
         o.seed = seed;
         if (cases && (*cases < 1 || *cases > suite_size(o.suite) * 100))
@@ -198,7 +206,7 @@ void bind_check(py::module_& m) {
       py::arg("policy"), py::arg("suite"), py::arg("seed"), py::arg("cases"), py::arg("case"), py::arg("properties"),
       py::arg("in_place"), py::arg("inverse"), py::arg("partial_rotary"), py::arg("negative_positions"),
       py::arg("multi_axis"), py::arg("tensors"), py::arg("device"), py::arg("max_position"),
-      py::arg("restrictions"));
+      py::arg("restrictions"), py::arg("redraw") = true, py::arg("redraw_schemes") = true);
 
   m.def("policy_names", [] {
     std::vector<std::string> v;

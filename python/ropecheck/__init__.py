@@ -110,6 +110,11 @@ class CheckResult:
     failures: list[Failure]
     #: Tracebacks of the calls in which the kernel raised (each is also a failing case).
     errors: list[str]
+    #: (property, why) for each property judged on fewer cases than the verdict floor: the verdict
+    #: fails with no failing case (a kernel declaring so little that the suite's cases cannot reach it).
+    under_floor: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    #: Cases drawn outside the kernel's declared dtypes, layouts or schemes and redrawn within them.
+    redrawn: int = 0
 
     def __bool__(self) -> bool:
         return self.passed
@@ -118,7 +123,8 @@ class CheckResult:
         """The failing cases with their reproduce lines (worst first is not implied: case order)."""
         if self.passed:
             return "ropecheck: every case passed"
-        lines = [str(f) for f in self.failures[:limit]]
+        lines = [f"FAIL {prop}: {why}" for prop, why in self.under_floor]
+        lines += [str(f) for f in self.failures[:limit]]
         if len(self.failures) > limit:
             lines.append(f"... {len(self.failures) - limit} more failure(s)")
         if self.errors:
@@ -149,7 +155,8 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
           case: Optional[int] = None, properties: Optional[Sequence[str]] = None, in_place: bool = False,
           inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
           multi_axis: Union[bool, Sequence[str]] = False, max_position: Optional[int] = None,
-          restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu") -> CheckResult:
+          restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu", redraw: bool = True,
+          redraw_schemes: Optional[bool] = None) -> CheckResult:
     """Run the gate (every kernel property over a suite) on a Python kernel.
 
     The kernel declares what it supports (``layouts``, ``dtypes``, ``schemes``,
@@ -159,9 +166,13 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     ``MULTI_AXIS_FORMS``; ``max_position``: positions p with |p| >= it are
     outside, a cos/sin cache of that many rows; ``restrictions``: scheme
     parameters it does not take, among ``RESTRICTIONS``) and how it
-    computes (``policy``, one of POLICIES); cases outside what it declares
-    are skipped and counted, every other case is judged per element against
-    the budget of its policy. ``in_place=True``: the kernel rotates its q and
+    computes (``policy``, one of POLICIES). A case the suite draws in a
+    dtype, layout, scheme, direction or placement the kernel does not
+    declare is redrawn within its declaration (``redraw``; ``redraw_schemes``
+    for the scheme alone, default ``redraw``), so a bf16-only kernel gets the
+    suite's full count of cases; what no redraw can reach (a head_dim past
+    its bound, multi-axis positions) is skipped and counted. Every judged case
+    is judged per element against the budget of its policy. ``in_place=True``: the kernel rotates its q and
     k arguments and returns None. ``tensors="torch"`` hands it torch tensors on
     ``device``. ``case`` runs one case of the suite (what a reproduce line
     does). A built-in kernel (``builtin_kernel(name)``) declares its own.
@@ -182,17 +193,20 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
                    suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
                    in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
                    negative_positions=negative_positions, multi_axis=multi_axis, max_position=max_position,
-                   restrictions=list(restrictions), tensors=tensors, device=device)
+                   restrictions=list(restrictions), tensors=tensors, device=device, redraw=bool(redraw),
+                   redraw_schemes=bool(redraw if redraw_schemes is None else redraw_schemes))
     r = _core.check(fn, name=kname, **dict(options, multi_axis=axis_forms, max_position=max_position or 0))
     shown = {k: v for k, v in options.items()
-             if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))}
+             if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))
+             and not (k == "redraw" and v is True) and not (k == "redraw_schemes" and v == options["redraw"])}
     failures = [Failure(case=f["case"], property=f["property"], family=f["family"], message=f["message"],
                         description=f["description"],
                         reproduce=_python_reproduce(getattr(fn, "__name__", kname), shown, f["case"], f["property"]),
                         cli_reproduce=f["cli_reproduce"]) for f in r["failures"]]
     return CheckResult(passed=r["passed"], suite=r["suite"], seed=r["seed"], cases=r["cases"], seconds=r["seconds"],
                        tables=r["tables"], families=r["families"], properties=r["properties"], failures=failures,
-                       errors=list(r["errors"]))
+                       errors=list(r["errors"]), under_floor=[tuple(x) for x in r["under_floor"]],
+                       redrawn=int(r["redrawn"]))
 
 
 def builtin_kernel(name: str) -> BuiltinKernel:

@@ -46,7 +46,9 @@ class Family:
 
     def check(self, fn: ropecheck.Kernel, **overrides: Any) -> ropecheck.CheckResult:
         """Gate ``fn`` on this family's cases; pytest.fail with the reproduce lines on a failure."""
-        options = {**self.options, **overrides, "schemes": [self.scheme]}
+        # One test per scheme: together they judge the suite's cases once, each
+        # its scheme's (no scheme redraw); dtypes and layouts still redraw.
+        options = {**self.options, **overrides, "schemes": [self.scheme], "redraw_schemes": False}
         self.result = ropecheck.check(fn, **options)
         fam = self.result.families.get(self.scheme, {})
         if not self.result.passed:

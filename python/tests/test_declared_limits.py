@@ -92,3 +92,31 @@ def test_restrictions_skip_the_scheme_parameters_a_kernel_declines():
     assert skipped_for(r, "freq.truncate: 0 (the kernel declares YARN_TRUNCATED_ONLY)") > 0, r.tables
     with pytest.raises(ValueError, match="restrictions: unknown restriction 'fast'"):
         ropecheck.check(hf_rope, restrictions=["fast"], **ONE_FAMILY)
+
+
+def test_a_kernel_declaring_one_dtype_and_layout_gets_the_suites_full_count():
+    # The suite draws half_split bf16 on about an eighth of its cases; the
+    # others are redrawn within the declaration (#34), not skipped.
+    r = ropecheck.check(hf_rope, dtypes=["bf16"], layouts=["half_split"], policy="f32_angle_product", cases=40,
+                        properties=["ConformsToReference"])
+    assert r.passed, r.failure_report() + r.tables
+    judged = sum(f["passed"] for f in r.families.values())
+    assert judged >= 35, r.tables  # the two multi-axis cases of the first 40 are outside it
+    assert r.redrawn >= 25, r.tables
+    assert "redrawn (judged)" in r.tables
+    # Without the redraw the same declaration is judged on the suite's own
+    # half_split bf16 cases only.
+    few = ropecheck.check(hf_rope, dtypes=["bf16"], layouts=["half_split"], policy="f32_angle_product", cases=40,
+                          properties=["ConformsToReference"], redraw=False)
+    assert few.redrawn == 0 and sum(f["passed"] for f in few.families.values()) < judged / 3, few.tables
+
+
+def test_a_verdict_failed_on_the_floor_says_why_in_the_failure_report():
+    # Positions 1 and beyond are outside a one-row cache: nothing is judged,
+    # nothing fails, and the verdict is still FAIL, with the reason.
+    r = ropecheck.check(cache_kernel(1), max_position=1, cases=8, properties=["ConformsToReference"])
+    assert not r.passed and not r.failures, r.tables
+    assert r.under_floor and r.under_floor[0][0] == "ConformsToReference", r.under_floor
+    report = r.failure_report()
+    assert "FAIL ConformsToReference: judged on 0 case(s)" in report, report
+    assert "positions at or beyond max_position 1" in report, report

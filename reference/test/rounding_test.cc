@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
@@ -136,6 +137,41 @@ TEST(ReferenceRounding, UlpOf) {
   EXPECT_TRUE(exactly_equal(ulp_of(0.0, ROPECHECK_DTYPE_F16), 0x1p-24));
   EXPECT_TRUE(exactly_equal(ulp_of(1e-30, ROPECHECK_DTYPE_F32), 0x1p-123));  // normal: 2^-100 binade
   EXPECT_TRUE(exactly_equal(ulp_of(1e-40, ROPECHECK_DTYPE_F32), 0x1p-149));  // subnormal
+}
+
+// ulp_of reads the binade from x's bits; its definition is frexp and ldexp.
+double ulp_of_by_libm(double x, ropecheck_dtype_t t) {
+  const DtypeFormat f = dtype_format(t);
+  const double a = std::fabs(x);
+  int e = 0;
+  if (!(a > 0.0) || !std::isfinite(a)) {
+    e = f.emin + 1;
+  } else {
+    std::frexp(a, &e);
+  }
+  return std::ldexp(1.0, std::max(e - 1, f.emin) - (f.precision - 1));
+}
+
+TEST(ReferenceRounding, UlpOfMatchesItsDefinition) {
+  const ropecheck_dtype_t dtypes[] = {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16,
+                                      ROPECHECK_DTYPE_F64};
+  std::vector<double> xs = {0.0, -0.0, HUGE_VAL, -HUGE_VAL, std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::denorm_min(), -std::numeric_limits<double>::denorm_min(),
+                            DBL_MIN, std::nextafter(DBL_MIN, 0.0), DBL_MAX, -DBL_MAX, 1.0, -1.0};
+  // Every binade's ends, across the whole double range (subnormals included).
+  for (int e = -1074; e <= 1023; ++e) {
+    const double p = std::ldexp(1.0, e);
+    xs.insert(xs.end(), {p, -p, std::nextafter(p, 0.0), std::nextafter(p, HUGE_VAL)});
+  }
+  Rng rng(20261126);
+  for (int i = 0; i < 200000; ++i) {  // random bit patterns: every exponent, sign and mantissa
+    const std::uint64_t b = rng.bits();
+    double x;
+    std::memcpy(&x, &b, sizeof x);
+    xs.push_back(x);
+  }
+  for (const ropecheck_dtype_t t : dtypes)
+    for (const double x : xs) EXPECT_TRUE(same_bits(ulp_of(x, t), ulp_of_by_libm(x, t))) << std::hexfloat << x << " " << t;
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+#include "core/cases/case_fit.h"
+
+#include "core/cases/rng.h"
+#include "ropecheck/abi_caps.h"
+
+namespace ropecheck {
+namespace {
+
+// The redraws' own stream: the suite's draw of (seed, index) is untouched,
+// and the same declaration redraws the same way on every run.
+constexpr std::uint64_t kFitStream = 0x6669745f63617365ull;  // "fit_case"
+
+bool has(std::uint32_t mask, int bit) { return (mask >> bit) & 1u; }
+
+// One of the declared values among `options`, by the options' weights (the
+// suite's own proportions); -1 when none is declared.
+template <std::size_t N>
+int pick_declared(Rng& rng, std::uint32_t mask, const int (&options)[N], const double (&weights)[N]) {
+  double total = 0;
+  for (std::size_t i = 0; i < N; ++i)
+    if (has(mask, options[i])) total += weights[i];
+  if (!(total > 0)) return -1;
+  double u = rng.uniform() * total;
+  int last = -1;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!has(mask, options[i])) continue;
+    last = options[i];
+    if (u < weights[i]) return options[i];
+    u -= weights[i];
+  }
+  return last;
+}
+
+}  // namespace
+
+Case fit_case(const Case& c, const DeclaredChoices& d, bool* redrawn) {
+  Case f = c;
+  bool changed = false;
+  Rng rng(c.seed ^ kFitStream, static_cast<std::uint64_t>(c.index));
+  // The suite draws f32 half the time, f16 and bf16 a quarter each.
+  if (!has(d.dtypes, c.dtype)) {
+    const int v = pick_declared(rng, d.dtypes, {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16},
+                                {2.0, 1.0, 1.0});
+    if (v >= 0) f.dtype = static_cast<ropecheck_dtype_t>(v), changed = true;
+  }
+  if (d.redraw_layout && !has(d.layouts, c.layout)) {
+    const int v =
+        pick_declared(rng, d.layouts, {ROPECHECK_LAYOUT_INTERLEAVED, ROPECHECK_LAYOUT_HALF_SPLIT}, {1.0, 1.0});
+    if (v >= 0) f.layout = static_cast<ropecheck_layout_t>(v), changed = true;
+  }
+  if (d.redraw_scheme && !has(d.schemes, c.freq.scheme)) {
+    int options[ROPECHECK_SCHEME_COUNT];
+    double weights[ROPECHECK_SCHEME_COUNT];
+    for (int s = 0; s < ROPECHECK_SCHEME_COUNT; ++s) options[s] = s, weights[s] = 1.0;
+    // Per-axis frequencies restart the formula per axis: default or linear
+    // only, as core/cases/axis_cases.cc draws them.
+    const std::uint32_t per_axis_schemes = (1u << ROPECHECK_SCHEME_DEFAULT) | (1u << ROPECHECK_SCHEME_LINEAR);
+    const bool per_axis = c.axes.multi() && c.axes.frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS;
+    const int v = pick_declared(rng, per_axis ? d.schemes & per_axis_schemes : d.schemes, options, weights);
+    if (v >= 0) {
+      f.freq = draw_scheme(rng, c.shape.rotary_dim, static_cast<ropecheck_scheme_t>(v));
+      changed = true;
+    }
+  }
+  if (c.direction == ROPECHECK_DIRECTION_INVERSE && !(d.flags & ROPECHECK_CAP_INVERSE))
+    f.direction = ROPECHECK_DIRECTION_FORWARD, changed = true;
+  const std::uint32_t place = c.in_place ? ROPECHECK_CAP_IN_PLACE : ROPECHECK_CAP_OUT_OF_PLACE;
+  const std::uint32_t other = c.in_place ? ROPECHECK_CAP_OUT_OF_PLACE : ROPECHECK_CAP_IN_PLACE;
+  if (!(d.flags & place) && (d.flags & other)) f.in_place = !c.in_place, changed = true;
+  const std::uint32_t pos = c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_CAP_POS_INT32 : ROPECHECK_CAP_POS_INT64;
+  const std::uint32_t pos_other =
+      c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_CAP_POS_INT64 : ROPECHECK_CAP_POS_INT32;
+  if (!(d.flags & pos) && (d.flags & pos_other)) {
+    f.position_type = c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_INDEX_INT64 : ROPECHECK_INDEX_INT32;
+    changed = true;
+  }
+  if (redrawn) *redrawn = changed;
+  return f;
+}
+
+}  // namespace ropecheck
