@@ -18,8 +18,9 @@ pairing, partial rotary and the rotation arithmetic.
 
 Policy: fp32 is f32_angle_product (HF's fp32 cache, fp32 rotation). fp16:
 cos/sin rounded to fp16 by the cast, and ORT's CPU kernel widens to fp32,
-rotates and rounds once (measured: at most 2 of 32768 elements not correctly
-rounded against the same fp16 cache, /tmp/fw/REPORT.md section 3), so
+rotates and rounds once (measured when this adapter was written, 2026-11-25:
+at most 2 of 32768 elements not correctly rounded against the same fp16
+cache; the rows' verdicts in docs/FRAMEWORKS.md are the standing evidence), so
 f32_math_storage_cos_sin (cos/sin in the storage dtype, rotation in fp32).
 bf16 is not run: the CPU provider has no bf16 kernel for either op
 ("NOT_IMPLEMENTED: Could not find an implementation for RotaryEmbedding(1)",
