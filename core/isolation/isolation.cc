@@ -18,6 +18,7 @@
 #include "core/isolation/call_extents.h"
 #include "core/isolation/guarded_copies.h"
 #include "core/isolation/worker.h"
+#include "core/isolation/worker_slot.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kv_write.h"
 #include "ropecheck/qk_norm.h"
@@ -36,143 +37,12 @@ std::deque<Isolated>& wrappers() {
   return w;
 }
 
-// What a worker runs for one call: written into the first page of its arena
-// by this process while the worker is stopped; every pointer points into the
-// arena, which the worker shares at the same address.
-struct Request {
-  bool apply;
-  const ropecheck_apply_params_t* params;
-  const ropecheck_freq_spec_t* freq;
-  std::int32_t rotary_dim;
-  std::int64_t rows;
-  std::uint32_t dtype;
-  void* out;
-};
-
-int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n) {
-  if (r.apply) return in.apply(in.ctx, r.params, e, n);
-  return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
-}
-
 // The cos/sin cache the calling thread named last (name_cache_contents).
 struct NamedCache {
   const void* data = nullptr;
   std::uint64_t generation = 0;
 };
 thread_local NamedCache t_named_cache;
-
-// A named cache of `bytes` bytes a region holds, or is handed.
-struct HeldCache {
-  std::uint64_t generation = 0;  // 0: none
-  std::size_t bytes = 0;
-  bool operator==(const HeldCache&) const = default;
-};
-
-// One worker of one implementation on one thread, with its arena: a page for
-// the request, then two regions the calls alternate between (applies and
-// cache builds each in turn), so two calls in a row never see their buffers
-// at the same addresses (call_kernel_twice, core/kernel/kernel_call.h). The arena
-// grows, by a new one and a new worker, when a call needs more.
-class WorkerSlot {
- public:
-  explicit WorkerSlot(const Isolated& w) : w_(w), owner_(::getpid()) {}
-  ~WorkerSlot() {
-    if (::getpid() == owner_) drop();  // not from the thread_local destructors exit() runs in a child
-  }
-  WorkerSlot(const WorkerSlot&) = delete;
-  WorkerSlot& operator=(const WorkerSlot&) = delete;
-
-  const Isolated& wrapper() const { return w_; }
-  // The region for the next call of this kind, `pages` long at least, and
-  // its index (0 or 1).
-  unsigned char* region_for(std::size_t pages, bool apply, int* index) {
-    if (pages > region_pages_) grow(pages);
-    const std::uint64_t k = apply ? applies_++ : builds_++;
-    *index = static_cast<int>(k % 2);
-    return arena_ + page_size() * (1 + (k % 2) * region_pages_);
-  }
-  // The named cache a region's first buffer holds from its last call, proven
-  // unchanged by that call's checks; forgotten here, as the call now placed
-  // there may write anything into the region (hold() says it again).
-  const HeldCache& held(int region) const { return held_[static_cast<std::size_t>(region)]; }
-  HeldCache take_held(int region) { return std::exchange(held_[static_cast<std::size_t>(region)], HeldCache{}); }
-  void hold(int region, const HeldCache& c) { held_[static_cast<std::size_t>(region)] = c; }
-  std::size_t region_pages() const { return region_pages_; }
-  Request* request() { return reinterpret_cast<Request*>(arena_); }
-  Worker& worker() { return *worker_; }
-  // After a call's buffers were read: a large call's pages go back to the
-  // system. Shared memory stays resident while it is mapped, so without this
-  // every worker kept the largest call it ever ran (two regions of a 36864-
-  // token case each): the exhaustive suite over six kernels with --jobs 2
-  // held 8.4 GB and was killed for memory. The next large call faults its
-  // pages in again, little next to judging a case that size.
-  // A call over the limit releases its pages from `from` on: a cache it
-  // keeps at its start stays (at most kKeepResidentBytes), so a region
-  // holds at most a kept cache and one call of up to that size after it.
-  void release_large(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t from) {
-    if (end - begin <= kKeepResidentBytes || end <= from) return;
-    ::madvise(reinterpret_cast<void*>(from), end - from, MADV_REMOVE);
-  }
-  static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
-
- private:
-  void drop() {
-    held_ = {};
-    worker_.reset();
-    if (arena_) unmap_for_child(arena_, bytes());
-    arena_ = nullptr;
-  }
-  std::size_t bytes() const { return page_size() * (1 + 2 * region_pages_); }
-  // A new arena means a new worker: a fork() of ropecheck, whose pages are
-  // then each copied at their next write here. So the first arena holds
-  // the calls of the standard suites at once (a 64 MiB cos/sin cache with
-  // its q and k): address space only, its pages allocated when touched
-  // (MAP_NORESERVE). A call that needs more gets an arena of twice that.
-  void grow(std::size_t pages) {
-    drop();
-    const std::size_t first = (std::size_t{256} << 20) / page_size();
-    std::size_t fit = 16;
-    while (fit < pages) fit *= 2;
-    region_pages_ = std::max(fit, first);
-    try {
-      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
-    } catch (const std::bad_alloc&) {  // strict overcommit: only what this call needs
-      region_pages_ = fit;
-      arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
-    }
-    const ropecheck_impl_t* in = w_.inner;
-    const Request* r = request();
-    worker_ = std::make_unique<Worker>(std::vector<SharedRange>{{arena_, bytes()}}, w_.options.memory_limit_gib,
-                                       [in, r](char* e, std::size_t n) { return serve(*in, *r, e, n); });
-  }
-
-  const Isolated& w_;
-  const pid_t owner_;
-  unsigned char* arena_ = nullptr;
-  std::size_t region_pages_ = 0;
-  std::unique_ptr<Worker> worker_;
-  std::uint64_t applies_ = 0, builds_ = 0;
-  std::array<HeldCache, 2> held_{};
-};
-
-// This thread's workers, most recently used last. A gate thread's workers
-// end with the thread; a run's end retires them (retire_workers).
-constexpr std::size_t kMaxWorkersPerThread = 16;
-thread_local std::vector<std::unique_ptr<WorkerSlot>> t_slots;
-
-WorkerSlot& slot_for(const Isolated& w) {
-  auto it = std::find_if(t_slots.begin(), t_slots.end(), [&](const auto& s) { return &s->wrapper() == &w; });
-  std::unique_ptr<WorkerSlot> s;
-  if (it != t_slots.end()) {
-    s = std::move(*it);
-    t_slots.erase(it);
-  } else {
-    if (t_slots.size() >= kMaxWorkersPerThread) t_slots.erase(t_slots.begin());
-    s = std::make_unique<WorkerSlot>(w);
-  }
-  t_slots.push_back(std::move(s));
-  return *t_slots.back();
-}
 
 // --timeout is per 2^24 elements a call computes, at least once: a fixed
 // limit would fail a correct but slow kernel (a debug build, an interpreter)
@@ -195,7 +65,7 @@ class IsolatedCall {
   // named: the named cache the call's first buffer is, if any.
   IsolatedCall(const Isolated& w, GuardedCopies& b, bool apply, const HeldCache& named = {}) : w_(w), b_(b) {
     if (w.options.mode == IsolationMode::kWorker) {
-      slot_ = &slot_for(w);
+      slot_ = &slot_for(&w, w.inner, w.options.memory_limit_gib);
       unsigned char* region = slot_->region_for(b.pages(), apply, &region_);
       const HeldCache& held = slot_->held(region_);
       const std::size_t skip = GuardedCopies::pages_of(held.bytes);
@@ -467,7 +337,7 @@ const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
 
 void name_cache_contents(const void* data, std::uint64_t generation) { t_named_cache = {data, generation}; }
 
-void retire_workers() { t_slots.clear(); }
+void retire_workers() { retire_worker_slots(); }
 
 const char* isolation_mode_name(IsolationMode m) { return m == IsolationMode::kFork ? "fork" : "worker"; }
 

@@ -1,0 +1,122 @@
+// A worker per isolated implementation and gate thread, and the arena it
+// shares with ropecheck: the request page, then the two regions its calls
+// alternate between (core/isolation/isolation.cc places each call's guarded
+// copies in them). What a worker runs for one call is a Request.
+#ifndef ROPECHECK_CORE_ISOLATION_WORKER_SLOT_H_
+#define ROPECHECK_CORE_ISOLATION_WORKER_SLOT_H_
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "core/isolation/worker.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+// What a worker runs for one call: written into the first page of its arena
+// by this process while the worker is stopped; every pointer points into the
+// arena, which the worker shares at the same address.
+struct Request {
+  bool apply;
+  const ropecheck_apply_params_t* params;
+  const ropecheck_freq_spec_t* freq;
+  std::int32_t rotary_dim;
+  std::int64_t rows;
+  std::uint32_t dtype;
+  void* out;
+};
+
+// Runs the call r describes on `in` (in the worker).
+int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n);
+
+// A named cache of `bytes` bytes a region holds, or is handed.
+struct HeldCache {
+  std::uint64_t generation = 0;  // 0: none
+  std::size_t bytes = 0;
+  bool operator==(const HeldCache&) const = default;
+};
+
+// One worker of one implementation on one thread, with its arena: a page for
+// the request, then two regions the calls alternate between (applies and
+// cache builds each in turn), so two calls in a row never see their buffers
+// at the same addresses (call_kernel_twice, core/kernel/kernel_call.h). The arena
+// grows, by a new one and a new worker, when a call needs more.
+class WorkerSlot {
+ public:
+  // owner: the isolated implementation it serves (its key); inner: the
+  // implementation its worker calls; memory_limit_gib: the worker's limit.
+  WorkerSlot(const void* owner, const ropecheck_impl_t* inner, double memory_limit_gib)
+      : owner_key_(owner), inner_(inner), memory_limit_gib_(memory_limit_gib), owner_(::getpid()) {}
+  ~WorkerSlot() {
+    if (::getpid() == owner_) drop();  // not from the thread_local destructors exit() runs in a child
+  }
+  WorkerSlot(const WorkerSlot&) = delete;
+  WorkerSlot& operator=(const WorkerSlot&) = delete;
+
+  const void* owner() const { return owner_key_; }
+  // The region for the next call of this kind, `pages` long at least, and
+  // its index (0 or 1).
+  unsigned char* region_for(std::size_t pages, bool apply, int* index);
+  // The named cache a region's first buffer holds from its last call, proven
+  // unchanged by that call's checks; forgotten here, as the call now placed
+  // there may write anything into the region (hold() says it again).
+  const HeldCache& held(int region) const { return held_[static_cast<std::size_t>(region)]; }
+  HeldCache take_held(int region) { return std::exchange(held_[static_cast<std::size_t>(region)], HeldCache{}); }
+  void hold(int region, const HeldCache& c) { held_[static_cast<std::size_t>(region)] = c; }
+  std::size_t region_pages() const { return region_pages_; }
+  Request* request() { return reinterpret_cast<Request*>(arena_); }
+  Worker& worker() { return *worker_; }
+  // After a call's buffers were read: a large call's pages go back to the
+  // system. Shared memory stays resident while it is mapped, so without this
+  // every worker kept the largest call it ever ran (two regions of a 36864-
+  // token case each): the exhaustive suite over six kernels with --jobs 2
+  // held 8.4 GB and was killed for memory. The next large call faults its
+  // pages in again, little next to judging a case that size.
+  // A call over the limit releases its pages from `from` on: a cache it
+  // keeps at its start stays (at most kKeepResidentBytes), so a region
+  // holds at most a kept cache and one call of up to that size after it.
+  void release_large(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t from) {
+    if (end - begin <= kKeepResidentBytes || end <= from) return;
+    ::madvise(reinterpret_cast<void*>(from), end - from, MADV_REMOVE);
+  }
+  static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
+
+ private:
+  void drop();
+
+  std::size_t bytes() const;
+  // A new arena means a new worker: a fork() of ropecheck, whose pages are
+  // then each copied at their next write here. So the first arena holds
+  // the calls of the standard suites at once (a 64 MiB cos/sin cache with
+  // its q and k): address space only, its pages allocated when touched
+  // (MAP_NORESERVE). A call that needs more gets an arena of twice that.
+  void grow(std::size_t pages);
+
+
+  const void* const owner_key_;
+  const ropecheck_impl_t* const inner_;
+  const double memory_limit_gib_;
+  const pid_t owner_;
+  unsigned char* arena_ = nullptr;
+  std::size_t region_pages_ = 0;
+  std::unique_ptr<Worker> worker_;
+  std::uint64_t applies_ = 0, builds_ = 0;
+  std::array<HeldCache, 2> held_{};
+};
+
+// The calling thread's slot for `owner` (an isolated implementation), made
+// on first use to call `inner` under `memory_limit_gib`; a thread keeps at
+// most 16, most recently used last.
+WorkerSlot& slot_for(const void* owner, const ropecheck_impl_t* inner, double memory_limit_gib);
+// Ends the calling thread's workers (retire_workers, isolation.h).
+void retire_worker_slots();
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ISOLATION_WORKER_SLOT_H_
