@@ -12,6 +12,7 @@
 #include "core/cases/cases.h"
 #include "core/cases/kv_write_case.h"
 #include "core/cases/qk_norm_case.h"
+#include "core/kernel/declared_capabilities.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -65,12 +66,6 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                             const QkNormCase* norm = nullptr);
 
-// Largest cos/sin cache (elements) built for a cache kernel; cases that need
-// more are outside its capabilities here. Default 2^24 (64 MiB of fp32); the
-// differential fuzzer lowers it to keep executions fast.
-void set_max_cache_elements(std::int64_t n);
-std::int64_t max_cache_elements();
-
 // The positions buffer a kernel is called with: the case's ids for 1D; for
 // multi-axis, num_axes rows of tokens ids axis_stride apart (kernel_abi.h,
 // ABI 1.3), the ids between rows an id no kernel may read.
@@ -80,9 +75,6 @@ struct CallPositions {
 };
 CallPositions call_positions(const Case& c);
 
-// Why the case lies outside the implementation's declared capabilities (or
-// the cache limit above); empty when the implementation must run it.
-std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c);
 
 }  // namespace ropecheck
 

@@ -1,0 +1,65 @@
+#include "core/kernel/declared_capabilities.h"
+
+#include <atomic>
+#include <string>
+
+#include "core/cases/buffers.h"
+#include "ropecheck/axes.h"
+#include "ropecheck/capabilities.h"
+#include "ropecheck/names.h"
+
+namespace ropecheck {
+namespace {
+
+// Elements a cache may hold before a case is declined for a cache kernel:
+// 64 MiB of fp32 keeps a case under a second on CI machines. Atomic: gate
+// threads (--jobs) read it while a harness may set it.
+std::atomic<std::int64_t> g_max_cache_elements{std::int64_t{1} << 24};
+
+}  // namespace
+
+void set_max_cache_elements(std::int64_t n) { g_max_cache_elements = n; }
+std::int64_t max_cache_elements() { return g_max_cache_elements; }
+
+std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
+  const ropecheck_caps_t& k = impl.caps;
+  if (!(k.layouts & (1u << c.layout))) return "layout " + std::string(layout_name(c.layout));
+  if (!(k.dtypes & (1u << c.dtype))) return "dtype " + std::string(dtype_name(c.dtype));
+  if (!(k.schemes & (1u << c.freq.scheme))) return "scheme " + std::string(scheme_name(c.freq.scheme));
+  if (const char* why = outside_spec_flags(k.flags, c.freq.scheme, c.freq.truncate, c.freq.attention_factor ? 1 : 0,
+                                           c.freq.seq_len, c.freq.original_max_position))
+    return why;
+  if (static_cast<std::uint32_t>(c.shape.head_dim) > k.max_head_dim) return "head_dim";
+  if (c.shape.rotary_dim < c.shape.head_dim && !(k.flags & ROPECHECK_CAP_PARTIAL_ROTARY))
+    return "partial rotary";
+  if (c.direction == ROPECHECK_DIRECTION_INVERSE && !(k.flags & ROPECHECK_CAP_INVERSE))
+    return "inverse direction";
+  if (!(k.flags & (c.in_place ? ROPECHECK_CAP_IN_PLACE : ROPECHECK_CAP_OUT_OF_PLACE)))
+    return c.in_place ? "in-place" : "out-of-place";
+  if (!(k.flags & (c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_CAP_POS_INT32
+                                                            : ROPECHECK_CAP_POS_INT64)))
+    return "position dtype";
+  bool negative = false;
+  for (auto p : c.positions) negative |= p < 0;
+  if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
+    return "negative positions";
+  if (c.axes.multi()) {
+    if (!(k.flags & axis_assignment_cap(c.axes.assignment)) || impl.abi_minor < 3)
+      return "multi-axis positions, " + std::string(axis_assignment_name(c.axes.assignment)) +
+             " assignment (needs AXES_" + std::string(axis_assignment_name(c.axes.assignment)) + ", ABI 1.3)";
+    if (c.axes.frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS && !(k.flags & ROPECHECK_CAP_AXIS_FREQUENCIES))
+      return "per-axis frequencies (needs AXIS_FREQUENCIES, ABI 1.3)";
+  }
+  if (!call_strides(c, geometry(c), (k.flags & ROPECHECK_CAP_SEQ_STRIDES) != 0))
+    return "batched sequences with a stride between them (" + std::string(memory_layout_name(c.memory)) +
+           ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
+  if (impl.max_position > 0 && c.max_abs_position() >= impl.max_position)
+    return "positions at or beyond max_position " + std::to_string(impl.max_position);
+  if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
+    if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
+      return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
+  }
+  return {};
+}
+
+}  // namespace ropecheck
