@@ -101,9 +101,11 @@ HWY_INLINE void KvRowFrom(const T* src, int n, float scale, void* cache, std::in
 
 // n values of q/k storage dtype `dtype` (ropecheck_dtype_t) at src, divided
 // by `scale`, into cache elements [at, at + n) of `cache_dtype`
-// (ropecheck_kv_dtype_t).
-HWY_INLINE void KvRow(const void* src, std::uint32_t dtype, int n, float scale, void* cache, std::int64_t at,
-                      std::uint32_t cache_dtype) {
+// (ropecheck_kv_dtype_t). Out of line: a call per cache row is nothing
+// beside the row, and its fifteen (dtype, cache dtype) loops inlined at each
+// of WriteKvEntries' four call sites were most of fused_kv_simd.cc's compile.
+HWY_NOINLINE inline void KvRow(const void* src, std::uint32_t dtype, int n, float scale, void* cache,
+                               std::int64_t at, std::uint32_t cache_dtype) {
   if (dtype == ROPECHECK_DTYPE_F32) {
     KvRowFrom(static_cast<const float*>(src), n, scale, cache, at, cache_dtype);
   } else if (dtype == ROPECHECK_DTYPE_F16) {

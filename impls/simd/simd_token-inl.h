@@ -86,7 +86,12 @@ HWY_INLINE void MultiAxisAngles(const SimdJob& j, std::int64_t token, const Scra
 // caller's cache, or explicit frequencies, can hold anything) becomes the
 // default quiet NaN, whose low 16 bits are zero as the bf16 narrowing needs
 // (RoundToBf16Bits); finite values pass unchanged.
-HWY_INLINE void TokenCosSin(const SimdJob& j, std::int64_t token, const Scratch& sc) {
+// Out of line (HWY_NOINLINE; `inline` lets both kernel files define it), as
+// RotateHeads below: once per token, so a call costs nothing measurable, while
+// forced inlining copied its sin/cos code into every instantiation of
+// RunRowsThen and made fused_kv_simd.cc a 150+ s compile (38 s now, all
+// targets; bench/RESULTS.md, "CI time").
+HWY_NOINLINE inline void TokenCosSin(const SimdJob& j, std::int64_t token, const Scratch& sc) {
   const hn::ScalableTag<float> df;
   const int N = static_cast<int>(hn::Lanes(df));
   float sign = 1.0f;
@@ -140,9 +145,11 @@ HWY_INLINE CoefRows LayoutRows(const SimdJob& j, const Scratch& sc) {
   return {sc.c, sc.s, sc.c, sc.s, 0};
 }
 
-// Heads [h0, h1) of one tensor at one token.
-HWY_INLINE void RotateHeads(const SimdJob& j, const SimdTensor& x, std::int64_t token, int h0, int h1,
-                            const CoefRows& k) {
+// Heads [h0, h1) of one tensor at one token. Out of line, as TokenCosSin:
+// the six kinds' head loops are compiled once per target, not once per call
+// site in each RunRowsThen.
+HWY_NOINLINE inline void RotateHeads(const SimdJob& j, const SimdTensor& x, std::int64_t token, int h0,
+                                     int h1, const CoefRows& k) {
   const std::size_t es = j.dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
   const std::int64_t off = (x.token_offset(token) + h0 * x.head_stride) * static_cast<std::int64_t>(es);
   const HeadRun r{static_cast<const unsigned char*>(x.in) + off,
