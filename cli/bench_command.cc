@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -190,7 +191,8 @@ int run_bench_command(const BenchArgs& a) {
     o.progress = [](const speed::BenchRow& row) {
       std::cerr << "  " << row.name() << ": ";
       if (row.status == speed::RowStatus::kTimed)
-        std::cerr << row.kernel.gbps() << " GB/s (" << row.ratio_to(row.rmw) << "x the in-place pass)\n";
+        std::cerr << std::fixed << std::setprecision(1) << row.kernel.gbps() << " GB/s (" << std::setprecision(2)
+                  << row.ratio_to(row.rmw) << "x the in-place pass)\n" << std::defaultfloat;
       else
         std::cerr << speed::row_status_name(row.status) << "\n";
     };

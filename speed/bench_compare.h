@@ -1,20 +1,22 @@
 // `ropecheck bench compare A.json B.json`: a kernel change judged on speed in
 // CI. Each row timed in both runs is compared on its ratio to the in-place
 // pass of its own run (the kernel's rate over the baseline's): a slower
-// machine, or a loaded one, slows the baseline as it slows the kernel, so
-// the ratio keeps the work. The ratio is taken twice, at the median calls
-// and at the fastest ones (other work on a machine only ever slows a call,
-// so the fastest is the least disturbed: bench/rope_bench.cc), and B
-// regresses on a row when A's ratio over B's exceeds 1 + the row's noise on
-// both (one disturbed statistic is not a regression): the four series' relative
+// machine slows the baseline as it slows the kernel, so the ratio keeps the
+// work. The ratio is taken twice, at the median calls and at the fastest
+// ones (other work on a machine only ever slows a call, so the fastest is
+// the least disturbed: bench/rope_bench.cc), and B regresses on a row when
+// A's ratio over B's exceeds 1 + the row's noise on both (one disturbed
+// statistic is not a regression). The noise: the four series' relative
 // interquartile ranges (the kernel's and the baseline's, in A and in B)
 // added in quadrature, as independent errors add, stated beside every
 // verdict. It is the spread of single calls, not of their medians (about
-// 1/sqrt(n) of it): a same-kernel pair of runs stays inside it by several
-// standard errors of the medians' ratio. A row A timed
-// that B failed, or lacks, is a regression too. Rows are matched by kernel
-// name and shape; when each report holds one kernel, by shape alone (the
-// kernel under review may be renamed between the two builds).
+// 1/sqrt(n) of it), so a same-kernel pair of runs stays inside it by
+// several standard errors of the medians' ratio; load that changes between
+// the two runs is not in it, and moves a compute-bound kernel's ratio to a
+// memory pass (docs/GUIDE.md). A row A timed that B failed, or lacks, is a
+// regression too. Rows are matched by kernel name and shape; when each
+// report holds one kernel, by shape alone (the kernel under review may be
+// renamed between the two builds).
 #ifndef ROPECHECK_SPEED_BENCH_COMPARE_H_
 #define ROPECHECK_SPEED_BENCH_COMPARE_H_
 
