@@ -3,7 +3,7 @@
 # 4 q heads, 2 kv heads, head_dim 64) and few calls, so the whole script
 # takes a few seconds. It judges verdicts, never speeds:
 #   - a correct kernel is timed (a table row) and passes, isolated or not,
-#     warm or cold;
+#     warm or cold; a crash or a hang is a named failure;
 #   - each class of kernel that games a timer gets its named failure and no
 #     speed: one that returns while a thread it started finishes the work
 #     (late_writer), one that keeps results by the buffers' address
@@ -28,6 +28,12 @@ expect control 0 "\| mutant_none \| .* \| prefill 16 \| f32 \| half_split \| 1 \
 expect control-cold 0 "\| mutant_none \| .* \| decode 8 \| f32 \| half_split \| 1 \| [0-9.]+ \|" -- \
   "$bin" "${small[@]}" --cold --plugin "$mutants/mutant_none.so"
 expect control-no-isolation 0 "Overall: PASS" -- "$bin" "${small[@]}" --no-isolation --plugin "$mutants/mutant_none.so"
+
+# Isolated as under `check`: a crash or a hang is a named failure.
+expect crash 1 "call 1 \(the warm-up\): isolated call: crashed with signal 11" -- \
+  "$bin" "${small[@]}" --plugin "$(p crash)"
+expect hang 1 "isolated call: timed out after 0.2 s" -- "$bin" "${small[@]}" --step prefill --timeout 0.2 \
+  --plugin "$(p hang)"
 
 # A named failure, not a speed: the exit status, the message, and no table
 # row for the kernel.
