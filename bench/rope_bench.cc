@@ -3,9 +3,9 @@
 // Every kernel benchmark reports bytes moved per second (q and k read and
 // written once, plus the cos/sin cache rows it reads); `copy/...` moves the
 // same q+k byte count with memcpy, and `rmw/...` streams once in place over
-// the same buffers (the in-place roofline, bench/rmw_pass.h). The baselines
+// the same buffers (the in-place roofline, speed/rmw_pass.h). The baselines
 // split their bytes over the same worker pool and the same number of workers
-// as the kernels (impls/simd/row_split.h), so a ratio compares the work, not
+// as the kernels (speed/byte_split.h), so a ratio compares the work, not
 // the threading. bench/cpu_report.py turns the JSON into ratios.
 //
 // Shapes (Llama 3 8B: 32 q heads, 8 kv heads, head_dim 128, base 5e5):
@@ -29,21 +29,23 @@
 #include <utility>
 #include <vector>
 
-#include "bench/rmw_pass.h"
 #include "impls/registry.h"
-#include "impls/simd/row_split.h"
 #include "impls/simd/simd_impls.h"
 #include "impls/simd/worker_pool.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/kv_write.h"
 #include "ropecheck/names.h"
+#include "speed/bench_shapes.h"
+#include "speed/byte_split.h"
+#include "speed/rmw_pass.h"
 
 namespace {
 
-using ropecheck::impl::kMinBytesPerWorker;
 using ropecheck::impl::run_parallel;
 using ropecheck::impl::set_simd_threads;
+using ropecheck::speed::split_bytes;
+using ropecheck::speed::workers_for;
 
 struct Shape {
   const char* name;
@@ -76,25 +78,10 @@ Buffers make_buffers(const Shape& s, ropecheck_dtype_t dt, bool want_cache) {
   for (std::size_t i = top; i < b.k.size(); i += es) b.k[i] = high;
   b.pos.resize(static_cast<std::size_t>(s.tokens));
   const bool decode = s.tokens == kDecode.tokens;
-  for (std::int64_t t = 0; t < s.tokens; ++t) b.pos[t] = decode ? (t * 2654435761LL + 977) % kCacheRows : t;
+  for (std::int64_t t = 0; t < s.tokens; ++t) b.pos[t] = decode ? ropecheck::speed::decode_position(t, kCacheRows) : t;
   if (want_cache) b.cache.resize(static_cast<std::size_t>(kCacheRows) * s.head_dim);
   b.qk_bytes = b.q.size() + b.k.size();
   return b;
-}
-
-// Workers for `bytes` of q and k: the kernels' own rule (row_split.h).
-int workers_for(std::size_t bytes, int threads) {
-  return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(bytes) / kMinBytesPerWorker, 1, threads));
-}
-
-// fn(begin, end) over `workers` 64-byte-aligned slices of [0, n).
-template <class Fn>
-void split_bytes(std::size_t n, int workers, Fn&& fn) {
-  const std::size_t chunk = (n / workers + 63) & ~std::size_t{63};
-  run_parallel(workers, [&](int w) {
-    const std::size_t a = std::min(n, w * chunk), e = w + 1 == workers ? n : std::min(n, a + chunk);
-    if (a < e) fn(a, e);
-  });
 }
 
 // Copies as many bytes as the kernel moves: the q+k bytes once each way.
@@ -111,7 +98,7 @@ void BM_Copy(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads) {
 }
 
 // The in-place baselines over the same q and k buffers the kernel rotates
-// (bench/rmw_pass.h), in two orders: buffer by buffer ("rmw"), and token by
+// (speed/rmw_pass.h), in two orders: buffer by buffer ("rmw"), and token by
 // token, each token's q rows then its k rows, as the kernels walk them
 // ("rmw_tokens"). Which is faster depends on the machine and the shape (on
 // AMD Zen 4 the token order ran 10% faster for the 16-bit prefill), so the
@@ -126,9 +113,9 @@ void BM_InPlace(benchmark::State& st, Shape s, ropecheck_dtype_t dt, int threads
   const int workers = workers_for(b.qk_bytes, threads);
   const std::size_t q_row = b.q.size() / s.tokens, k_row = b.k.size() / s.tokens;
   const auto run = [&](unsigned char* p, std::size_t n) {
-    pass == Pass::kConvert ? ropecheck::bench::convert_pass(dt, p, n) : ropecheck::bench::rmw_pass(p, n, zero);
+    pass == Pass::kConvert ? ropecheck::speed::convert_pass(dt, p, n) : ropecheck::speed::rmw_pass(p, n, zero);
   };
-  st.SetLabel(ropecheck::bench::rmw_target());
+  st.SetLabel(ropecheck::speed::rmw_target());
   for (auto _ : st) {
     if (pass == Pass::kRmwBuffers) {
       for (auto* buf : {&b.q, &b.k})

@@ -21,6 +21,7 @@ CommandLine::CommandLine() {
   mutants = add_mutants_command(app, mutants_args);
   golden = add_golden_command(app, golden_args);
   zoo = add_zoo_command(app, zoo_args);
+  bench = add_bench_command(app, bench_args);
 }
 
 int parse_command_line(CommandLine& cl, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -42,6 +43,8 @@ int parse_command_line(CommandLine& cl, int argc, const char* const* argv, std::
     bad = validate_check_args(cl.check_args, &o);
   } else if (*cl.golden) {
     bad = validate_golden_args(cl.golden_args);
+  } else if (*cl.bench) {
+    bad = validate_bench_args(cl.bench_args);
   }
   if (!bad.empty()) {
     err << "error: " << bad << "\n";
@@ -60,6 +63,7 @@ int run_command(CommandLine& cl, const char* argv0) {
     if (*cl.mutants) return run_mutants(cl.mutants_args);
     if (*cl.golden) return run_golden(cl.golden_args);
     if (*cl.zoo) return run_zoo(cl.zoo_args);
+    if (*cl.bench) return run_bench_command(cl.bench_args);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return interrupt_signal() ? interrupted_exit_code() : 2;

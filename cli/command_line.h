@@ -11,6 +11,7 @@
 #include <memory>
 #include <ostream>
 
+#include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/fuzz_command.h"
 #include "cli/golden_command.h"
@@ -29,7 +30,8 @@ struct CommandLine {
   GoldenArgs golden_args;
   MergeArgs merge_args;
   ZooArgs zoo_args;
-  CLI::App *zoo = nullptr;
+  BenchArgs bench_args;
+  CLI::App *zoo = nullptr, *bench = nullptr;
   CLI::App *list = nullptr, *check = nullptr, *props = nullptr, *fuzz = nullptr, *mutants = nullptr,
            *golden = nullptr, *merge = nullptr;
 };

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -61,6 +62,59 @@ struct StaleEntry {
 std::map<std::pair<const void*, std::size_t>, StaleEntry>& stale_results() {
   static auto* m = new std::map<std::pair<const void*, std::size_t>, StaleEntry>;
   return *m;
+}
+
+// The results of earlier calls by a hash of a sample of their inputs (the
+// shape, the first positions, 32 elements spread over q_in and 32 over
+// k_in): what a kernel keeps that is rewarded by a benchmark calling it on
+// the same inputs, hashing all of them costing as much as computing.
+std::uint64_t sampled_input_hash(const ropecheck_apply_params_t* p) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  const auto mix = [&h](const void* at, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(at)[i]) * 1099511628211ull;
+  };
+  for (std::int64_t v : {p->num_tokens, static_cast<std::int64_t>(p->num_q_heads), static_cast<std::int64_t>(p->num_kv_heads),
+                         static_cast<std::int64_t>(p->head_dim), static_cast<std::int64_t>(p->dtype),
+                         static_cast<std::int64_t>(p->layout)})
+    mix(&v, sizeof v);
+  for (std::int64_t t = 0; t < std::min<std::int64_t>(p->num_tokens, 8); ++t) {
+    const std::int64_t pos = impl::position_at(p, t);
+    mix(&pos, sizeof pos);
+  }
+  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+  const auto sample = [&](const void* base, std::size_t bytes) {
+    const std::size_t n = bytes / es, step = std::max<std::size_t>(n / 32, 1);
+    for (std::size_t i = 0; i < n && i < 32 * step; i += step) mix(static_cast<const unsigned char*>(base) + i * es, es);
+  };
+  sample(p->q_in, q_bytes(p));
+  if (k_bytes(p)) sample(p->k_in, k_bytes(p));
+  return h;
+}
+std::map<std::uint64_t, StaleEntry>& hashed_results() {
+  static auto* m = new std::map<std::uint64_t, StaleEntry>;
+  return *m;
+}
+// The result of the first call in this process (first_call_only).
+StaleEntry& first_result() {
+  static auto* e = new StaleEntry;
+  return *e;
+}
+bool g_first_done = false;
+
+// Returns a kept result into the outputs when it fits them.
+bool return_kept(const StaleEntry& e, const ropecheck_apply_params_t* p) {
+  if (e.q.size() != q_bytes(p) || e.k.size() != k_bytes(p)) return false;
+  std::memcpy(p->q_out, e.q.data(), e.q.size());
+  if (!e.k.empty()) std::memcpy(p->k_out, e.k.data(), e.k.size());
+  return true;
+}
+
+void keep_result(StaleEntry& e, const ropecheck_apply_params_t* p) {
+  const auto* q = static_cast<const unsigned char*>(p->q_out);
+  const auto* k = static_cast<const unsigned char*>(p->k_out);
+  e.q.assign(q, q + q_bytes(p));
+  if (k_bytes(p)) e.k.assign(k, k + k_bytes(p));
+  else e.k.clear();
 }
 
 void on_segv_exit_zero(int) { ::_exit(0); }
@@ -118,6 +172,8 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
   const ropecheck_impl_t& clean = *mutant_impl(m == Misbehaviour::writes_cache ? Bug::cache_no_bounds_check : Bug::none);
   if (auto st = impl::check_apply(clean.caps, p, err, n)) return st;
   const bool big = p->num_tokens > 3, out_of_place = p->q_in != p->q_out;
+  // Taken before the work, which in place overwrites the inputs.
+  const std::uint64_t input_key = m == Misbehaviour::hash_cache ? sampled_input_hash(p) : 0;
   // Before the work.
   volatile std::uintptr_t wild = 64;  // an address the compiler cannot see through
   switch (m) {
@@ -195,6 +251,27 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
         }
       }
       break;
+    case Misbehaviour::hash_cache:
+      if (const auto it = hashed_results().find(input_key);
+          it != hashed_results().end() && return_kept(it->second, p))
+        return ROPECHECK_OK;
+      break;
+    case Misbehaviour::first_call_only:
+      if (g_first_done) {
+        return_kept(first_result(), p);  // or nothing at all, on another shape
+        return ROPECHECK_OK;
+      }
+      break;
+    case Misbehaviour::extra_passes: {
+      // Three more rotations, out of place into scratch, before the real one.
+      std::vector<unsigned char> sq(q_bytes(p)), sk(k_bytes(p));
+      ropecheck_apply_params_t scratch = *p;
+      scratch.q_out = sq.data();
+      scratch.k_out = sk.empty() ? nullptr : sk.data();
+      for (int pass = 0; pass < 3; ++pass)
+        if (auto st = clean.apply(clean.ctx, &scratch, err, n)) return st;
+      break;
+    }
     case Misbehaviour::stale_results:
       if (const auto it = stale_results().find({p->q_in, q_bytes(p)}); it != stale_results().end()) {
         std::memcpy(p->q_out, it->second.q.data(), it->second.q.size());
@@ -282,6 +359,13 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
       } else if (mid > 0) {
         ::waitpid(mid, nullptr, 0);
       }
+      break;
+    case Misbehaviour::hash_cache:
+      keep_result(hashed_results()[input_key], p);
+      break;
+    case Misbehaviour::first_call_only:
+      keep_result(first_result(), p);
+      g_first_done = true;
       break;
     case Misbehaviour::stale_results: {
       const auto* q = static_cast<const unsigned char*>(p->q_out);

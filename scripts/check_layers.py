@@ -21,10 +21,13 @@ ALLOWED = {
     "mutants": {"ropecheck", "impls"},
     # fuzz/ harnesses drive every layer, the command line's parser included
     # (cli_args_fuzzer); nothing includes fuzz/.
-    "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants", "cli"},
-    "bench": {"ropecheck", "reference", "core", "impls"},
-    "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
-    "python": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants"},
+    "fuzz": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants", "speed", "cli"},
+    # speed/ times a kernel (`ropecheck bench`) with core's cases, judge and
+    # isolation and the baselines' passes; bench/'s programs use its passes.
+    "speed": {"ropecheck", "reference", "core", "impls"},
+    "bench": {"ropecheck", "reference", "core", "impls", "speed"},
+    "cli": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants", "speed"},
+    "python": {"ropecheck", "reference", "core", "impls", "properties", "gate", "golden", "mutants", "speed"},
 }
 # core/ is one library in folders, one per job, ordered from the bottom up:
 # a folder's sources may include its own folder and the folders before it

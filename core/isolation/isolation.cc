@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/isolation/call_extents.h"
+#include "core/isolation/call_timing.h"
 #include "core/isolation/guarded_copies.h"
 #include "core/isolation/worker.h"
 #include "core/isolation/worker_slot.h"
@@ -94,13 +95,20 @@ class IsolatedCall {
     if (!slot_) {
       o.share = b_.mappings();
       o.decoy = std::move(decoy);
-      return run_in_child(o, [&](char* e, std::size_t n) { return serve(*w_.inner, r, e, n); });
+      // The child's request is its own copy: a timing it writes stays there.
+      return run_in_child(o, [&](char* e, std::size_t n) {
+        Request own = r;
+        return serve(*w_.inner, own, e, n);
+      });
     }
     *slot_->request() = r;
     o.arm_begin = b_.arm_begin() + arm_skip_;
     o.arm_end = b_.arm_end();
     return slot_->worker().call(o);
   }
+  // What a worker measured of a timed call (its request page, read once it
+  // stopped); not measured for a child per call.
+  CallTiming timing() const { return slot_ ? slot_->request()->timing : CallTiming{}; }
   // After a call whose buffers show damage: nothing of it may reach the
   // next call.
   void retire() {
@@ -237,6 +245,11 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   Request r{};
   r.apply = true;
   r.params = reinterpret_cast<const ropecheck_apply_params_t*>(b.data(params));
+  // A timed call (core/isolation/call_timing.h) is timed in a worker only,
+  // whose request page ropecheck reads back.
+  CallTiming* const timing = timed_calls();
+  r.timed = timing != nullptr && w.options.mode == IsolationMode::kWorker;
+  if (r.timed) r.timing = CallTiming{timing->caches};
   // A child per call is a new process each time: a kernel's memory of
   // earlier calls (a result kept by buffer address) never meets a later
   // call there, though it would in production, where one process makes
@@ -264,6 +277,7 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
     };
   }
   const ChildRun run = call.run(r, static_cast<double>(q_elements + (k_out >= 0 ? k_elements : 0)), decoy);
+  if (timing) *timing = r.timed && run.returned ? call.timing() : CallTiming{timing->caches};
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
   // Isolation found nothing wrong (damage() proved the cache unchanged):
   // the region keeps it. A kernel's own INTERNAL_ERROR is not told apart.

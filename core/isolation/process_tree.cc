@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,29 @@ int live_threads(pid_t pid) {
   const std::string task = "/proc/" + std::to_string(pid) + "/task/";
   int n = 0;
   for (const std::string& tid : numeric_entries(task)) n += alive(task + tid + "/stat");
+  return n;
+}
+
+int other_working_threads() {
+  constexpr unsigned long kPfExiting = 0x4;  // include/linux/sched.h
+  const std::string task = "/proc/self/task/";
+  const std::string self = std::to_string(static_cast<long>(::syscall(SYS_gettid)));
+  int n = 0;
+  for (const std::string& tid : numeric_entries(task)) {
+    if (tid == self) continue;
+    std::ifstream f(task + tid + "/stat");
+    std::string s;
+    if (!std::getline(f, s)) continue;  // gone meanwhile
+    const auto close = s.rfind(')');
+    if (close == std::string::npos || close + 2 >= s.size()) continue;
+    std::istringstream rest(s.substr(close + 2));
+    char state = 'X';
+    std::string field;
+    rest >> state;
+    for (int k = 4; k <= 9; ++k) rest >> field;  // fields 4 (ppid) to 9 (flags): flags last
+    if (!rest || state == 'Z' || state == 'X' || state == 'x') continue;
+    if ((std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) == 0) ++n;
+  }
   return n;
 }
 

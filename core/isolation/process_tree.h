@@ -19,6 +19,13 @@ namespace ropecheck {
 void become_subreaper();
 // Threads of pid still running (a thread that is exiting is not counted).
 int live_threads(pid_t pid);
+// Threads of this process, the calling one aside, that can still run user
+// code: neither dead nor exiting. A thread is exiting once the kernel set
+// PF_EXITING in its flags (/proc/self/task/<tid>/stat, field 9), which
+// do_exit() does before the thread's exit wakes a joiner: a thread already
+// joined is never counted, with no race, while one that was only detached
+// is, for as long as it works (core/isolation/call_timing.h).
+int other_working_threads();
 // Children of every thread of pid; zombies left out when live_only.
 std::vector<pid_t> children_of(pid_t pid, bool live_only);
 // Whether pid is a process that runs (not a zombie, not gone).

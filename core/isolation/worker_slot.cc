@@ -9,7 +9,8 @@
 
 namespace ropecheck {
 
-int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n) {
+int serve(const ropecheck_impl_t& in, Request& r, char* e, std::size_t n) {
+  if (r.apply && r.timed) return run_timed(in, r.params, e, n, &r.timing, /*own_process=*/true);
   if (r.apply) return in.apply(in.ctx, r.params, e, n);
   return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
 }
@@ -43,7 +44,7 @@ void WorkerSlot::grow(std::size_t pages) {
     arena_ = static_cast<unsigned char*>(map_for_child(bytes(), /*lazy=*/true));
   }
   const ropecheck_impl_t* in = inner_;
-  const Request* r = request();
+  Request* r = request();
   worker_ = std::make_unique<Worker>(std::vector<SharedRange>{{arena_, bytes()}}, memory_limit_gib_,
                                      [in, r](char* e, std::size_t n) { return serve(*in, *r, e, n); });
 }

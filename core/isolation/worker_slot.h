@@ -14,6 +14,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/isolation/call_timing.h"
 #include "core/isolation/worker.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -30,10 +31,16 @@ struct Request {
   std::int64_t rows;
   std::uint32_t dtype;
   void* out;
+  // An apply timed in the worker (core/isolation/call_timing.h): the worker
+  // writes what it measured into `timing`, which ropecheck reads once the
+  // worker has stopped.
+  bool timed;
+  CallTiming timing;
 };
 
-// Runs the call r describes on `in` (in the worker).
-int serve(const ropecheck_impl_t& in, const Request& r, char* e, std::size_t n);
+// Runs the call r describes on `in` (in the worker); a timed apply's timing
+// is written into r.
+int serve(const ropecheck_impl_t& in, Request& r, char* e, std::size_t n);
 
 // A named cache of `bytes` bytes a region holds, or is handed.
 struct HeldCache {

@@ -1,17 +1,17 @@
 // Highway dispatch file for the benchmark's in-place baselines (rmw_pass.h).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "bench/rmw_pass.cc"
+#define HWY_TARGET_INCLUDE "speed/rmw_pass.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <hwy/highway.h>
 
 #include <cstring>
 
-#include "bench/rmw_pass.h"
+#include "speed/rmw_pass.h"
 #include "impls/simd/simd_storage-inl.h"
 
 HWY_BEFORE_NAMESPACE();
-namespace ropecheck::bench::HWY_NAMESPACE {
+namespace ropecheck::speed::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 void RmwPass(unsigned char* p, std::size_t bytes, std::uint32_t zero) {
@@ -73,11 +73,11 @@ void ConvertPass(std::uint32_t dt, unsigned char* p, std::size_t bytes) {
 
 const char* RmwTarget() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace ropecheck::bench::HWY_NAMESPACE
+}  // namespace ropecheck::speed::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace ropecheck::bench {
+namespace ropecheck::speed {
 
 HWY_EXPORT(RmwPass);
 HWY_EXPORT(ConvertPass);
@@ -91,5 +91,5 @@ void convert_pass(ropecheck_dtype_t dt, unsigned char* p, std::size_t bytes) {
 }
 const char* rmw_target() { return HWY_DYNAMIC_DISPATCH(RmwTarget)(); }
 
-}  // namespace ropecheck::bench
+}  // namespace ropecheck::speed
 #endif  // HWY_ONCE

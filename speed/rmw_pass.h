@@ -12,15 +12,15 @@
 //                 the least work any kernel that computes in fp32 does per
 //                 element. When the data sits in cache (the decode shape),
 //                 this arithmetic, not memory, bounds a kernel.
-#ifndef ROPECHECK_BENCH_RMW_PASS_H_
-#define ROPECHECK_BENCH_RMW_PASS_H_
+#ifndef ROPECHECK_SPEED_RMW_PASS_H_
+#define ROPECHECK_SPEED_RMW_PASS_H_
 
 #include <cstddef>
 #include <cstdint>
 
 #include "ropecheck/kernel_abi.h"
 
-namespace ropecheck::bench {
+namespace ropecheck::speed {
 
 // XORs every 32-bit word of [p, p + bytes) with `zero` (pass 0); bytes a
 // multiple of 4.
@@ -33,6 +33,6 @@ void convert_pass(ropecheck_dtype_t dt, unsigned char* p, std::size_t bytes);
 // The Highway target rmw_pass and convert_pass run on.
 const char* rmw_target();
 
-}  // namespace ropecheck::bench
+}  // namespace ropecheck::speed
 
-#endif  // ROPECHECK_BENCH_RMW_PASS_H_
+#endif  // ROPECHECK_SPEED_RMW_PASS_H_

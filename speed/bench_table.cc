@@ -1,0 +1,58 @@
+#include "speed/bench_table.h"
+
+#include <cstdio>
+
+#include "ropecheck/names.h"
+
+namespace ropecheck::speed {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_seconds(double s) {
+  char buf[64];
+  if (s < 1e-6) std::snprintf(buf, sizeof buf, "%.0f ns", s * 1e9);
+  else if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+void print_bench(const BenchReport& r, std::ostream& os) {
+  os << "machine: " << r.machine << "; " << r.date << "; load " << r.load_before << " before, " << r.load_after
+     << " after\n";
+  os << "caches " << r.caches << "; " << r.repetitions << " timed calls per series, interleaved at random; "
+     << r.judged_per_row << " kernel call(s) per row judged; " << (r.isolated ? "isolated" : "NOT isolated")
+     << "; seed " << r.seed << "\n\n";
+  os << "| implementation | model | step | dtype | layout | threads | GB/s | vs copy | vs in-place | copy GB/s | "
+        "in-place GB/s | time/call median | min | IQR | judged |\n";
+  os << "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const BenchRow& row : r.rows) {
+    if (row.status != RowStatus::kTimed) continue;
+    os << "| " << row.impl << " | " << row.model << " | " << step_name(row.step) << " " << row.tokens << " | "
+       << dtype_name(row.choice.dtype) << " | " << layout_name(row.choice.layout)
+       << (row.choice.in_place ? "" : " (out of place)") << " | " << row.choice.threads << " | "
+       << fixed(row.kernel.gbps(), 1) << " | " << fixed(row.ratio_to(row.copy), 2) << " | "
+       << fixed(row.ratio_to(row.rmw), 2) << " | " << fixed(row.copy.gbps(), 1) << " | " << fixed(row.rmw.gbps(), 1)
+       << " | " << format_seconds(row.kernel.median) << " | " << format_seconds(row.kernel.min) << " | "
+       << format_seconds(row.kernel.q3 - row.kernel.q1) << " | " << row.judged << " |\n";
+  }
+  int skipped = 0;
+  for (const BenchRow& row : r.rows) {
+    if (row.status == RowStatus::kFailed) os << "FAIL " << row.name() << ": " << row.reason << "\n";
+    skipped += row.status == RowStatus::kSkipped;
+  }
+  for (const auto& [name, why] : r.impl_failures) os << "FAIL " << name << ": " << why << "\n";
+  for (const BenchRow& row : r.rows)
+    if (row.status == RowStatus::kSkipped) os << "skipped " << row.name() << ": " << row.reason << "\n";
+  if (!r.interrupted.empty()) os << "interrupted by " << r.interrupted << ": the rows above are the ones completed\n";
+  os << "Overall: " << (r.passed() ? "PASS" : "FAIL") << "\n";
+}
+
+}  // namespace ropecheck::speed
