@@ -38,12 +38,33 @@ int exit_status(const Slot& s) {
   return c != 0 ? c : 1;
 }
 
-// The span to name: this thread's innermost, else any active one.
-const Slot* active_slot() {
-  if (t_innermost >= 0 && g_slots[t_innermost].what.load()) return &g_slots[t_innermost];
+// The span to name: this thread's innermost, else any active one. Its
+// description and status are read once: another thread may close its span
+// (and free the text) between a check and a second read.
+struct Named {
+  const char* what;
+  int status;
+};
+bool active_slot(Named* out) {
+  auto take = [out](const Slot& s) {
+    const char* w = s.what.load();
+    if (w == nullptr) return false;
+    *out = {w, exit_status(s)};
+    return true;
+  };
+  if (t_innermost >= 0 && take(g_slots[t_innermost])) return true;
   for (const Slot& s : g_slots)
-    if (s.what.load()) return &s;
-  return nullptr;
+    if (take(s)) return true;
+  return false;
+}
+
+// The first handler to stop the process wins; a second thread that calls
+// exit() meanwhile (two in-process kernels on --jobs threads) waits here for
+// the first's _exit instead of running the exit handlers beside it.
+std::atomic<bool> g_stopping{false};
+void wait_if_stopping() {
+  if (g_stopping.exchange(true))
+    for (;;) ::pause();
 }
 
 // write(2) only: these run inside exit() or a signal handler.
@@ -80,23 +101,28 @@ void stop(const char* what, const char* how, int status, bool has_status) {
 }
 
 void on_process_exit(int status, void*) {
-  if (const Slot* s = active_slot()) {
-    stop(s->what.load(), " called exit(", status, true);
-    ::_exit(exit_status(*s));
+  Named n;
+  if (active_slot(&n)) {
+    wait_if_stopping();
+    stop(n.what, " called exit(", status, true);
+    ::_exit(n.status);
   }
 }
 
 void on_quick_exit() {
-  if (const Slot* s = active_slot()) {
-    stop(s->what.load(), " called quick_exit()", 0, false);
-    ::_exit(exit_status(*s));
+  Named n;
+  if (active_slot(&n)) {
+    wait_if_stopping();
+    stop(n.what, " called quick_exit()", 0, false);
+    ::_exit(n.status);
   }
 }
 
 [[maybe_unused]] void on_fatal_signal(int sig) {
-  if (const Slot* s = active_slot()) {
+  Named n;
+  if (active_slot(&n)) {
     say("\nerror: ");
-    say(s->what.load());
+    say(n.what);
     say(" crashed with signal ");
     say_int(sig);
     say(" inside ropecheck's own process; no verdict (docs/RELIABILITY.md)\n");
@@ -105,13 +131,27 @@ void on_quick_exit() {
   ::raise(sig);
 }
 
-void install() {
+// exit() runs its handlers last registered first, and static objects
+// register their destructors when they are first built. Registered only at
+// the first span, the handler ran after the destructors of every static the
+// gate built later, while other --jobs threads still used them: a kernel's
+// exit(0) became a crash of ropecheck (seen in plugin_isolation). So it is
+// registered again at each of the first kRegistrations spans, by when the
+// gate has judged its first cases and built its statics; the handler runs
+// once (wait_if_stopping) however often it is registered.
+constexpr int kRegistrations = 32;
+std::atomic<int> g_registrations{0};
+void register_exit_handlers() {
+  if (g_registrations.load() >= kRegistrations || g_registrations.fetch_add(1) >= kRegistrations) return;
 #if defined(__GLIBC__)
   ::on_exit(on_process_exit, nullptr);  // glibc: the handler sees exit()'s status
 #else
   std::atexit([] { on_process_exit(0, nullptr); });
 #endif
   std::at_quick_exit(on_quick_exit);
+}
+
+void install() {
 #if !defined(ROPECHECK_SANITIZED)  // a sanitizer's own report says more
   struct sigaction sa {};
   sa.sa_handler = on_fatal_signal;
@@ -128,6 +168,7 @@ void install() {
 HostGuard::HostGuard(std::string what, int exit_code) : what_(std::move(what)) {
   static std::once_flag once;
   std::call_once(once, install);
+  register_exit_handlers();
   previous_ = t_innermost;
   for (int i = 0; i < kSlots; ++i) {
     const char* expected = nullptr;
@@ -148,8 +189,8 @@ HostGuard::~HostGuard() {
 }
 
 const char* active_host_guard() {
-  const Slot* s = active_slot();
-  return s ? s->what.load() : nullptr;
+  Named n;
+  return active_slot(&n) ? n.what : nullptr;
 }
 
 void clear_host_guards_in_child() {
