@@ -25,6 +25,8 @@ step() { echo "test_all: $* ($(date +%T))"; }
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT  # so that EXIT's cleanup runs on these too
 # Runs "$@" in the background in its own process group (so cleanup can stop
 # its whole tree), output to the log $1.
 background() {
