@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/isolation/interrupt.h"
+#include "core/judge/conformance.h"
 #include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 
@@ -171,10 +172,8 @@ int ImplVerdicts::count(Outcome o) const {
 }
 
 std::string VerifyReport::under_floor(const ImplVerdicts& v) const {
-  const int judged = v.count(Outcome::kPass) + v.count(Outcome::kFail);
-  if (judged >= min_judged) return {};
-  return "judged on " + std::to_string(judged) + " of " + std::to_string(cases) + " case(s), fewer than --min-judged " +
-         std::to_string(min_judged) + " (the rest lie outside its declared capabilities): no verdict to pass";
+  return verdict_floor_failure({v.count(Outcome::kPass) + v.count(Outcome::kFail), v.count(Outcome::kSkipped), cases, {}},
+                               min_judged);
 }
 
 bool VerifyReport::passed() const {
@@ -199,13 +198,7 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
       v.id = e.id;
       v.name = e.name;
       v.flags = e.flags;
-      const std::string skip = outside_capabilities(*impls[k], L.c);
-      if (!skip.empty()) {
-        v.outcome.outcome = Outcome::kSkipped;
-        v.outcome.message = skip;
-      } else {
-        v.outcome = judge(*impls[k], L.c, L.in, L.ref, call_kernel_twice(*impls[k], L.c, L.in));
-      }
+      v.outcome = judge_conformance(*impls[k], L.c, L.in, L.ref);
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
         r.interrupted = interrupt_name();
         return r;

@@ -1,6 +1,7 @@
 // `ropecheck golden verify`: runs implementations through the C ABI on every
-// case of an export they support, and judges them with the same judge as
-// the gate, fed only from the files: the expected values, exact cos/sin and
+// case of an export they support, and judges them as the gate's conformance
+// property does, verdict floor included (core/judge/conformance.h), fed only
+// from the files: the expected values, exact cos/sin and
 // angles are read back, so what is checked is the vectors a user downloads.
 #ifndef ROPECHECK_GOLDEN_VERIFIER_H_
 #define ROPECHECK_GOLDEN_VERIFIER_H_
