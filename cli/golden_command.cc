@@ -1,9 +1,11 @@
 #include "cli/golden_command.h"
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/common_options.h"
+#include "cli/config_option.h"
 #include "core/isolation/interrupt.h"
 #include "golden/exporter.h"
 #include "golden/suites.h"
@@ -71,7 +73,11 @@ int run_golden(const GoldenArgs& a) {
   if (*a.export_cmd) {
     golden::ExportOptions o;
     o.suite = a.suite;
-    o.config_path = a.config;
+    if (!a.config.empty()) {
+      o.config = read_config_option(a.config, std::cerr);
+      if (!o.config) return 2;
+      o.config_name = std::filesystem::path(a.config).stem().string();
+    }
     o.committed_size = a.committed_size;
     o.out_dir = a.out_dir;
     o.threads = a.threads;

@@ -150,11 +150,10 @@ CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::s
 }
 
 ExportSummary export_golden(const ExportOptions& o) {
-  const std::string stem = fs::path(o.config_path).stem().string();
-  const std::vector<GoldenCase> suite = o.config_path.empty() ? build_golden_suite(o.suite)
-                                                              : build_config_suite(read_model_rope_file(o.config_path), stem,
-                                                                                   o.committed_size ? ConfigSuiteSize::kCommitted
-                                                                                                    : ConfigSuiteSize::kFull);
+  const std::vector<GoldenCase> suite =
+      !o.config ? build_golden_suite(o.suite)
+                : build_config_suite(*o.config, o.config_name,
+                                     o.committed_size ? ConfigSuiteSize::kCommitted : ConfigSuiteSize::kFull);
   if (o.out_dir.empty()) throw std::invalid_argument("--out: a directory is required");
   const fs::path out = fs::path(o.out_dir).lexically_normal();
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json"))
@@ -169,7 +168,7 @@ ExportSummary export_golden(const ExportOptions& o) {
   Manifest m;
   m.generator = generator_version();
   m.reference_bits = ref::kRealBits;
-  m.suite = o.config_path.empty() ? o.suite : "config " + stem;
+  m.suite = !o.config ? o.suite : "config " + o.config_name;
   m.format = o.format;
   ExportSummary summary;
   std::string sums;

@@ -6,11 +6,13 @@
 #define ROPECHECK_GOLDEN_EXPORTER_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
+#include "core/config/model_rope.h"
 #include "golden/manifest.h"
 #include "golden/suites.h"
 #include "golden/tensor_file.h"
@@ -36,10 +38,13 @@ CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::s
 
 struct ExportOptions {
   std::string suite = "smoke";
-  // When set, the cases of this model config.json (build_config_suite,
-  // named by the file's stem) instead of `suite`.
-  std::string config_path;
-  // With config_path: the size committed beside the zoo (ConfigSuiteSize).
+  // When set, the cases of this model's config.json (build_config_suite,
+  // named config_name: the file's stem) instead of `suite`. The caller
+  // reads it (`golden export --config` as `check --config` does:
+  // cli/config_option.h).
+  std::optional<ModelRope> config;
+  std::string config_name;
+  // With config: the size committed beside the zoo (ConfigSuiteSize).
   bool committed_size = false;
   std::string out_dir;
   Format format = Format::kSafetensors;
