@@ -145,6 +145,7 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
     L.in.bytes[w].assign(stored.begin(), stored.end());
   }
   check_against_reference(dir, e, ts, c, L.in);
+  L.outputs = check_case_outputs(where, e.outputs, ts);
   const Tensor* expected[2];
   const Tensor* exact[2];
   for (int w = 0; w < 2; ++w) {
@@ -193,17 +194,15 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
   for (std::size_t k = 0; k < impls.size(); ++k) r.impls[k].impl = impls[k]->name;
   for (const CaseEntry& e : m.cases) {
     const LoadedCase L = load_case(dir, m, e);
+    for (const OutputEntry& x : e.outputs)
+      ++(x.result == OutputResult::kInvalid ? r.invalid_outputs : r.acceptable_outputs);
     for (std::size_t k = 0; k < impls.size(); ++k) {
-      CaseVerdict v;
-      v.id = e.id;
-      v.name = e.name;
-      v.flags = e.flags;
-      v.outcome = judge_conformance(*impls[k], L.c, L.in, L.ref);
+      CaseOutcome outcome = judge_conformance(*impls[k], L.c, L.in, L.ref);
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
         r.interrupted = interrupt_name();
         return r;
       }
-      r.impls[k].cases.push_back(std::move(v));
+      r.impls[k].cases.push_back(CaseVerdict{e.id, e.name, e.flags, std::move(outcome)});
     }
   }
   return r;
@@ -229,6 +228,9 @@ void print_verify_report(const VerifyReport& r, std::ostream& os) {
       os << "| " << f << " | " << n[0] << " | " << n[1] << " | " << n[2] << " |\n";
     os << "\n";
   }
+  os << "Outputs other than the exact one: " << r.invalid_outputs << " invalid and " << r.acceptable_outputs
+     << " acceptable, each checked against every policy's budget (rejected where the manifest says, allowed by "
+        "allowedBy); the exact outputs meet every budget\n";
   int failed = 0;
   for (const auto& v : r.impls) failed += v.count(Outcome::kFail);
   if (!r.interrupted.empty())
