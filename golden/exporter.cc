@@ -228,28 +228,35 @@ ExportSummary export_golden(const ExportOptions& o) {
           return !interrupt_signal();
         });
     // Then the mutants, a bug class on one thread: its rows in the
-    // catalogue's order, each over every case that has no output of the
-    // class yet (a case keeps the first of each class). A row runs over all
-    // its cases in a row, so its isolated worker serves them all (a thread
-    // keeps a few workers: case by case, every call would fork one anew).
+    // catalogue's order, each over every case that lacks an invalid or an
+    // acceptable output of the class yet (a case keeps the first of each).
+    // A row runs over all its cases in a row, so its isolated worker serves
+    // them all (a thread keeps a few workers: case by case, every call would
+    // fork one anew).
     const std::vector<std::vector<MutantSource>> classes = by_bug_class(mutants);
     const int nc = static_cast<int>(classes.size());
-    std::vector<std::vector<std::optional<Candidate>>> runs(static_cast<std::size_t>(nc));
+    // Per class and case: its invalid and its acceptable output.
+    using Kept = std::vector<std::array<std::optional<Candidate>, 2>>;
+    std::vector<Kept> runs(static_cast<std::size_t>(nc));
     if (!interrupt_signal())
-      ordered_parallel<std::vector<std::optional<Candidate>>>(
+      ordered_parallel<Kept>(
           nc, threads,
           [&](int j) {
-            std::vector<std::optional<Candidate>> r(static_cast<std::size_t>(n));
+            Kept r(static_cast<std::size_t>(n));
             for (const MutantSource& x : classes[static_cast<std::size_t>(j)])
               for (int i = 0; i < n && !interrupt_signal(); ++i) {
+                auto& slot = r[static_cast<std::size_t>(i)];
+                if (slot[0] && slot[1]) continue;
                 const BuiltCase& b = built[static_cast<std::size_t>(i)];
-                if (!r[static_cast<std::size_t>(i)])
-                  r[static_cast<std::size_t>(i)] = run_mutant(x, suite[static_cast<std::size_t>(i)].c, b.in, b.ref,
-                                                              b.tensors.tensors, b.control ? &*b.control : nullptr);
+                std::optional<Candidate> k = run_mutant(x, suite[static_cast<std::size_t>(i)].c, b.in, b.ref,
+                                                        b.tensors.tensors, b.control ? &*b.control : nullptr);
+                if (!k) continue;
+                auto& place = slot[k->entry.result == OutputResult::kInvalid ? 0 : 1];
+                if (!place) place = std::move(k);
               }
             return r;
           },
-          [&](int j, std::vector<std::optional<Candidate>> r) {
+          [&](int j, Kept r) {
             runs[static_cast<std::size_t>(j)] = std::move(r);
             if (o.progress) o.progress(n + j + 1, n + nc);
             return !interrupt_signal();
@@ -258,7 +265,8 @@ ExportSummary export_golden(const ExportOptions& o) {
       const GoldenCase& g = suite[static_cast<std::size_t>(i)];
       CaseTensors& t = built[static_cast<std::size_t>(i)].tensors;
       std::vector<std::optional<Candidate>> candidates;
-      for (auto& r : runs) candidates.push_back(std::move(r[static_cast<std::size_t>(i)]));
+      for (auto& r : runs)
+        for (auto& k : r[static_cast<std::size_t>(i)]) candidates.push_back(std::move(k));
       CaseEntry e;
       e.outputs = keep_outputs(std::move(candidates), &t.tensors);
       e.id = g.id;

@@ -1,6 +1,6 @@
 // JSON golden files with every value an exact C99 hex float ("inf", "-inf";
-// "nan" for a NaN of an invalid output), for languages without a tensor
-// library: {"format": "ropecheck-hex-json", "version": 1,
+// "nan", "-nan" for a NaN of an invalid output), for languages without a
+// tensor library: {"format": "ropecheck-hex-json", "version": 1,
 // "tensors": [{name, dtype, shape, values}]}.
 #include <cmath>
 #include <cstdlib>
@@ -69,10 +69,11 @@ std::string write_hex_json(const std::vector<Tensor>& tensors) {
       if (t.dtype == TensorDtype::kI64) {
         values.push_back(t.int_value(i));
       } else {
-        // A NaN (what a wrong kernel may write: an invalid output) is "nan",
-        // as C99's strtod reads it; its sign and payload are not kept.
+        // A NaN (what a wrong kernel may write: an invalid output) is "nan"
+        // or "-nan", as C99's strtod and Python's float.fromhex read them:
+        // its sign is kept, a payload other than the quiet bit is not.
         const double v = t.value(i);
-        values.push_back(std::isnan(v) ? std::string("nan") : format_hex_float(v));
+        values.push_back(!std::isnan(v) ? format_hex_float(v) : std::signbit(v) ? "-nan" : "nan");
       }
     }
     const json one = {{"name", t.name}, {"dtype", tensor_dtype_name(t.dtype)}, {"shape", t.shape}, {"values", values}};
@@ -162,10 +163,10 @@ std::vector<Tensor> read_hex_json(std::string_view data, const std::string& file
         continue;
       }
       double x = 0;
-      if (v.is_string() && v.get<std::string>() == "nan")
-        x = std::numeric_limits<double>::quiet_NaN();
+      if (v.is_string() && (v.get<std::string>() == "nan" || v.get<std::string>() == "-nan"))
+        x = std::copysign(std::numeric_limits<double>::quiet_NaN(), v.get<std::string>()[0] == '-' ? -1.0 : 1.0);
       else if (!v.is_string() || !parse_hex_float(v.get<std::string>(), &x))
-        throw FormatError(file, vf, "must be a hex float string such as \"0x1.8p+1\" (or \"inf\", \"-inf\", \"nan\")");
+        throw FormatError(file, vf, "must be a hex float string such as \"0x1.8p+1\" (or \"inf\", \"-inf\", \"nan\", \"-nan\")");
       if (!store_exact(t, i, x))
         throw FormatError(file, vf, "not exactly representable in " + std::string(tensor_dtype_name(t.dtype)));
     }

@@ -77,12 +77,11 @@ std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const 
                                     const ReferenceResult& ref, const std::vector<Tensor>& tensors,
                                     const QkBuffers* control = nullptr);
 // The rows grouped by bug class, classes and rows in the catalogue's order:
-// a case stores the first output of each class (of the first row whose
-// candidate it is), so it shows every class it can at a size that stays
-// small.
+// a case stores the first invalid and the first acceptable output of each
+// class, so it shows every class it can at a size that stays small.
 std::vector<std::vector<MutantSource>> by_bug_class(std::span<const MutantSource> mutants);
-// A case's outputs from its candidates (one per class at most, in class
-// order). Their tensors are appended to `tensors`, a tensor equal to one
+// A case's outputs from its candidates (per class its invalid, then its
+// acceptable one, at most, in class order). Their tensors are appended to `tensors`, a tensor equal to one
 // already there (the expected bits, another mutant's) named instead.
 std::vector<OutputEntry> keep_outputs(std::vector<std::optional<Candidate>> candidates, std::vector<Tensor>* tensors);
 

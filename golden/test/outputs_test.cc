@@ -86,11 +86,13 @@ TEST(GoldenOutputs, TheSmokeExportShowsEveryClassItCanAndEachOutputIsWhatItSays)
   const Manifest m = load_manifest(smoke().string());
   EXPECT_EQ(m.schema_version, 3);
   std::map<std::string, int> per_class;
+  std::map<std::pair<std::string, OutputResult>, int> per_class_result;
   bool hf_eager_acceptable = false;
   for (const CaseEntry& e : m.cases) {
-    std::set<std::string> seen;
+    std::set<std::pair<std::string, OutputResult>> seen;
     for (const OutputEntry& o : e.outputs) {
-      EXPECT_TRUE(seen.insert(o.bug_class).second) << "case " << e.id << " repeats " << o.bug_class;
+      EXPECT_TRUE(seen.insert({o.bug_class, o.result}).second) << "case " << e.id << " repeats " << o.bug_class;
+      ++per_class_result[{o.bug_class, o.result}];
       ++per_class[o.bug_class];
       // A bug of a scheme or of multi-axis positions only shows where the
       // case has them: elsewhere the mutant does not touch the case.
@@ -122,6 +124,11 @@ TEST(GoldenOutputs, TheSmokeExportShowsEveryClassItCanAndEachOutputIsWhatItSays)
   for (const char* c : {"Pairing", "Direction", "FrequencyFormula", "ScalingFormula", "AttentionFactor", "Unrotated",
                         "AnglePrecision", "TrigPrecision", "RotationRounding", "Positions", "MultiAxis"})
     EXPECT_GT(per_class[c], 0) << c;
+  // Precision bugs both ways: rejected by every policy, and allowed by the
+  // looser policies that declare that arithmetic.
+  for (const char* c : {"AnglePrecision", "TrigPrecision"})
+    for (OutputResult r : {OutputResult::kInvalid, OutputResult::kAcceptable})
+      EXPECT_GT((per_class_result[{c, r}]), 0) << c << " " << output_result_name(r);
   // The verifier checked every output against every budget.
   const VerifyReport r = verify_golden(smoke().string(), {mutant::mutant_impl(mutant::Bug::none)});
   EXPECT_TRUE(r.passed());
