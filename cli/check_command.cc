@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "cli/common_options.h"
+#include "cli/config_option.h"
 #include "cli/report_files.h"
 #include "core/config/config.h"
-#include "core/io/file_read.h"
 #include "core/isolation/interrupt.h"
 #include "core/config/model_rope.h"
 #include "impls/simd/simd_impls.h"
@@ -45,25 +45,6 @@ bool parse_shard(const std::string& s, int* index, int* count) {
   *index = static_cast<int>(i);
   *count = static_cast<int>(n);
   return true;
-}
-
-// What --config was read as: every layer type's rope, the layers without
-// RoPE, the fields read as not affecting RoPE, and how the cases use it.
-void print_model_rope(const std::string& path, const ModelRope& m, std::size_t variants, std::ostream& os) {
-  os << "config " << path << (m.model_type.empty() ? "" : " (" + m.model_type + ")") << ":\n";
-  std::istringstream lines(describe_model_rope(m));
-  for (std::string line; std::getline(lines, line);) os << "  " << line << "\n";
-  for (const LayerTypeRope& t : m.layer_types)
-    if (!t.config.shape_stated)
-      os << "  it states no head shape, so every case keeps its own\n";
-  if (!m.ignored.empty()) {
-    os << "  ignored (not RoPE):";
-    for (const std::string& k : m.ignored) os << " " << k;
-    os << "\n";
-  }
-  if (variants > 1)
-    os << "  case i uses config variant i % " << variants
-       << " (each layer type; seq_len at L-1, L, L+1 and the max context where the scheme switches on it)\n";
 }
 
 }  // namespace
@@ -162,19 +143,13 @@ int run_check(const CheckArgs& a) {
     return interrupt_signal() ? interrupted_exit_code() : 2;
   }
   if (!a.config_path.empty()) {
-    ModelRope model;
-    try {
-      model = read_model_rope_file(a.config_path);
-      o.configs = config_variants(model);
-      o.config_path = a.config_path;
-    } catch (const FileReadError& e) {
-      std::cerr << "error: --config " << e.what() << "\n";
-      return 2;
-    } catch (const ref::ConfigError& e) {
-      std::cerr << "error: --config " << a.config_path << ": " << e.what() << "\n";
-      return 2;
-    }
-    print_model_rope(a.config_path, model, o.configs.size(), std::cerr);
+    const std::optional<ModelRope> model = read_config_option(a.config_path, std::cerr);
+    if (!model) return 2;
+    o.configs = config_variants(*model);
+    o.config_path = a.config_path;
+    if (o.configs.size() > 1)
+      std::cerr << "  case i uses config variant i % " << o.configs.size()
+                << " (each layer type; seq_len at L-1, L, L+1 and the max context where the scheme switches on it)\n";
   }
   impl::set_simd_threads(a.threads);
   const int total = o.cases ? *o.cases : suite_size(o.suite);

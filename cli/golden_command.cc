@@ -1,13 +1,16 @@
 #include "cli/golden_command.h"
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/common_options.h"
+#include "cli/config_option.h"
 #include "core/isolation/interrupt.h"
 #include "golden/exporter.h"
 #include "golden/suites.h"
 #include "golden/verifier.h"
+#include "mutants/mutant_kernel.h"
 
 namespace ropecheck::cli {
 
@@ -25,12 +28,15 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   a.export_cmd
       ->add_flag("--committed-size", a.committed_size,
                  "With --config: the size committed beside the zoo (golden/zoo/vectors/): fp32, 2 tokens, one q "
-                 "and one kv head")
+                 "and one kv head, no mutant outputs")
       ->needs(a.export_cmd->get_option("--config"));
   a.export_cmd->add_option("--out", a.out_dir, "Directory to write (replaced atomically if it holds an export)")
       ->required()
       ->check(non_empty_path());
   a.export_cmd->add_option("--format", a.format, "safetensors | npy | json")->capture_default_str();
+  a.export_cmd->add_flag("--no-outputs", a.no_outputs,
+                         "The exact outputs alone: no invalid or acceptable outputs of the bug catalogue's mutants "
+                         "(golden/README.md)");
   a.export_cmd->add_option("--threads", a.threads, "Worker threads (default: one per core)")->check(integer_in(0, 256));
   a.export_cmd->add_flag("--quiet", a.quiet, "No progress lines");
   a.verify_cmd = golden->add_subcommand("verify", "Run implementations on every supported case of an export; exit 1 on a failure");
@@ -71,8 +77,19 @@ int run_golden(const GoldenArgs& a) {
   if (*a.export_cmd) {
     golden::ExportOptions o;
     o.suite = a.suite;
-    o.config_path = a.config;
+    if (!a.config.empty()) {
+      o.config = read_config_option(a.config, std::cerr);
+      if (!o.config) return 2;
+      o.config_name = std::filesystem::path(a.config).stem().string();
+    }
     o.committed_size = a.committed_size;
+    // Every row of the bug catalogue but the control: each case keeps the
+    // outputs its judge fails (golden/outputs.h).
+    if (!a.no_outputs) {
+      for (const mutant::BugInfo& b : mutant::kBugs)
+        if (b.bug != mutant::Bug::none) o.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug)});
+      o.control = mutant::mutant_impl(mutant::Bug::none);
+    }
     o.out_dir = a.out_dir;
     o.threads = a.threads;
     golden::parse_format(a.format, &o.format);

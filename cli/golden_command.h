@@ -19,6 +19,7 @@ struct GoldenArgs {
   bool committed_size = false;  // golden export --config --committed-size
   std::string out_dir;
   std::string format = "safetensors";
+  bool no_outputs = false;  // golden export --no-outputs
   int threads = 0;
   std::string dir;
   SelectionArgs selection;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/isolation/interrupt.h"
+#include "core/judge/conformance.h"
 #include "core/isolation/isolation.h"
 #include "core/parallel/ordered_parallel.h"
 #include "gate/gate.h"
@@ -284,20 +285,17 @@ void apply_verdict_floor(GateReport& r) {
   for (ImplReport& rep : r.impls) {
     rep.under_floor.clear();
     if (!r.interrupted.empty() || r.stopped_early) continue;
-    for (const auto& [name, s] : rep.properties)
-      if (s.applicable && s.passed + s.failed < r.min_judged && (s.passed + s.failed > 0 || s.declined > 0)) {
-        // Why the others were skipped: the commonest reasons of the run.
-        std::vector<std::pair<int, std::string>> reasons;
-        for (const auto& [why, n] : rep.skipped) reasons.emplace_back(-n, why);
-        std::sort(reasons.begin(), reasons.end());
-        std::string why;
-        for (std::size_t k = 0; k < reasons.size() && k < 3; ++k)
-          why += (k ? ", " : "; skipped for: ") + reasons[k].second + " (" + std::to_string(-reasons[k].first) + ")";
-        rep.under_floor.emplace_back(name, "judged on " + std::to_string(s.passed + s.failed) +
-                                               " case(s), fewer than --min-judged " + std::to_string(r.min_judged) +
-                                               " (" + std::to_string(s.declined) + " of " + std::to_string(s.cases) +
-                                               " outside its declared capabilities" + why + "): no verdict to pass");
-      }
+    for (const auto& [name, s] : rep.properties) {
+      if (!s.applicable) continue;
+      JudgedCount n{s.passed + s.failed, s.declined, s.cases, {}};
+      // Why the others were skipped: the commonest reasons of the run.
+      std::vector<std::pair<int, std::string>> reasons;
+      for (const auto& [why, k] : rep.skipped) reasons.emplace_back(-k, why);
+      std::sort(reasons.begin(), reasons.end());
+      for (std::size_t k = 0; k < reasons.size() && k < 3; ++k)
+        n.skipped_for += (k ? ", " : "; skipped for: ") + reasons[k].second + " (" + std::to_string(-reasons[k].first) + ")";
+      if (std::string why = verdict_floor_failure(n, r.min_judged); !why.empty()) rep.under_floor.emplace_back(name, why);
+    }
   }
 }
 

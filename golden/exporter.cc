@@ -14,6 +14,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/isolation/interrupt.h"
+#include "core/isolation/isolation.h"
 #include "ropecheck/dtype.h"
 #include "core/error_model/error_model.h"
 #include "golden/catalog.h"
@@ -85,6 +86,27 @@ Tensor positions_tensor(const Case& c) {
   return i64_tensor("positions", {n, c.tokens}, rows);
 }
 
+// A case's tensors with the inputs and exact result the mutants' runs are
+// judged against.
+struct BuiltCase {
+  CaseTensors tensors;
+  QkBuffers in;
+  ReferenceResult ref;
+  std::optional<QkBuffers> control;  // what the clean kernel wrote
+};
+BuiltCase build_case(const GoldenCase& g, const ropecheck_impl_t* control) {
+  BuiltCase b;
+  b.in = make_inputs(g.c);
+  b.ref = compute_reference(g.c, b.in);
+  b.tensors = derive_case_tensors(g.c, b.in, b.ref, "golden case " + std::to_string(g.id) + " (" + g.name + ")");
+  b.tensors.flags.insert(b.tensors.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
+  if (control && outside_capabilities(*control, g.c).empty()) {
+    KernelRun run = call_kernel(*control, g.c, b.in);
+    if (run.ok()) b.control = std::move(run.out);
+  }
+  return b;
+}
+
 std::string case_stem(int id) {
   char b[16];
   std::snprintf(b, sizeof b, "%04d", id);
@@ -95,15 +117,13 @@ std::string case_stem(int id) {
 
 std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
 
-CaseTensors build_case_tensors(const GoldenCase& g) {
-  CaseTensors out = derive_case_tensors(g.c, make_inputs(g.c), "golden case " + std::to_string(g.id) + " (" + g.name + ")");
-  out.flags.insert(out.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
-  return out;
-}
 
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label) {
+  return derive_case_tensors(c, in, compute_reference(c, in), label);
+}
+
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& r, const std::string& label) {
   const Geometry geo = geometry(c);
-  const ReferenceResult r = compute_reference(c, in);
   CaseTensors out;
   out.attention_factor = r.attention_factor;
   out.flags = derive_flags(c, in);
@@ -150,11 +170,10 @@ CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::s
 }
 
 ExportSummary export_golden(const ExportOptions& o) {
-  const std::string stem = fs::path(o.config_path).stem().string();
-  const std::vector<GoldenCase> suite = o.config_path.empty() ? build_golden_suite(o.suite)
-                                                              : build_config_suite(read_model_rope_file(o.config_path), stem,
-                                                                                   o.committed_size ? ConfigSuiteSize::kCommitted
-                                                                                                    : ConfigSuiteSize::kFull);
+  const std::vector<GoldenCase> suite =
+      !o.config ? build_golden_suite(o.suite)
+                : build_config_suite(*o.config, o.config_name,
+                                     o.committed_size ? ConfigSuiteSize::kCommitted : ConfigSuiteSize::kFull);
   if (o.out_dir.empty()) throw std::invalid_argument("--out: a directory is required");
   const fs::path out = fs::path(o.out_dir).lexically_normal();
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json"))
@@ -169,7 +188,7 @@ ExportSummary export_golden(const ExportOptions& o) {
   Manifest m;
   m.generator = generator_version();
   m.reference_bits = ref::kRealBits;
-  m.suite = o.config_path.empty() ? o.suite : "config " + stem;
+  m.suite = !o.config ? o.suite : "config " + o.config_name;
   m.format = o.format;
   ExportSummary summary;
   std::string sums;
@@ -180,7 +199,12 @@ ExportSummary export_golden(const ExportOptions& o) {
     sums += sha + "  " + rel + "\n";
     summary.bytes += content.size();
   };
-  // Cases are independent: built on worker threads, written in order.
+  // The mutants run isolated, as the gate runs a kernel it did not write:
+  // some write out of bounds (k_rotated_with_q_heads under GQA).
+  // The size committed beside the zoo stores no mutant outputs (ConfigSuiteSize).
+  std::vector<MutantSource> mutants = o.committed_size ? std::vector<MutantSource>{} : shown_mutants(o.mutants);
+  for (MutantSource& x : mutants) x.impl = isolate(x.impl, IsolationOptions{});
+  const ropecheck_impl_t* control = o.control && !mutants.empty() ? isolate(o.control, IsolationOptions{}) : nullptr;
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int n = static_cast<int>(suite.size());
   // Stopped by SIGINT / SIGTERM (or an error): the staging directory goes,
@@ -190,49 +214,93 @@ ExportSummary export_golden(const ExportOptions& o) {
     fs::remove_all(staging, ec);
   };
   try {
-    ordered_parallel<CaseTensors>(
+    // Cases are independent: built on worker threads, held in order.
+    std::vector<BuiltCase> built(static_cast<std::size_t>(n));
+    ordered_parallel<BuiltCase>(
         n, threads,
         [&](int i) {
-          if (interrupt_signal()) return CaseTensors{};  // dropped: consume stops
-          return build_case_tensors(suite[static_cast<std::size_t>(i)]);
+          if (interrupt_signal()) return BuiltCase{};  // dropped: consume stops
+          return build_case(suite[static_cast<std::size_t>(i)], control);
         },
-        [&](int i, CaseTensors built) {
-          if (interrupt_signal()) return false;
-          const GoldenCase& g = suite[static_cast<std::size_t>(i)];
-          CaseEntry e;
-          e.id = g.id;
-          e.name = g.name;
-          e.comment = g.comment;
-          e.model = g.model;
-          e.flags = built.flags;
-          e.config.freq = g.c.freq;
-          e.config.shape = g.c.shape;
-          e.config.layout = g.c.layout;
-          e.axes = g.c.axes;
-          e.dtype = g.c.dtype;
-          e.direction = g.c.direction;
-          e.tokens = g.c.tokens;
-          e.q_heads = g.c.q_heads;
-          e.kv_heads = g.c.kv_heads;
-          e.attention_factor = built.attention_factor;
-          const std::string stem = "cases/" + case_stem(g.id);
-          switch (o.format) {
-            case Format::kSafetensors:
-              emit(stem + ".safetensors", write_safetensors(built.tensors), &e);
-              break;
-            case Format::kJson:
-              emit(stem + ".json", write_hex_json(built.tensors), &e);
-              break;
-            case Format::kNpy:
-              fs::create_directories(staging / stem);
-              for (const Tensor& t : built.tensors) emit(stem + "/" + t.name + ".npy", write_npy(t), &e);
-              break;
-          }
-          m.cases.push_back(std::move(e));
-          ++summary.cases;
-          if (o.progress) o.progress(i + 1, n);
+        [&](int i, BuiltCase b) {
+          built[static_cast<std::size_t>(i)] = std::move(b);
+          if (o.progress) o.progress(i + 1, n + static_cast<int>(by_bug_class(mutants).size()));
           return !interrupt_signal();
         });
+    // Then the mutants, a bug class on one thread: its rows in the
+    // catalogue's order, each over every case that lacks an invalid or an
+    // acceptable output of the class yet (a case keeps the first of each).
+    // A row runs over all its cases in a row, so its isolated worker serves
+    // them all (a thread keeps a few workers: case by case, every call would
+    // fork one anew).
+    const std::vector<std::vector<MutantSource>> classes = by_bug_class(mutants);
+    const int nc = static_cast<int>(classes.size());
+    // Per class and case: its invalid and its acceptable output.
+    using Kept = std::vector<std::array<std::optional<Candidate>, 2>>;
+    std::vector<Kept> runs(static_cast<std::size_t>(nc));
+    if (!interrupt_signal())
+      ordered_parallel<Kept>(
+          nc, threads,
+          [&](int j) {
+            Kept r(static_cast<std::size_t>(n));
+            for (const MutantSource& x : classes[static_cast<std::size_t>(j)])
+              for (int i = 0; i < n && !interrupt_signal(); ++i) {
+                auto& slot = r[static_cast<std::size_t>(i)];
+                if (slot[0] && slot[1]) continue;
+                const BuiltCase& b = built[static_cast<std::size_t>(i)];
+                std::optional<Candidate> k = run_mutant(x, suite[static_cast<std::size_t>(i)].c, b.in, b.ref,
+                                                        b.tensors.tensors, b.control ? &*b.control : nullptr);
+                if (!k) continue;
+                auto& place = slot[k->entry.result == OutputResult::kInvalid ? 0 : 1];
+                if (!place) place = std::move(k);
+              }
+            return r;
+          },
+          [&](int j, Kept r) {
+            runs[static_cast<std::size_t>(j)] = std::move(r);
+            if (o.progress) o.progress(n + j + 1, n + nc);
+            return !interrupt_signal();
+          });
+    for (int i = 0; i < n && !interrupt_signal(); ++i) {
+      const GoldenCase& g = suite[static_cast<std::size_t>(i)];
+      CaseTensors& t = built[static_cast<std::size_t>(i)].tensors;
+      std::vector<std::optional<Candidate>> candidates;
+      for (auto& r : runs)
+        for (auto& k : r[static_cast<std::size_t>(i)]) candidates.push_back(std::move(k));
+      CaseEntry e;
+      e.outputs = keep_outputs(std::move(candidates), &t.tensors);
+      e.id = g.id;
+      e.name = g.name;
+      e.comment = g.comment;
+      e.model = g.model;
+      e.flags = t.flags;
+      e.config.freq = g.c.freq;
+      e.config.shape = g.c.shape;
+      e.config.layout = g.c.layout;
+      e.axes = g.c.axes;
+      e.dtype = g.c.dtype;
+      e.direction = g.c.direction;
+      e.tokens = g.c.tokens;
+      e.q_heads = g.c.q_heads;
+      e.kv_heads = g.c.kv_heads;
+      e.attention_factor = t.attention_factor;
+      const std::string stem = "cases/" + case_stem(g.id);
+      switch (o.format) {
+        case Format::kSafetensors:
+          emit(stem + ".safetensors", write_safetensors(t.tensors), &e);
+          break;
+        case Format::kJson:
+          emit(stem + ".json", write_hex_json(t.tensors), &e);
+          break;
+        case Format::kNpy:
+          fs::create_directories(staging / stem);
+          for (const Tensor& x : t.tensors) emit(stem + "/" + x.name + ".npy", write_npy(x), &e);
+          break;
+      }
+      m.cases.push_back(std::move(e));
+      ++summary.cases;
+      built[static_cast<std::size_t>(i)] = BuiltCase{};  // written: its memory goes
+    }
   } catch (...) {
     abandon();
     throw;

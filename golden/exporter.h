@@ -6,12 +6,17 @@
 #define ROPECHECK_GOLDEN_EXPORTER_H_
 
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
+#include "core/config/model_rope.h"
+#include "core/judge/reference_result.h"
 #include "golden/manifest.h"
+#include "golden/outputs.h"
 #include "golden/suites.h"
 #include "golden/tensor_file.h"
 
@@ -26,23 +31,35 @@ struct CaseTensors {
   std::vector<std::string> flags;
   double attention_factor = 1;
 };
-// Inputs, exact outputs and budgets of one case (the expensive part).
-CaseTensors build_case_tensors(const GoldenCase& g);
-// The same from a case and its inputs: what every tensor of a case file and
-// its attention factor must hold, so that `golden verify` recomputes what it
-// reads (golden/verifier.h). `label` names the case in an error. The flags
-// are those the inputs imply (derive_flags), without the suite's own.
+// Inputs, exact outputs and budgets of a case from its inputs: what every
+// tensor of a case file that follows from its inputs and its attention
+// factor must hold, so that `golden verify` recomputes what it reads
+// (golden/verifier.h); the export appends the mutants' outputs
+// (golden/outputs.h). `label` names the case in an error. The flags are
+// those the inputs imply (derive_flags), without the suite's own.
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label);
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
+                                const std::string& label);
 
 struct ExportOptions {
   std::string suite = "smoke";
-  // When set, the cases of this model config.json (build_config_suite,
-  // named by the file's stem) instead of `suite`.
-  std::string config_path;
-  // With config_path: the size committed beside the zoo (ConfigSuiteSize).
+  // When set, the cases of this model's config.json (build_config_suite,
+  // named config_name: the file's stem) instead of `suite`. The caller
+  // reads it (`golden export --config` as `check --config` does:
+  // cli/config_option.h).
+  std::optional<ModelRope> config;
+  std::string config_name;
+  // With config: the size committed beside the zoo (ConfigSuiteSize), and
+  // no mutant outputs (each family's exact outputs are what it commits).
   bool committed_size = false;
   std::string out_dir;
   Format format = Format::kSafetensors;
+  // The bug catalogue's rows whose outputs each case stores where the
+  // judge fails them (golden/outputs.h); called isolated. Empty: none.
+  std::vector<MutantSource> mutants;
+  // The catalogue's clean kernel (mutant_none), when given: a mutant that
+  // writes its bits on a case did not touch it, and is not judged there.
+  const ropecheck_impl_t* control = nullptr;
   int threads = 0;  // 0: one per core
   std::function<void(int done, int total)> progress;
 };

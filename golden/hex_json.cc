@@ -1,5 +1,6 @@
-// JSON golden files with every value an exact C99 hex float, for languages
-// without a tensor library: {"format": "ropecheck-hex-json", "version": 1,
+// JSON golden files with every value an exact C99 hex float ("inf", "-inf";
+// "nan", "-nan" for a NaN of an invalid output), for languages without a
+// tensor library: {"format": "ropecheck-hex-json", "version": 1,
 // "tensors": [{name, dtype, shape, values}]}.
 #include <cmath>
 #include <cstdlib>
@@ -57,20 +58,28 @@ bool parse_hex_float(std::string_view s, double* out) {
   return true;
 }
 
+// One tensor a line: a value a line made the files a third larger (a
+// case's outputs other than the exact one doubled their count).
 std::string write_hex_json(const std::vector<Tensor>& tensors) {
-  json doc = {{"format", "ropecheck-hex-json"}, {"version", 1}, {"tensors", json::array()}};
-  for (const auto& t : tensors) {
+  std::string out = "{\n \"format\": \"ropecheck-hex-json\",\n \"tensors\": [";
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const Tensor& t = tensors[k];
     json values = json::array();
     for (std::int64_t i = 0; i < t.elements(); ++i) {
       if (t.dtype == TensorDtype::kI64) {
         values.push_back(t.int_value(i));
       } else {
-        values.push_back(format_hex_float(t.value(i)));
+        // A NaN (what a wrong kernel may write: an invalid output) is "nan"
+        // or "-nan", as C99's strtod and Python's float.fromhex read them:
+        // its sign is kept, a payload other than the quiet bit is not.
+        const double v = t.value(i);
+        values.push_back(!std::isnan(v) ? format_hex_float(v) : std::signbit(v) ? "-nan" : "nan");
       }
     }
-    doc["tensors"].push_back({{"name", t.name}, {"dtype", tensor_dtype_name(t.dtype)}, {"shape", t.shape}, {"values", values}});
+    const json one = {{"name", t.name}, {"dtype", tensor_dtype_name(t.dtype)}, {"shape", t.shape}, {"values", values}};
+    out += (k ? ",\n  " : "\n  ") + one.dump();
   }
-  return doc.dump(1) + "\n";
+  return out + (tensors.empty() ? "],\n" : "\n ],\n") + " \"version\": 1\n}\n";
 }
 
 namespace {
@@ -104,7 +113,7 @@ bool store_exact(Tensor& t, std::int64_t i, double v) {
       return false;
   }
   const double back = t.value(i);
-  return std::memcmp(&back, &v, 8) == 0;
+  return std::memcmp(&back, &v, 8) == 0 || (std::isnan(v) && std::isnan(back));
 }
 
 }  // namespace
@@ -154,8 +163,10 @@ std::vector<Tensor> read_hex_json(std::string_view data, const std::string& file
         continue;
       }
       double x = 0;
-      if (!v.is_string() || !parse_hex_float(v.get<std::string>(), &x))
-        throw FormatError(file, vf, "must be a hex float string such as \"0x1.8p+1\"");
+      if (v.is_string() && (v.get<std::string>() == "nan" || v.get<std::string>() == "-nan"))
+        x = std::copysign(std::numeric_limits<double>::quiet_NaN(), v.get<std::string>()[0] == '-' ? -1.0 : 1.0);
+      else if (!v.is_string() || !parse_hex_float(v.get<std::string>(), &x))
+        throw FormatError(file, vf, "must be a hex float string such as \"0x1.8p+1\" (or \"inf\", \"-inf\", \"nan\", \"-nan\")");
       if (!store_exact(t, i, x))
         throw FormatError(file, vf, "not exactly representable in " + std::string(tensor_dtype_name(t.dtype)));
     }

@@ -1,5 +1,6 @@
 #include "golden/manifest.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "golden/catalog.h"
 #include "core/io/sha256.h"
 #include "golden/axes_json.h"
+#include "golden/bug_classes.h"
 
 namespace ropecheck::golden {
 namespace {
@@ -43,6 +45,9 @@ ordered_json tensor_conventions() {
                             "precision policy (docs/ERROR_MODEL.md); 0 on pass-through channels, which must be "
                             "bit-identical to the input"},
       {"k_budget_<policy>", "as q_budget_<policy>"},
+      {"q_output_<n>", "schema 3: an output of the case other than the exact one, in the case dtype (a case's "
+                       "outputs name theirs): what a mutant of ropecheck's bug catalogue computed on q"},
+      {"k_output_<n>", "as q_output_<n>, for k"},
       {"rotation", "pair i of a head is (x[i], x[i + rotary_dim/2]) for half_split and (x[2i], x[2i+1]) for "
                    "interleaved; forward: (x cos a - y sin a, x sin a + y cos a) * attention_factor; inverse "
                    "uses -a"},
@@ -63,6 +68,91 @@ bool safe_relative_path(const std::string& p) {
   while (std::getline(ss, part, '/'))
     if (part.empty() || part == "." || part == "..") return false;
   return true;
+}
+
+ordered_json outputs_to_json(const std::vector<OutputEntry>& outputs) {
+  ordered_json a = ordered_json::array();
+  for (const OutputEntry& e : outputs) {
+    ordered_json units = ordered_json::object();
+    for (const auto& [policy, u] : e.worst_units) units[policy] = std::isinf(u) ? ordered_json("inf") : ordered_json(u);
+    a.push_back({{"result", output_result_name(e.result)},
+                 {"mutant", e.mutant},
+                 {"bugClass", e.bug_class},
+                 {"publishedBug", e.published_bug.empty() ? ordered_json(nullptr) : ordered_json(e.published_bug)},
+                 {"comment", e.comment},
+                 {"q", e.q},
+                 {"k", e.k},
+                 {"worstUnits", units},
+                 {"allowedBy", e.allowed_by}});
+  }
+  return a;
+}
+
+// "<w>_expected" or "<w>_output_<n>", n >= 1 without leading zeros.
+bool output_tensor_name(const std::string& s, const std::string& w) {
+  if (s == w + "_expected") return true;
+  const std::string prefix = w + "_output_";
+  if (s.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string n = s.substr(prefix.size());
+  return !n.empty() && n.size() <= 6 && n[0] != '0' && n.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::vector<OutputEntry> parse_outputs(const json& a, const std::string& file, const std::string& path) {
+  if (!a.is_array()) bad(file, path, "must be an array");
+  std::vector<OutputEntry> out;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    if (!a[i].is_object()) bad(file, p, "must be an object");
+    const JsonReader r(a[i], p + ".");
+    OutputEntry e;
+    const std::string result = r.string("result");
+    if (result != "invalid" && result != "acceptable") bad(file, p + ".result", "must be invalid or acceptable");
+    e.result = result == "acceptable" ? OutputResult::kAcceptable : OutputResult::kInvalid;
+    e.mutant = r.string("mutant");
+    e.bug_class = r.string("bugClass");
+    if (!find_bug_class(e.bug_class)) bad(file, p + ".bugClass", "unknown bug class \"" + e.bug_class + "\"");
+    const json& pub = r.at("publishedBug");
+    if (!pub.is_null() && !pub.is_string()) bad(file, p + ".publishedBug", "must be a string or null");
+    if (pub.is_string()) {
+      e.published_bug = pub.get<std::string>();
+      if (e.published_bug.empty()) bad(file, p + ".publishedBug", "must not be empty (null when none is cited)");
+    }
+    e.comment = r.string("comment");
+    e.q = r.string("q");
+    e.k = r.string("k");
+    if (!output_tensor_name(e.q, "q")) bad(file, p + ".q", "must be q_expected or q_output_<n>");
+    if (!output_tensor_name(e.k, "k")) bad(file, p + ".k", "must be k_expected or k_output_<n>");
+    const json& units = r.at("worstUnits");
+    if (!units.is_object()) bad(file, p + ".worstUnits", "must be an object");
+    for (const BudgetPolicy& bp : budget_policies()) {
+      const std::string up = p + ".worstUnits." + bp.name;
+      if (!units.contains(bp.name)) bad(file, up, "missing (every exported policy has its worst units)");
+      const json& v = units.at(bp.name);
+      double d = 0;
+      if (v.is_string() && v.get<std::string>() == "inf") d = HUGE_VAL;
+      else if (v.is_number()) d = v.get<double>();
+      else bad(file, up, "must be a number or \"inf\"");
+      if (!(d >= 0)) bad(file, up, "must be >= 0");
+      e.worst_units.emplace_back(bp.name, d);
+    }
+    if (units.size() != e.worst_units.size()) bad(file, p + ".worstUnits", "names a policy the export does not have");
+    const json& allowed = r.at("allowedBy");
+    if (!allowed.is_array()) bad(file, p + ".allowedBy", "must be an array");
+    for (const json& x : allowed) {
+      if (!x.is_string() || !units.contains(x.get<std::string>()))
+        bad(file, p + ".allowedBy", "names " + x.dump() + ", not a policy of the export");
+      for (const std::string& y : e.allowed_by)
+        if (y == x.get<std::string>()) bad(file, p + ".allowedBy", "names " + y + " twice");
+      e.allowed_by.push_back(x.get<std::string>());
+    }
+    if (e.result == OutputResult::kInvalid && !e.allowed_by.empty())
+      bad(file, p + ".allowedBy", "must be empty for an invalid output (no declared policy allows it)");
+    if (e.result == OutputResult::kAcceptable &&
+        (e.allowed_by.empty() || e.allowed_by.size() == e.worst_units.size()))
+      bad(file, p + ".allowedBy", "an acceptable output is allowed by some policies and rejected by the others");
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace
@@ -111,6 +201,8 @@ std::string manifest_to_json(const Manifest& m) {
                         {"sincosMaxUlp", e.sincos_max_ulp > 0 ? e.sincos_max_ulp : 1.0},
                         {"freqPowMaxUlp", e.freq_pow_max_ulp > 0 ? e.freq_pow_max_ulp : 1.0}};
   }
+  ordered_json bug_classes = ordered_json::object();
+  for (const auto& b : bug_class_catalog()) bug_classes[b.name] = {{"description", b.description}};
   ordered_json cases = ordered_json::array();
   for (const CaseEntry& e : m.cases) {
     ordered_json files = ordered_json::array();
@@ -130,6 +222,7 @@ std::string manifest_to_json(const Manifest& m) {
               {"files", files}};
     if (!e.model.empty()) c["model"] = e.model;
     if (e.axes.multi()) c["axes"] = axes_to_json(e.axes);
+    if (m.schema_version >= 3) c["outputs"] = outputs_to_json(e.outputs);
     cases.push_back(c);
   }
   const ordered_json doc = {{"schema", manifest_schema_name(m.schema_version)},
@@ -143,6 +236,14 @@ std::string manifest_to_json(const Manifest& m) {
                     {"flags", flags},
                     {"policies", policies},
                     {"cases", cases}};
+  if (m.schema_version >= 3) {  // bugClasses after flags, as the schema lists them
+    ordered_json with = ordered_json::object();
+    for (const auto& [k, v] : doc.items()) {
+      with[k] = v;
+      if (k == "flags") with["bugClasses"] = bug_classes;
+    }
+    return with.dump(1) + "\n";
+  }
   return doc.dump(1) + "\n";
 }
 
@@ -168,6 +269,12 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
   if (!doc.is_object()) bad(file, "document", "must be a JSON object");
   const JsonReader top(doc, "$.");
   Manifest m;
+  // A version this reader does not know is refused before anything else of
+  // the document is read, naming the versions it does.
+  if (const json& v = top.at("schemaVersion"); v.is_number_integer() && v.get<std::int64_t>() > kManifestSchemaVersion)
+    bad(file, "$.schemaVersion", "is " + v.dump() + "; this ropecheck reads versions " +
+                                     std::to_string(kOldestManifestSchemaVersion) + " to " +
+                                     std::to_string(kManifestSchemaVersion) + " (a newer ropecheck wrote it)");
   m.schema_version =
       static_cast<int>(top.integer("schemaVersion", kOldestManifestSchemaVersion, kManifestSchemaVersion));
   if (top.string("schema") != manifest_schema_name(m.schema_version))
@@ -207,6 +314,14 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
         bad(file, p + ".axes", "multi-axis cases need schemaVersion 2 (this manifest states " +
                                    std::to_string(m.schema_version) + ")");
       e.axes = parse_axes(c.at("axes"), e.config, file, p + ".axes");
+    }
+    if (c.has("outputs")) {
+      if (m.schema_version < 3)
+        bad(file, p + ".outputs", "outputs other than the exact one need schemaVersion 3 (this manifest states " +
+                                      std::to_string(m.schema_version) + ")");
+      e.outputs = parse_outputs(c.at("outputs"), file, p + ".outputs");
+    } else if (m.schema_version >= 3) {
+      bad(file, p + ".outputs", "missing (schemaVersion 3 lists every case's outputs, [] for none)");
     }
     if (!parse_dtype(c.string("dtype"), &e.dtype)) bad(file, p + ".dtype", "must be f32, f16, bf16 or f64");
     const std::string dir = c.string("direction");

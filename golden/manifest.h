@@ -1,7 +1,8 @@
 // manifest.json of a golden export: what every case is (id, config, shapes,
-// flags, why it exists, its position axes) and which files hold it, with the
-// SHA-256 and size of each; golden/schema/ropecheck_golden_manifest_v2.schema
-// .json is its JSON Schema (v1: exports written before multi-axis cases).
+// flags, why it exists, its position axes, its outputs other than the exact
+// one) and which files hold it, with the SHA-256 and size of each;
+// golden/schema/ropecheck_golden_manifest_v3.schema.json is its JSON Schema
+// (v1: exports written before multi-axis cases, v2: before the outputs).
 // Readers verify every file against the manifest before parsing it, and the
 // manifest against SHA256SUMS (the `sha256sum -c` list of all files).
 #ifndef ROPECHECK_GOLDEN_MANIFEST_H_
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/config/config.h"
+#include "golden/outputs.h"
 #include "golden/tensor_file.h"
 #include "reference/axis_spec.h"
 #include "ropecheck/kernel_abi.h"
@@ -22,9 +24,14 @@ namespace ropecheck::golden {
 
 // Version 2 (ABI 1.3, multi-axis RoPE): a case may carry "axes", and then
 // its positions tensor is [num_axes, tokens] and a pair_axis tensor is
-// written. Exports are written in the newest version; every version from
-// kOldestManifestSchemaVersion on is read (a version 1 file has no axes).
-inline constexpr int kManifestSchemaVersion = 2;
+// written. Version 3 (issue #36): every case lists its "outputs" other than
+// the exact one, the bug catalogue's invalid and acceptable outputs
+// (golden/outputs.h), and the manifest defines their "bugClasses". Exports
+// are written in the newest version; every version from
+// kOldestManifestSchemaVersion on is read (a version 1 file has no axes, a
+// version 1 or 2 file no outputs), a newer one is refused naming the
+// versions this reader knows.
+inline constexpr int kManifestSchemaVersion = 3;
 inline constexpr int kOldestManifestSchemaVersion = 1;
 // "ropecheck_golden_manifest_v<version>.schema.json"
 std::string manifest_schema_name(int version);
@@ -53,6 +60,7 @@ struct CaseEntry {
   int q_heads = 0, kv_heads = 0;
   double attention_factor = 1;
   std::vector<FileEntry> files;
+  std::vector<OutputEntry> outputs;  // schema 3: invalid and acceptable outputs
 };
 
 struct Manifest {

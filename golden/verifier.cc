@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/isolation/interrupt.h"
+#include "core/judge/conformance.h"
 #include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 
@@ -144,6 +145,7 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
     L.in.bytes[w].assign(stored.begin(), stored.end());
   }
   check_against_reference(dir, e, ts, c, L.in);
+  L.outputs = check_case_outputs(where, e.outputs, ts);
   const Tensor* expected[2];
   const Tensor* exact[2];
   for (int w = 0; w < 2; ++w) {
@@ -171,10 +173,8 @@ int ImplVerdicts::count(Outcome o) const {
 }
 
 std::string VerifyReport::under_floor(const ImplVerdicts& v) const {
-  const int judged = v.count(Outcome::kPass) + v.count(Outcome::kFail);
-  if (judged >= min_judged) return {};
-  return "judged on " + std::to_string(judged) + " of " + std::to_string(cases) + " case(s), fewer than --min-judged " +
-         std::to_string(min_judged) + " (the rest lie outside its declared capabilities): no verdict to pass";
+  return verdict_floor_failure({v.count(Outcome::kPass) + v.count(Outcome::kFail), v.count(Outcome::kSkipped), cases, {}},
+                               min_judged);
 }
 
 bool VerifyReport::passed() const {
@@ -194,23 +194,15 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
   for (std::size_t k = 0; k < impls.size(); ++k) r.impls[k].impl = impls[k]->name;
   for (const CaseEntry& e : m.cases) {
     const LoadedCase L = load_case(dir, m, e);
+    for (const OutputEntry& x : e.outputs)
+      ++(x.result == OutputResult::kInvalid ? r.invalid_outputs : r.acceptable_outputs);
     for (std::size_t k = 0; k < impls.size(); ++k) {
-      CaseVerdict v;
-      v.id = e.id;
-      v.name = e.name;
-      v.flags = e.flags;
-      const std::string skip = outside_capabilities(*impls[k], L.c);
-      if (!skip.empty()) {
-        v.outcome.outcome = Outcome::kSkipped;
-        v.outcome.message = skip;
-      } else {
-        v.outcome = judge(*impls[k], L.c, L.in, L.ref, call_kernel_twice(*impls[k], L.c, L.in));
-      }
+      CaseOutcome outcome = judge_conformance(*impls[k], L.c, L.in, L.ref);
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
         r.interrupted = interrupt_name();
         return r;
       }
-      r.impls[k].cases.push_back(std::move(v));
+      r.impls[k].cases.push_back(CaseVerdict{e.id, e.name, e.flags, std::move(outcome)});
     }
   }
   return r;
@@ -236,6 +228,9 @@ void print_verify_report(const VerifyReport& r, std::ostream& os) {
       os << "| " << f << " | " << n[0] << " | " << n[1] << " | " << n[2] << " |\n";
     os << "\n";
   }
+  os << "Outputs other than the exact one: " << r.invalid_outputs << " invalid and " << r.acceptable_outputs
+     << " acceptable, each checked against every policy's budget (rejected where the manifest says, allowed by "
+        "allowedBy); the exact outputs meet every budget\n";
   int failed = 0;
   for (const auto& v : r.impls) failed += v.count(Outcome::kFail);
   if (!r.interrupted.empty())

@@ -1,6 +1,7 @@
 // `ropecheck golden verify`: runs implementations through the C ABI on every
-// case of an export they support, and judges them with the same judge as
-// the gate, fed only from the files: the expected values, exact cos/sin and
+// case of an export they support, and judges them as the gate's conformance
+// property does, verdict floor included (core/judge/conformance.h), fed only
+// from the files: the expected values, exact cos/sin and
 // angles are read back, so what is checked is the vectors a user downloads.
 #ifndef ROPECHECK_GOLDEN_VERIFIER_H_
 #define ROPECHECK_GOLDEN_VERIFIER_H_
@@ -22,9 +23,12 @@ struct LoadedCase {
   Case c;
   QkBuffers in;
   ReferenceResult ref;
+  int outputs = 0;  // invalid and acceptable outputs checked (golden/outputs.h)
 };
 // Throws FormatError when a tensor is missing or its dtype or shape
-// disagrees with the manifest entry.
+// disagrees with the manifest entry, when a tensor that follows from the
+// inputs is not the reference's, or when an output other than the exact
+// one is not what the manifest says (check_case_outputs).
 LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e);
 
 struct CaseVerdict {
@@ -48,6 +52,8 @@ struct VerifyReport {
   std::vector<ImplVerdicts> impls;
   int min_judged = 1;
   int cases = 0;                // in the export
+  // Outputs other than the exact one, each checked as load_case does.
+  int invalid_outputs = 0, acceptable_outputs = 0;
   std::string interrupted;      // "SIGINT": stopped early, no verdict
   // Why an implementation has no verdict to pass: judged on too few cases.
   std::string under_floor(const ImplVerdicts& v) const;

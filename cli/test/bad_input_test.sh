@@ -65,6 +65,19 @@ expect config-yarn-below-one 2 "factor: must be >= 1 for yarn \(got 0.5\)" -- \
 expect config-bare-rope-scaling 0 "it states no head shape, so every case keeps its own" -- \
   "$bin" "${one[@]}" --config "$(cfg f9 '{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}')"
 
+# golden export --config reads the file as check --config does
+# (cli/config_option.h): the same refusal, word for word, and the same
+# account of what it read.
+for c in /dev/zero "$t" "$t/f5.json" "$t/f6.json" "$t/nul.json"; do
+  want=$("$bin" "${one[@]}" --config "$c" 2>&1 | grep '^error: --config')
+  got=$("$bin" golden export --quiet --out "$t/gx" --config "$c" 2>&1)
+  rc=$?
+  if [[ $rc -eq 2 && -n $want && $got == "$want" ]]; then echo "ok   golden-config-same-message: $got"; else
+    echo "FAIL golden-config-same-message: exit $rc, '$got' where check says '$want'"; fails=$((fails + 1)); fi
+done
+expect golden-config-says-what-it-read 0 "config $t/f9.json:.*" -- \
+  "$bin" golden export --quiet --out "$t/gx" --config "$t/f9.json"
+
 # Report paths: a symlink is written through; a FIFO, a directory or a
 # device is refused, never replaced.
 : >"$t/target.md"

@@ -168,6 +168,9 @@ TEST(AxesGolden, AVersion1ExportIsReadAsBefore) {
   const fs::path d = export_smoke("v1");
   nlohmann::ordered_json m = nlohmann::ordered_json::parse(test::slurp(d / "manifest.json"));
   nlohmann::ordered_json one_d = nlohmann::ordered_json::array(), multi = m["cases"];
+  m.erase("bugClasses");
+  for (auto& c : m["cases"]) c.erase("outputs");  // schema 3's
+  multi = m["cases"];
   for (const auto& c : m["cases"])
     if (!c.contains("axes")) one_d.push_back(c);
   ASSERT_LT(one_d.size(), m["cases"].size());

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The golden exports end to end, as a user meets them:
 #   1. the committed smoke suite equals a fresh export, byte for byte, in
-#      every format;
-#   2. two exports of each suite (different thread counts) are identical,
-#      and the standard suite exports in under 60 s;
+#      every format, the bug catalogue's invalid and acceptable outputs
+#      included;
+#   2. two exports of the long-context suite (different thread counts) are
+#      identical, outputs included, and the standard suite exports in
+#      under 60 s;
 #   3. every manifest validates against golden/schema;
 #   4. `ropecheck golden verify` passes every built-in implementation and
 #      every policy kernel (HF eager in bf16/fp16 among them) under its
@@ -13,7 +15,12 @@
 #   5. the numpy consumer passes every suite and format, the multi-axis
 #      cases among them, in float64 and in the arithmetic of the fp32 and HF
 #      eager policies, and a consumer with the layout swapped fails exactly
-#      the cases where layouts differ.
+#      the cases where layouts differ;
+#   6. the consumer that reads the files with json and numpy alone
+#      (check_contract.py) finds every exact output within every budget and
+#      every invalid and acceptable output as marked, in every format; with its budgets widened tenfold it accepts invalid outputs
+#      (the budgets are tight); an output's stated worst error altered is
+#      caught.
 # Usage: golden_exports_test.sh ROPECHECK SOURCE_DIR WORK_DIR PYTHON MUTANT_DIR
 set -euo pipefail
 bin=$1 src=$2 work=$3 py=$4 mutants=$5
@@ -26,22 +33,23 @@ for fmt in safetensors npy json; do
   echo "smoke/$fmt: identical to the committed vectors"
 done
 
-for suite in standard long-context; do
-  start=$(date +%s%N)
-  export_suite $suite safetensors 2 "$work/$suite-a"
-  ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  export_suite $suite safetensors 1 "$work/$suite-b"
-  diff -r "$work/$suite-a" "$work/$suite-b"
-  echo "$suite: two exports identical; exported in $ms ms"
-  if [[ $suite == standard ]] && (( ms > 60000 )); then
-    echo "standard export took $ms ms (bound: 60 s)"; exit 1
-  fi
-done
-export_suite standard npy 2 "$work/standard-npy"
-export_suite standard json 2 "$work/standard-json"
+start=$(date +%s%N)
+export_suite standard safetensors 2 "$work/standard-a"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "standard: exported in $ms ms"
+(( ms <= 60000 )) || { echo "standard export took $ms ms (bound: 60 s)"; exit 1; }
+export_suite long-context safetensors 2 "$work/long-context-a"
+export_suite long-context safetensors 1 "$work/long-context-b"
+diff -r "$work/long-context-a" "$work/long-context-b"
+echo "long-context: two exports identical"
+# The other formats of standard for the numpy consumer: the exact outputs
+# alone (the smoke vectors hold the outputs in every format).
+"$bin" golden export --quiet --suite standard --format npy --no-outputs --out "$work/standard-npy" >/dev/null
+"$bin" golden export --quiet --suite standard --format json --no-outputs --out "$work/standard-json" >/dev/null
 
-"$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v2.schema.json" \
-  "$src"/golden/vectors/smoke/*/manifest.json "$work/standard-a/manifest.json" "$work/long-context-a/manifest.json"
+"$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v3.schema.json" \
+  "$src"/golden/vectors/smoke/*/manifest.json "$work/standard-a/manifest.json" "$work/long-context-a/manifest.json" \
+  "$work/standard-npy/manifest.json"
 
 policy_kernels=(policy_hf_eager policy_fma_storage policy_ggml_cpu policy_cuda_powf policy_fast_sincos
                 policy_f64_fp32_positions)
@@ -81,4 +89,30 @@ done
 for dir in "$src/golden/vectors/smoke/safetensors" "$work/standard-a" "$work/long-context-a"; do
   "$py" "$src/python/golden_checks/check_numpy.py" --quiet --swap-layout --expect-layout-failures "$dir"
 done
+contract=("$py" "$src/python/golden_checks/check_contract.py" --quiet)
+for dir in "$src"/golden/vectors/smoke/* "$work/standard-a"; do
+  "${contract[@]}" "$dir"
+done
+# Tenfold budgets accept invalid outputs: a consumer that widens its
+# tolerance lets the catalogue's bugs through.
+if out=$("${contract[@]}" --widen 10 "$src/golden/vectors/smoke/safetensors"); then
+  echo "$out"; echo "with tenfold budgets every invalid output was still rejected: the budgets prove nothing"; exit 1
+fi
+echo "$out" | head -2
+[[ $out =~ x10:\ ([1-9][0-9]*)\ invalid\ outputs\ accepted ]] || { echo "$out"; exit 1; }
+# An output's stated worst error altered (checksums recomputed): caught.
+cp -r "$src/golden/vectors/smoke/npy" "$work/forged"
+"$py" - "$work/forged" <<'PY'
+import hashlib, json, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/manifest.json"))
+o = next(o for c in m["cases"] for o in c["outputs"] if o["result"] == "invalid")
+o["worstUnits"]["exact_f64"] = o["worstUnits"]["exact_f64"] * 2 if o["worstUnits"]["exact_f64"] != "inf" else 1e300
+text = json.dumps(m, indent=1).encode()
+open(f"{d}/manifest.json", "wb").write(text)
+sums = [l for l in open(f"{d}/SHA256SUMS").read().splitlines() if not l.endswith("  manifest.json")]
+open(f"{d}/SHA256SUMS", "w").write("\n".join(sums + [hashlib.sha256(text).hexdigest() + "  manifest.json"]) + "\n")
+PY
+if "${contract[@]}" "$work/forged" >/dev/null; then echo "an altered worstUnits passed check_contract.py"; exit 1; fi
+echo "check_contract.py: an altered worstUnits is caught"
 echo "golden exports: all checks passed"

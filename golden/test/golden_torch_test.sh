@@ -13,7 +13,8 @@ if ! "$py" -c "import torch" 2>/dev/null; then
 fi
 rm -rf "$work" && mkdir -p "$work"
 for suite in standard long-context; do
-  "$bin" golden export --quiet --suite $suite --format safetensors --out "$work/$suite" >/dev/null
+  # The exact outputs are what the frameworks' code is judged against.
+  "$bin" golden export --quiet --suite $suite --format safetensors --no-outputs --out "$work/$suite" >/dev/null
   for variant in correct swap-layout cos-sin-bf16 f32-math-policy; do
     "$py" -W ignore "$src/python/golden_checks/check_torch.py" --quiet --variant $variant "$work/$suite"
   done

@@ -1,43 +1,112 @@
 #!/usr/bin/env python3
-"""Validates golden manifests against golden/schema (python3-jsonschema).
+"""Validates JSON documents against a JSON Schema (draft 2020-12,
+python3-jsonschema), and shows the schema refuses what it exists to refuse:
 
-    validate_schema.py SCHEMA MANIFEST...
+    validate_schema.py SCHEMA DOCUMENT...
+
+A schema's $ref to another file resolves among the *.schema.json beside it
+(the golden manifests' shared definitions: ropecheck_golden_common.schema.json).
+The first golden manifest and the first gate report (`check --json`,
+`merge --json`) given are each altered in the ways their schema must refuse.
 """
+import copy
+import glob
 import json
+import os
 import sys
 
 import jsonschema
 
 
-def main():
-    schema = json.load(open(sys.argv[1]))
+def validator_for(schema_path):
+    schema = json.load(open(schema_path))
     jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    store = {}
+    for path in glob.glob(os.path.join(os.path.dirname(os.path.abspath(schema_path)), "*.schema.json")):
+        s = json.load(open(path))
+        jsonschema.Draft202012Validator.check_schema(s)
+        store[s["$id"]] = s
+    resolver = jsonschema.RefResolver(schema["$id"], schema, store=store)
+    return schema, jsonschema.Draft202012Validator(schema, resolver=resolver)
+
+
+def manifest_alterations(doc):
+    """(what, altered document) pairs a manifest schema must refuse."""
+    out = []
+    d = copy.deepcopy(doc)
+    d["cases"][0]["files"][0]["sha256"] = "not-a-digest"
+    out.append(("a malformed sha256", d))
+    d = copy.deepcopy(doc)
+    d["cases"][0]["unknownField"] = 1
+    out.append(("a case field no version defines", d))
+    multi = [i for i, c in enumerate(doc["cases"]) if "axes" in c]
+    if multi:
+        d = copy.deepcopy(doc)
+        d["cases"][multi[0]]["axes"]["assignment"] = "rows"
+        out.append(("an unknown axis assignment", d))
+        d = copy.deepcopy(doc)
+        d["cases"][multi[0]]["axes"]["assignment"] = "table"  # with sections and no table
+        out.append(("a table assignment without its table", d))
+    with_outputs = [c for c in doc["cases"] if c.get("outputs")]
+    if doc.get("schemaVersion", 0) >= 3:
+        d = copy.deepcopy(doc)
+        d["cases"][0].pop("outputs")
+        out.append(("a version 3 case without outputs", d))
+    if with_outputs:
+        i = doc["cases"].index(with_outputs[0])
+        d = copy.deepcopy(doc)
+        o = d["cases"][i]["outputs"][0]
+        o["result"], o["allowedBy"] = "invalid", ["exact_f64"]
+        out.append(("an invalid output some policy allows", d))
+        d = copy.deepcopy(doc)
+        d["cases"][i]["outputs"][0]["worstUnits"]["exact_f64"] = -1
+        out.append(("negative worst units", d))
+        d = copy.deepcopy(doc)
+        d["cases"][i]["outputs"][0]["q"] = "q_budget_exact_f64"
+        out.append(("an output tensor that is not an output", d))
+    return out
+
+
+def report_alterations(doc):
+    """(what, altered document) pairs the gate report schema must refuse."""
+    out = []
+    d = copy.deepcopy(doc)
+    d["report"]["implementations"][0]["properties"][0]["worstUnits"] = "nan"
+    out.append(("a worst error that is neither a number nor \"inf\"", d))
+    d = copy.deepcopy(doc)
+    d["report"]["suite"] = "huge"
+    out.append(("an unknown suite", d))
+    d = copy.deepcopy(doc)
+    d["report"]["implementations"][0]["bins"] = d["report"]["implementations"][0]["bins"][:3]
+    out.append(("three position bins", d))
+    d = copy.deepcopy(doc)
+    d["report"]["extra"] = 1
+    out.append(("a report field the schema does not define", d))
+    d = copy.deepcopy(doc)
+    d["sha256"] = "abc"
+    out.append(("a malformed sha256", d))
+    return out
+
+
+def main():
+    schema, validator = validator_for(sys.argv[1])
     bad = 0
+    altered = set()  # the first document of each kind is altered (each alteration is a validation)
     for path in sys.argv[2:]:
-        errors = sorted(validator.iter_errors(json.load(open(path))), key=lambda e: list(e.path))
+        doc = json.load(open(path))
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
         for e in errors[:5]:
             print(f"{path}: {'/'.join(map(str, e.path))}: {e.message}")
         bad += bool(errors)
         print(f"{path}: {'INVALID' if errors else 'valid'}")
-    # The schema must refuse what it exists to refuse.
-    doc = json.load(open(sys.argv[2]))
-    doc["cases"][0]["files"][0]["sha256"] = "not-a-digest"
-    if validator.is_valid(doc):
-        print("schema accepted a malformed sha256")
-        bad += 1
-    multi = [c for c in json.load(open(sys.argv[2]))["cases"] if "axes" in c]
-    if "axes" in schema["$defs"]["case"]["properties"] and multi:
-        doc = json.load(open(sys.argv[2]))
-        case = next(c for c in doc["cases"] if "axes" in c)
-        case["axes"]["assignment"] = "rows"
-        if validator.is_valid(doc):
-            print("schema accepted an unknown axis assignment")
-            bad += 1
-        case["axes"]["assignment"] = "table"  # with sections and no table
-        if validator.is_valid(doc):
-            print("schema accepted a table assignment without its table")
-            bad += 1
+        alter = report_alterations if doc.get("format") == "ropecheck-gate-report" else manifest_alterations
+        if alter in altered:
+            continue
+        altered.add(alter)
+        for what, wrong in alter(doc):
+            if validator.is_valid(wrong):
+                print(f"{path}: the schema accepted {what}")
+                bad += 1
     return 1 if bad else 0
 
 

@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 std::string export_family(const fs::path& config) {
   const fs::path out = fs::temp_directory_path() / ("ropecheck_zoo_golden_" + config.stem().string());
   ExportOptions o;
-  o.config_path = config.string();
+  o.config = read_model_rope_file(config.string());
+  o.config_name = config.stem().string();
   o.out_dir = out.string();
   o.threads = 1;
   export_golden(o);

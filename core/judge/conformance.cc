@@ -1,0 +1,25 @@
+#include "core/judge/conformance.h"
+
+#include "core/kernel/kernel_call.h"
+
+namespace ropecheck {
+
+CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
+                              const ReferenceResult& ref) {
+  if (std::string why = outside_capabilities(impl, c); !why.empty()) {
+    CaseOutcome out;
+    out.outcome = Outcome::kSkipped;
+    out.message = "outside capabilities: " + why;
+    return out;
+  }
+  return judge(impl, c, in, ref, call_kernel_twice(impl, c, in));
+}
+
+std::string verdict_floor_failure(const JudgedCount& n, int min_judged) {
+  if (n.judged >= min_judged || (n.judged == 0 && n.declined == 0)) return {};
+  return "judged on " + std::to_string(n.judged) + " case(s), fewer than --min-judged " + std::to_string(min_judged) +
+         " (" + std::to_string(n.declined) + " of " + std::to_string(n.cases) +
+         " outside its declared capabilities" + n.skipped_for + "): no verdict to pass";
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Checks a whole golden export against its contract from the files and the
+documented schema alone: Python's standard library and numpy, no ropecheck
+module and no compiled code, as a consumer in another language would.
+
+    python3 check_contract.py DIR [--widen F] [--quiet]
+
+It verifies SHA256SUMS and every file's size and SHA-256 in manifest.json,
+reads each case's tensors in whichever format the export is (safetensors:
+u64 header size, JSON header, buffer; npy; ropecheck-hex-json), and for every
+policy of the manifest requires
+
+  - valid: q_expected and k_expected (the exact result correctly rounded)
+    meet the budget, |out - <w>_expected_f64| <= <w>_budget_<policy> per
+    element (0 on pass-through channels: equal);
+  - invalid (schema 3, a case's "outputs"): fails it: some element is over
+    budget or not finite;
+  - acceptable: meets it exactly for the policies of allowedBy, fails the
+    others;
+
+and each output's worstUnits to be max |out - expected_f64| / budget as
+recomputed here (infinity for a non-finite output or any difference where
+the budget is 0). Exit 0 when every check holds, 1 otherwise, 2 when the
+export cannot be read (the message names the file and field).
+
+--widen F plays a consumer that multiplies every budget by F: it still
+requires the valid outputs to pass, and reports each output it then accepts
+under a policy that must reject it (invalid outputs first, then acceptable
+ones under the policies outside their allowedBy): exit 1 when there is one.
+That wrong outputs pass a tenfold budget is what shows the budgets are
+tight.
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+SCHEMA_VERSIONS = (1, 2, 3)  # the manifest versions this reader knows
+_NUMPY = {"f64": "<f8", "f32": "<f4", "f16": "<f2", "bf16": "<u2", "i64": "<i8"}
+_SAFETENSORS = {"F64": "f64", "F32": "f32", "F16": "f16", "BF16": "bf16", "I64": "i64"}
+
+
+class ExportError(Exception):
+    """The export cannot be read: names the file and the field."""
+
+
+def _read(directory, relative):
+    path = os.path.join(directory, relative)
+    if not os.path.isfile(path) or os.path.islink(path):
+        raise ExportError(f"{path}: not a regular file of the export")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _to_f64(raw, dtype):
+    """Stored values as exact float64 (bf16 is stored as its uint16 bits)."""
+    if dtype == "bf16":
+        return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return raw if dtype == "i64" else raw.astype(np.float64)
+
+
+def _safetensors(data, path):
+    if len(data) < 8:
+        raise ExportError(f"{path}: header size: file shorter than 8 bytes")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8:
+        raise ExportError(f"{path}: header size: {n} exceeds the file")
+    header = json.loads(data[8:8 + n])
+    buffer = data[8 + n:]
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _SAFETENSORS.get(e.get("dtype"))
+        begin, end = e["data_offsets"]
+        if dtype is None or not 0 <= begin <= end <= len(buffer):
+            raise ExportError(f"{path}: tensor '{name}': bad dtype or data_offsets")
+        raw = np.frombuffer(buffer[begin:end], dtype=_NUMPY[dtype]).reshape(e["shape"])
+        out[name] = _to_f64(raw, dtype)
+    return out
+
+
+def _hex_json(data, path):
+    doc = json.loads(data)
+    if doc.get("format") != "ropecheck-hex-json" or doc.get("version") != 1:
+        raise ExportError(f"{path}: format: must be ropecheck-hex-json version 1")
+    out = {}
+    for t in doc["tensors"]:
+        if t["dtype"] == "i64":
+            values = np.array(t["values"], dtype=np.int64)
+        else:  # C99 hex floats, "inf", "-inf", "nan": float.fromhex reads them all
+            values = np.array([float.fromhex(v) for v in t["values"]], dtype=np.float64)
+        out[t["name"]] = values.reshape(t["shape"])
+    return out
+
+
+def _npy(data, path, case_dtype):
+    import io
+
+    raw = np.load(io.BytesIO(data), allow_pickle=False)
+    # bf16 has no numpy dtype: '<u2' holds its bits, and only a tensor in the
+    # case dtype (an input or an output) can be one.
+    if raw.dtype == np.uint16:
+        if case_dtype != "bf16":
+            raise ExportError(f"{path}: descr: '<u2' in a {case_dtype} case")
+        return _to_f64(raw, "bf16")
+    return raw if raw.dtype == np.int64 else raw.astype(np.float64)
+
+
+def load_manifest(directory):
+    """manifest.json, after SHA256SUMS (required) has checked it."""
+    sums = _read(directory, "SHA256SUMS").decode()
+    manifest = _read(directory, "manifest.json")
+    listed = [line[:64] for line in sums.splitlines() if line[66:] == "manifest.json"]
+    if listed != [hashlib.sha256(manifest).hexdigest()]:
+        raise ExportError(f"{directory}/manifest.json: sha256: not the one SHA256SUMS lists once")
+    m = json.loads(manifest)
+    version = m.get("schemaVersion")
+    if version not in SCHEMA_VERSIONS:
+        raise ExportError(f"{directory}/manifest.json: schemaVersion: {version!r}; this reader knows versions "
+                          f"{', '.join(map(str, SCHEMA_VERSIONS))}")
+    if m.get("schema") != f"ropecheck_golden_manifest_v{version}.schema.json":
+        raise ExportError(f"{directory}/manifest.json: schema: does not name version {version}")
+    if not m.get("cases"):
+        raise ExportError(f"{directory}/manifest.json: cases: lists no case")
+    return m
+
+
+def load_case(directory, manifest, case):
+    """Every tensor of a case as float64 (int64 for positions and pair_axis), files checked first."""
+    tensors = {}
+    for f in case["files"]:
+        data = _read(directory, f["path"])
+        path = os.path.join(directory, f["path"])
+        if len(data) != f["bytes"] or hashlib.sha256(data).hexdigest() != f["sha256"]:
+            raise ExportError(f"{path}: sha256: the file is not the one the manifest lists")
+        if manifest["format"] == "safetensors":
+            tensors.update(_safetensors(data, path))
+        elif manifest["format"] == "json":
+            tensors.update(_hex_json(data, path))
+        else:
+            tensors[os.path.splitext(os.path.basename(f["path"]))[0]] = _npy(data, path, case["dtype"])
+    return tensors
+
+
+def measure(out, exact, budget):
+    """(worst |out - exact| / budget, whether every element meets its budget), as the manifest defines them."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        err = np.abs(out - exact)
+        units = np.where(budget > 0, err / np.where(budget > 0, budget, 1.0), np.where(err == 0, 0.0, np.inf))
+    units = np.where(np.isfinite(out) & np.isfinite(err), units, np.inf)
+    within = bool(np.all(np.isfinite(out) & (err <= budget)))
+    return float(np.max(units, initial=0.0)), within
+
+
+def measure_output(t, q, k, policy, widen=1.0):
+    worst, within = 0.0, True
+    for w, out in (("q", t[q]), ("k", t[k])):
+        u, ok = measure(out, t[f"{w}_expected_f64"], t[f"{w}_budget_{policy}"] * widen)
+        worst, within = max(worst, u), within and ok
+    return worst, within
+
+
+def check_case(t, case, policies, widen):
+    """Problems of one case, and the invalid outputs a widened consumer accepts (as (output, policy))."""
+    problems, accepted = [], []
+    for p in policies:
+        if not measure_output(t, "q_expected", "k_expected", p, widen)[1]:
+            problems.append(f"the exact outputs exceed the {p} budget")
+    for i, o in enumerate(case.get("outputs", [])):
+        label = f"output {i} ({o['mutant']}, {o['bugClass']})"
+        allowed = set(o["allowedBy"])
+        if (o["result"] == "invalid") != (not allowed):
+            problems.append(f"{label}: result {o['result']} with allowedBy {sorted(allowed)}")
+        for p in policies:
+            worst, within = measure_output(t, o["q"], o["k"], p, widen)
+            if widen != 1.0:  # an output this policy must reject, accepted by the wider budget
+                if within and p not in allowed:
+                    accepted.append((o, p, worst * widen))  # in units of the exact budget
+                continue
+            stated = o["worstUnits"][p]
+            stated = math.inf if stated == "inf" else stated
+            if within != (p in allowed):
+                problems.append(f"{label}: {'meets' if within else 'exceeds'} the {p} budget, marked {o['result']}"
+                                f" (allowedBy {sorted(allowed)})")
+            if worst != stated:
+                problems.append(f"{label}: worst units under {p} are {worst!r} where the manifest states {stated!r}")
+    return problems, accepted
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir")
+    ap.add_argument("--widen", type=float, default=1.0, help="multiply every budget by this (a looser consumer)")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args()
+    if not (a.widen >= 1.0 and math.isfinite(a.widen)):
+        sys.exit("--widen: must be a finite factor >= 1")
+    try:
+        m = load_manifest(a.dir)
+        policies = list(m["policies"])
+        failed, n, counts, accepted = 0, 0, {"invalid": 0, "acceptable": 0}, []
+        for case in m["cases"]:
+            t = load_case(a.dir, m, case)
+            problems, acc = check_case(t, case, policies, a.widen)
+            n += 1
+            for o in case.get("outputs", []):
+                counts[o["result"]] += 1
+            accepted += [(case, o, p, w) for o, p, w in acc]
+            if problems:
+                failed += 1
+                if not a.quiet:
+                    print(f"FAIL case {case['id']} {case['name']}: {problems[0]} ({len(problems)} problem(s))")
+    except (ExportError, KeyError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"{a.dir}: schema {m['schemaVersion']}, {n} cases, {len(policies)} policies: {failed} failed; "
+          f"{counts['invalid']} invalid and {counts['acceptable']} acceptable outputs"
+          + ("" if a.widen != 1.0 else ", each rejected and allowed as marked, worst units as stated; the exact "
+             "outputs meet every budget"))
+    if a.widen != 1.0:
+        invalid = [x for x in accepted if x[1]["result"] == "invalid"]
+        per_policy = {p: sum(x[2] == p for x in accepted) for p in policies}
+        print(f"with every budget x{a.widen:g}: {len({id(o) for _, o, _, _ in invalid})} invalid outputs accepted (in "
+              f"{len({c['id'] for c, _, _, _ in invalid})} cases); outputs a policy must reject accepted, per policy: "
+              + ", ".join(f"{p} {k}" for p, k in per_policy.items()))
+        for c, o, p, w in (invalid + accepted)[:5 if a.quiet else len(accepted)]:
+            print(f"  accepted: case {c['id']} {c['name']}: {o['result']} {o['mutant']} ({o['bugClass']}) under {p}: "
+                  f"{w:.3g} x its budget")
+        return 1 if accepted or failed else 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
