@@ -148,7 +148,15 @@ namespace ropecheck::mutant {
   X(mla_latent_rotated, "MLA: the latent kv_c's first channels rotated with k_pe's angles (the nope part "     \
     "rotated)", "CachesTheRotatedKAndV", "")                                                                 \
   X(mla_entry_order_swapped, "MLA: the entry written [k_pe | kv_c] where the cache is [kv_c | k_pe]",         \
-    "CachesTheRotatedKAndV", "")
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(cos_sin_cache_downcast, "caller's cos/sin cache: an fp32 cache rounded to the query dtype before use "    \
+    "(SGLang PR #33117: MRotaryEmbedding's _match_cos_sin_cache_dtype)", "ConformsToReference", "")          \
+  X(cos_sin_cache_downcast_in_place, "caller's cos/sin cache: an fp32 cache rounded to the query dtype in "  \
+    "place, the caller's buffer written (SGLang PR #33117, PR #29729's review)", "ConformsToReference", "")   \
+  X(cos_sin_cache_halves_swapped, "caller's cos/sin cache: each row read as sin | cos", "ConformsToReference", \
+    "")                                                                                                      \
+  X(cos_sin_cache_row_of_token, "caller's cos/sin cache: the row of the token index, not of its position (a " \
+    "chunked prefill's offset dropped at the lookup)", "ConformsToReference", "")
 
 #define ROPECHECK_MUTANT_ENUM(name, text, props, suite) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };
