@@ -128,6 +128,10 @@ namespace ropecheck::mutant {
     "into the cache (SGLang PR #22868)", "CachesTheRotatedKAndV", "")                                         \
   X(kv_unrotated_k_cached, "KV-cache write: the cache written from k before its rotation",                   \
     "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_contiguous_prefill_slots, "KV-cache write: a prefill path, for calls of more than 16 tokens whose "   \
+    "slots ascend, that writes them as one run from the first slot (a prefill's slots assumed contiguous "    \
+    "across blocks)",                                                                                        \
+    "PermutingSlotsPermutesTheCache", "")                                                                    \
   X(kv_padding_skips_rotation, "KV-cache write: a padding token returns before its q and k are rotated "     \
     "(vLLM's concat_and_cache_mla_rope_fused: `if (!has_slot_mapping) return;`)", "ConformsToReference", "")   \
   X(qk_norm_after_rotation, "qk-norm: the heads rotated first and normalised after (a fusion across the "     \

@@ -29,6 +29,7 @@ PropertyResult reduces_to_1d_when_axes_agree(const ropecheck_impl_t&, CaseContex
 PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t&, CaseContext&);
 PropertyResult leaves_the_rest_of_the_cache_unchanged(const ropecheck_impl_t&, CaseContext&);
 PropertyResult normalises_each_head_then_rotates(const ropecheck_impl_t&, CaseContext&);
+PropertyResult permuting_slots_permutes_the_cache(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
 constexpr std::uint32_t kAnyAxisForm = kAxisAssignmentCaps;
@@ -71,6 +72,10 @@ constexpr Property kProperties[] = {
     {"LeavesTheRestOfTheCacheUnchanged",
      "KV-cache write: no byte outside the written slots changes (padding tokens write nothing)",
      leaves_the_rest_of_the_cache_unchanged, ROPECHECK_CAP_KV_CACHE_WRITE},
+    {"PermutingSlotsPermutesTheCache",
+     "KV-cache write: the same slots handed to the tokens in another order move each entry with its slot, bit for "
+     "bit, and change nothing else",
+     permuting_slots_permutes_the_cache, ROPECHECK_CAP_KV_CACHE_WRITE},
     {"NormalisesEachHeadThenRotates",
      "qk-norm: every head RMS-normalised over head_dim, then rotated, within E10 carried through the rotation",
      normalises_each_head_then_rotates, ROPECHECK_CAP_QK_NORM},

@@ -76,7 +76,8 @@ std::string KernelRun::failure() const {
 }
 
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
-                      std::optional<PoisonKind> poison, const QkNormCase* norm) {
+                      std::optional<PoisonKind> poison, const QkNormCase* norm,
+                      const std::vector<std::int64_t>* slot_mapping) {
   const Geometry g = geometry(c);
   KernelRun r;
   // A private copy of q and k for a kernel in this process, which could
@@ -174,6 +175,15 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds)) {
       KvRun& kv = r.kv.emplace();
       kv.spec = std::move(*spec);
+      if (slot_mapping != nullptr) {
+        if (slot_mapping->size() != kv.spec.slots.size()) {  // a caller's error, never the kernel's
+          r.status = ROPECHECK_INTERNAL_ERROR;
+          r.misbehaviour = "ropecheck passed a slot mapping of " + std::to_string(slot_mapping->size()) +
+                           " entries for " + std::to_string(kv.spec.slots.size()) + " tokens";
+          return r;
+        }
+        kv.spec.slots = *slot_mapping;
+      }
       kv.v = make_kv_v(c, kv.spec);
       kv.k_cache.resize(kv.spec.cache_bytes());
       kv.v_cache.resize(kv.spec.v_cache_bytes());

@@ -13,6 +13,7 @@
 #include "core/kernel/impl_validation.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
+#include "mutants/mutant_kernel.h"
 
 namespace ropecheck {
 namespace {
@@ -68,6 +69,22 @@ TEST(FusedKernels, ADeclarationOtherThanTheArithmeticFails) {
   // rounding boundary of the cache dtype (about 6% of e4m3fn elements of a
   // bf16 k), so on some case of the suite.
   EXPECT_GT(property_stats(g.report.impls[1], "CachesTheRotatedKAndV").failed, 0) << g.text;
+}
+
+// The slot mapping's permutation (Rope/PermutingSlotsPermutesTheCache)
+// kills a kernel the other cache properties pass: a prefill path that
+// writes ascending slots as one contiguous run. Their one random mapping per
+// case ascends only for a few tokens, under the path's threshold; the
+// permutation hands the same slots out ascending, with the holes between
+// blocks a paged cache has.
+TEST(FusedKernels, AContiguousPrefillPathDiesOnlyByTheSlotPermutation) {
+  const ropecheck_impl_t* k = mutant::find_mutant("mutant_kv_contiguous_prefill_slots");
+  ASSERT_NE(k, nullptr);
+  const GateRun others = run_quick_gate({k}, std::nullopt, {"CachesTheRotatedKAndV", "LeavesTheRestOfTheCacheUnchanged"});
+  EXPECT_TRUE(others.report.passed()) << others.text;
+  EXPECT_GT(property_stats(others.report.impls[0], "CachesTheRotatedKAndV").passed, suite_size(Suite::kQuick) / 3);
+  const GateRun permuted = run_quick_gate({k}, std::nullopt, {"PermutingSlotsPermutesTheCache"});
+  EXPECT_GT(property_stats(permuted.report.impls[0], "PermutingSlotsPermutesTheCache").failed, 0) << permuted.text;
 }
 
 }  // namespace
