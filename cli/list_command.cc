@@ -65,6 +65,7 @@ std::string flags_text(std::uint32_t f) {
   return bit_names(f, {{ROPECHECK_CAP_IN_PLACE, "in-place"},
                        {ROPECHECK_CAP_OUT_OF_PLACE, "out-of-place"},
                        {ROPECHECK_CAP_COS_SIN_CACHE, "cos/sin-cache"},
+                       {ROPECHECK_CAP_CALLER_COS_SIN_CACHE, "caller-cos/sin-cache"},
                        {ROPECHECK_CAP_INVERSE, "inverse"},
                        {ROPECHECK_CAP_PARTIAL_ROTARY, "partial-rotary"},
                        {ROPECHECK_CAP_POS_INT32, "pos-i32"},
@@ -86,8 +87,8 @@ std::string axes_text(std::uint32_t f) {
   return s.empty() ? "- (one position per token)" : s + " (M-RoPE / axial, ABI 1.3)";
 }
 
-// ABI 1.4 and 1.5: the fused operations a kernel grants and how it
-// declares them, one per line.
+// ABI 1.4 to 1.6: the fused operations a kernel grants (and the caller's
+// cos/sin cache it reads) and how it declares them, one per line.
 std::string fused_text(const ropecheck_impl_t& t) {
   std::vector<std::string> parts;
   if (t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
@@ -117,6 +118,12 @@ std::string fused_text(const ropecheck_impl_t& t) {
                     bit_names(q.weight_forms, {{1u << ROPECHECK_NORM_WEIGHT_W, "w"},
                                                {1u << ROPECHECK_NORM_WEIGHT_ONE_PLUS_W, "1+w"}}) +
                     ", " + where + ", rsqrt " + ulp + " ulp");
+  }
+  if (t.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) {
+    std::string dtypes = bits_to_names(t.cos_sin_cache_dtypes, ROPECHECK_DTYPE_F64, dtype_n);
+    if (t.cos_sin_cache_dtypes & ROPECHECK_COS_SIN_CACHE_OF_STORAGE) dtypes += (dtypes.empty() ? "" : ",") + std::string("storage");
+    parts.push_back("caller's cos/sin cache (ABI 1.6): " + dtypes +
+                    "; the exact m cos | m sin rounded once to it (its angle and sin/cos policy unused)");
   }
   if (parts.empty()) return "- (RoPE alone)";
   std::string out;

@@ -18,6 +18,7 @@
 
 #include "core/cases/axis_cases.h"
 #include "core/cases/case_fit.h"
+#include "core/cases/cos_sin_cache_case.h"
 #include "core/cases/kv_write_case.h"
 #include "core/cases/qk_norm_case.h"
 #include "properties/property.h"
@@ -130,6 +131,9 @@ std::string fused_form(const ropecheck_impl_t& impl, const Case& c, const std::s
     return std::string(kind) + " " + cache_dtype_name(w->dtype) + " " + (w->hnd ? "HND" : "NHD") + ", " +
            (w->scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") + " scales";
   }
+  if (property == "ConformsToReference" && (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE))
+    return "caller's cos/sin cache " +
+           std::string(dtype_name(caller_cache_dtype(c, impl.cos_sin_cache_dtypes))) + " (ABI 1.6)";
   if (property == "NormalisesEachHeadThenRotates") {
     const QkNormCase n = qk_norm_case(c, impl.norm_policy);
     return std::string("qk-norm, weight ") + (n.form == ROPECHECK_NORM_WEIGHT_W ? "w" : "1 + w");

@@ -87,7 +87,8 @@ void print_summary(const GateReport& r, std::ostream& os) {
   if (any_fused) {
     os << "\n### Fused operations\n\n"
           "The fused parts per form, as their own properties judge them (CachesTheRotatedKAndV: E9 in\n"
-          "cache codes; NormalisesEachHeadThenRotates: E10 and the rotation).\n\n"
+          "cache codes; NormalisesEachHeadThenRotates: E10 and the rotation; the caller's cos/sin cache,\n"
+          "ABI 1.6: ConformsToReference, with E4c).\n\n"
           "| implementation | fused form | cases | passed | failed | skipped | worst/budget | result |\n"
           "|---|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& i : r.impls)

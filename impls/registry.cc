@@ -22,6 +22,10 @@ const std::vector<RegisteredImpl>& rows() {
         {impl::scalar_cached_impl()}, {impl::simd_cache_impl()},        {impl::simd_otf_impl()},
         {impl::scalar_fused_kv_vllm_impl()}, {impl::scalar_fused_qk_norm_vllm_impl()},
     };
+    // The caller's cos/sin cache (ABI 1.6), by name: its rotation is
+    // scalar_cached's, judged in the default set; its ctest gates the
+    // cache's dtypes.
+    v.push_back({impl::scalar_caller_cache_impl(), "", false});
     // The other fused arithmetics, selected by name (their own ctest gates them).
     v.push_back({impl::scalar_fused_kv_flashinfer_impl(), "", false});
     v.push_back({impl::scalar_fused_qk_norm_qwen3_impl(), "", false});

@@ -1,5 +1,6 @@
 #include "mutants/kv_write_mutants.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <deque>
@@ -131,11 +132,27 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
     }
   }
   const std::int64_t slots = w->num_blocks * w->block_size;
+  // The prefill path, for calls of more than 16 tokens whose slots ascend:
+  // the tokens written as one run from the first one's slot, the holes
+  // between a sequence's blocks ignored (never past the last slot: the n-th
+  // ascending slot is at least the first + n).
+  std::int64_t run_start = -1, previous = -1;
+  bool ascending = k.bug == Bug::kv_contiguous_prefill_slots && T > 16;
+  for (std::int64_t t = 0; t < T && ascending; ++t) {
+    const std::int64_t s = w->slot_mapping[t];
+    if (s < 0) continue;
+    ascending = s > previous;
+    if (run_start < 0) run_start = s;
+    previous = s;
+  }
+  std::int64_t run = 0;
   for (std::int64_t t = 0; t < T; ++t) {
     std::int64_t slot = w->slot_mapping[t];
     if (slot < 0) {
       if (k.bug != Bug::kv_padding_writes_last_slot) continue;
       slot = ((slot % slots) + slots) % slots;  // Python's -1 % n: the last slot
+    } else if (ascending) {
+      slot = std::min(run_start + run++, slots - 1);
     }
     for (int h = 0; h < H; ++h) {
       float ks = kv_scale_of(w->k_scale, w->scale_kind, h), vs = kv_scale_of(w->v_scale, w->scale_kind, h);
@@ -171,6 +188,7 @@ bool is_kv_write_bug(Bug bug) {
     case Bug::kv_pass_through_not_cached:
     case Bug::kv_unrotated_k_cached:
     case Bug::kv_padding_skips_rotation:
+    case Bug::kv_contiguous_prefill_slots:
     case Bug::mla_rope_half_the_dims:
     case Bug::mla_latent_rotated:
     case Bug::mla_entry_order_swapped: return true;

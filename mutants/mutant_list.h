@@ -128,6 +128,10 @@ namespace ropecheck::mutant {
     "into the cache (SGLang PR #22868)", "CachesTheRotatedKAndV", "")                                         \
   X(kv_unrotated_k_cached, "KV-cache write: the cache written from k before its rotation",                   \
     "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_contiguous_prefill_slots, "KV-cache write: a prefill path, for calls of more than 16 tokens whose "   \
+    "slots ascend, that writes them as one run from the first slot (a prefill's slots assumed contiguous "    \
+    "across blocks)",                                                                                        \
+    "PermutingSlotsPermutesTheCache", "")                                                                    \
   X(kv_padding_skips_rotation, "KV-cache write: a padding token returns before its q and k are rotated "     \
     "(vLLM's concat_and_cache_mla_rope_fused: `if (!has_slot_mapping) return;`)", "ConformsToReference", "")   \
   X(qk_norm_after_rotation, "qk-norm: the heads rotated first and normalised after (a fusion across the "     \
@@ -148,7 +152,15 @@ namespace ropecheck::mutant {
   X(mla_latent_rotated, "MLA: the latent kv_c's first channels rotated with k_pe's angles (the nope part "     \
     "rotated)", "CachesTheRotatedKAndV", "")                                                                 \
   X(mla_entry_order_swapped, "MLA: the entry written [k_pe | kv_c] where the cache is [kv_c | k_pe]",         \
-    "CachesTheRotatedKAndV", "")
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(cos_sin_cache_downcast, "caller's cos/sin cache: an fp32 cache rounded to the query dtype before use "    \
+    "(SGLang PR #33117: MRotaryEmbedding's _match_cos_sin_cache_dtype)", "ConformsToReference", "")          \
+  X(cos_sin_cache_downcast_in_place, "caller's cos/sin cache: an fp32 cache rounded to the query dtype in "  \
+    "place, the caller's buffer written (SGLang PR #33117, PR #29729's review)", "ConformsToReference", "")   \
+  X(cos_sin_cache_halves_swapped, "caller's cos/sin cache: each row read as sin | cos", "ConformsToReference", \
+    "")                                                                                                      \
+  X(cos_sin_cache_row_of_token, "caller's cos/sin cache: the row of the token index, not of its position (a " \
+    "chunked prefill's offset dropped at the lookup)", "ConformsToReference", "")
 
 #define ROPECHECK_MUTANT_ENUM(name, text, props, suite) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };

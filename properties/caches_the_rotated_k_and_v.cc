@@ -30,7 +30,7 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
   const KvWriteCase& w = kv.spec;
   const CacheWritePolicy policy = cache_write_policy(impl.kv_policy, w.dtype);
   const ReferenceResult& ref = ctx.reference();
-  const ErrorModel em = case_error_model(policy_of(impl), c, ref.attention_factor);
+  const ErrorModel em = case_error_model(impl, c, ref.attention_factor);
   const Geometry g = geometry(c);
   const QkBuffers& in = ctx.inputs();
   double worst = 0;

@@ -51,7 +51,7 @@ PropertyResult normalises_each_head_then_rotates(const ropecheck_impl_t& impl, C
   const NormedReference ref = normed_reference(c, in, norm);
   const std::array<std::vector<double>, 2> input_error =
       norm_input_errors(c, in, norm, ref, norm_policy_of(impl.norm_policy, norm.form));
-  const ErrorModel em = case_error_model(policy_of(impl), c, ref.rotated.attention_factor);
+  const ErrorModel em = case_error_model(impl, c, ref.rotated.attention_factor);
   const Geometry g = geometry(c);
   double worst = 0;
   std::string first;

@@ -75,7 +75,9 @@ struct Property {
   // properties that judge it.
   bool large_cases = false;
   // At least one of these capability flags (0: none needed): the
-  // multi-axis properties apply to a kernel granting any multi-axis form.
+  // multi-axis properties apply to a kernel granting any multi-axis form,
+  // the cache bound check to one reading a cache of its own or the
+  // caller's (ABI 1.6).
   std::uint32_t needs_any_flags = 0;
 };
 

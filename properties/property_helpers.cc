@@ -11,7 +11,7 @@ namespace ropecheck::prop {
 
 ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref) {
   const Geometry g = geometry(c);
-  const ErrorModel model = case_error_model(policy_of(impl), c, ref.attention_factor);
+  const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
   ElementBudgets j;
   j.attention_factor = ref.attention_factor;
   for (int w = 0; w < 2; ++w) {

@@ -29,9 +29,12 @@ PropertyResult reduces_to_1d_when_axes_agree(const ropecheck_impl_t&, CaseContex
 PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t&, CaseContext&);
 PropertyResult leaves_the_rest_of_the_cache_unchanged(const ropecheck_impl_t&, CaseContext&);
 PropertyResult normalises_each_head_then_rotates(const ropecheck_impl_t&, CaseContext&);
+PropertyResult permuting_slots_permutes_the_cache(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
 constexpr std::uint32_t kAnyAxisForm = kAxisAssignmentCaps;
+// A cache of the kernel's own or the caller's (ABI 1.6).
+constexpr std::uint32_t kAnyCache = ROPECHECK_CAP_COS_SIN_CACHE | ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
 constexpr Property kProperties[] = {
     {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference, 0, 0,
      true},
@@ -50,7 +53,7 @@ constexpr Property kProperties[] = {
      ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE},
     {"RotatesQAndKAlike", "q and k with equal data at one position agree within their budgets", rotates_q_and_k_alike},
     {"RefusesPositionsBeyondTheCache", "a position id past the cos/sin cache gives POSITION_OUT_OF_RANGE",
-     refuses_positions_beyond_the_cache, ROPECHECK_CAP_COS_SIN_CACHE},
+     refuses_positions_beyond_the_cache, 0, 0, false, kAnyCache},
     {"IsBatchInvariant", "a token's bits do not depend on its batch, the token order or the thread count",
      is_batch_invariant, ROPECHECK_CAP_BATCH_INVARIANT, 0, true},
     {"RotatesQTheSameWithoutK", "q rotated alone (no k in the call) has the bits of q rotated with k",
@@ -69,6 +72,10 @@ constexpr Property kProperties[] = {
     {"LeavesTheRestOfTheCacheUnchanged",
      "KV-cache write: no byte outside the written slots changes (padding tokens write nothing)",
      leaves_the_rest_of_the_cache_unchanged, ROPECHECK_CAP_KV_CACHE_WRITE},
+    {"PermutingSlotsPermutesTheCache",
+     "KV-cache write: the same slots handed to the tokens in another order move each entry with its slot, bit for "
+     "bit, and change nothing else",
+     permuting_slots_permutes_the_cache, ROPECHECK_CAP_KV_CACHE_WRITE},
     {"NormalisesEachHeadThenRotates",
      "qk-norm: every head RMS-normalised over head_dim, then rotated, within E10 carried through the rotation",
      normalises_each_head_then_rotates, ROPECHECK_CAP_QK_NORM},
@@ -81,7 +88,9 @@ std::string not_applicable(const Property& p, const ropecheck_impl_t& impl) {
   if ((impl.caps.flags & p.needs_flags) != p.needs_flags)
     return "needs capability flags " + std::to_string(p.needs_flags) + ", has " + std::to_string(impl.caps.flags);
   if ((impl.caps.layouts & p.needs_layouts) != p.needs_layouts) return "needs both layouts";
-  if (p.needs_any_flags && !(impl.caps.flags & p.needs_any_flags)) return "takes one position per token";
+  if (p.needs_any_flags && !(impl.caps.flags & p.needs_any_flags))
+    return p.needs_any_flags == kAnyAxisForm ? "takes one position per token"
+                                             : "needs one of capability flags " + std::to_string(p.needs_any_flags);
   return {};
 }
 

@@ -1,4 +1,5 @@
-// Rope/RefusesPositionsBeyondTheCache: a cache kernel handed a cos/sin cache
+// Rope/RefusesPositionsBeyondTheCache: a cache kernel (its own cache, or since
+// ABI 1.6 the caller's) handed a cos/sin cache
 // one row short of the largest position must answer
 // ROPECHECK_POSITION_OUT_OF_RANGE (kernel_abi.h: ids must lie in
 // [0, cache_max_position)). A kernel without that check reads past its

@@ -53,7 +53,8 @@ std::string fmt3(double v) {
 const char* budget_term_name(int term) { return term >= 0 && term < kBudgetTermCount ? kTermNames[term] : "?"; }
 
 ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadShape shape,
-                       ropecheck_dtype_t storage, double m, const std::vector<int>& group_rotary_dims)
+                       ropecheck_dtype_t storage, double m, const std::vector<int>& group_rotary_dims,
+                       std::optional<ropecheck_dtype_t> caller_cache)
     : policy_(policy),
       storage_(storage),
       math_(resolve(policy.base.math_dtype, storage)),
@@ -63,6 +64,7 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
       trig_(policy.base.sincos == ROPECHECK_SINCOS_LIBM && policy.base.angle_mode == ROPECHECK_ANGLE_F64
                 ? ROPECHECK_DTYPE_F64
                 : ROPECHECK_DTYPE_F32),
+      caller_cache_(caller_cache),
       m_(std::fabs(m)) {
   // A group without pairs (an axis given none) has no frequencies to bound.
   if (group_rotary_dims.empty()) angles_.emplace_back(policy, s, shape.rotary_dim);
@@ -77,6 +79,8 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
                                                  s.scheme == ROPECHECK_SCHEME_LONGROPE);
   m_rel_ = derived_m ? 8.0 * u_f : (s.attention_factor ? u_f : 0.0);
   if (m_rel_ > 0 && u_t > u_f) m_rel_ += u_t * (1 + m_rel_);
+  // A caller's cache carries the exact m, folded in before its one rounding.
+  if (caller_cache_) m_rel_ = 0;
 }
 
 double ErrorModel::math_rounding(double z) const {
@@ -103,11 +107,22 @@ double ErrorModel::phase_error(double abs_angle, double a0) const {
 }
 
 double ErrorModel::angle_error(const ElementTerms& t) const {
+  // A caller's cache is built from the exact angles: the kernel forms none.
+  if (caller_cache_) return 0;
   const double a0 = angles_.at(static_cast<std::size_t>(t.freq_group)).bound(t.abs_angle, t.position, t.pair);
   return a0 + phase_error(t.abs_angle, a0);
 }
 
 ErrorModel::TrigBound ErrorModel::trig_bound(double cm) const {
+  if (caller_cache_) {
+    // E4c: the caller's cache holds RN_C(m cos a), one rounding of the exact
+    // value to its dtype C; a kernel that rounds it again to the cos/sin
+    // dtype its policy declares (one that cannot hold C) adds that rounding.
+    const double mc = m_ * cm;
+    double delta = half_ulp_up(mc, *caller_cache_);
+    if (!holds_every_value(*caller_cache_, cos_sin_)) delta += half_ulp_up(mc + delta, cos_sin_);
+    return {delta, mc + delta};
+  }
   // E3: the evaluation, k ulps of the exact value in the trig precision for
   // libm (an ulp at Cm >= |cos a~| bounds it), the declared abs error for a
   // fast approximation.

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,12 @@ class ErrorModel {
   // group_rotary_dims: the rotary dim of each frequency group of a
   // multi-axis case with per-axis frequencies (ElementTerms::freq_group
   // indexes it); empty: one group over shape.rotary_dim.
+  // caller_cache: the kernel reads a cos/sin cache the caller built from
+  // the exact angles, rounded once to that dtype (ABI 1.6), in place of
+  // forming angles and sin/cos itself (E4c in the doc).
   ErrorModel(const Policy& policy, const ref::FreqSpec& spec, ref::HeadShape shape, ropecheck_dtype_t storage,
-             double attention_factor, const std::vector<int>& group_rotary_dims = {});
+             double attention_factor, const std::vector<int>& group_rotary_dims = {},
+             std::optional<ropecheck_dtype_t> caller_cache = std::nullopt);
 
   // Bound on the relative error of the kernel's w_i (E1 in the doc).
   double freq_rel_error(int pair) const { return angles_[0].freq_rel_error(pair); }
@@ -139,6 +144,7 @@ class ErrorModel {
   ropecheck_dtype_t math_;    // math_dtype with OF_STORAGE resolved
   ropecheck_dtype_t cos_sin_;  // cache_dtype with OF_STORAGE resolved
   ropecheck_dtype_t trig_;    // precision sin/cos are evaluated in
+  std::optional<ropecheck_dtype_t> caller_cache_;  // the caller's cache's dtype (ABI 1.6)
   double m_;
   double m_rel_;  // E5: relative error of the kernel's attention factor
   std::vector<AngleError> angles_;  // per frequency group

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -350,6 +351,11 @@ const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
 }
 
 void name_cache_contents(const void* data, std::uint64_t generation) { t_named_cache = {data, generation}; }
+
+std::uint64_t new_cache_generation() {
+  static std::atomic<std::uint64_t> generations{0};
+  return ++generations;
+}
 
 void retire_workers() { retire_worker_slots(); }
 

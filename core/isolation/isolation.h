@@ -64,6 +64,9 @@ const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl);
 // name costs a failing call, never a write that goes unseen. Generation 0
 // (the default): every call copies it in.
 void name_cache_contents(const void* data, std::uint64_t generation);
+// A generation no bytes were named under before, for the caches of every
+// kind a thread hands out (a kernel's own, the caller's of ABI 1.6).
+std::uint64_t new_cache_generation();
 
 // Ends the calling thread's workers (a thread's workers also end with it):
 // a gate run calls it when it is done with its implementations.

@@ -51,7 +51,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     return out;
   }
   const Geometry g = geometry(c);
-  const ErrorModel model = case_error_model(policy_of(impl), c, ref.attention_factor);
+  const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -192,8 +193,14 @@ ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in);
 
 // The error model of a case for a kernel declaring `policy`: the case's
 // frequency groups (per-axis frequencies have one per axis) each budgeted
-// over their own rotary dim.
-ErrorModel case_error_model(const Policy& policy, const Case& c, double attention_factor);
+// over their own rotary dim; with `caller_cache`, for a kernel reading the
+// cos/sin cache the caller passes in (ABI 1.6) in that dtype.
+ErrorModel case_error_model(const Policy& policy, const Case& c, double attention_factor,
+                            std::optional<ropecheck_dtype_t> caller_cache = std::nullopt);
+// The same for a kernel's table: its declared policy, and the caller cache
+// the case hands it when it grants CALLER_COS_SIN_CACHE
+// (core/cases/cos_sin_cache_case.h draws the dtype).
+ErrorModel case_error_model(const ropecheck_impl_t& impl, const Case& c, double attention_factor);
 
 // First difference between two results, bit for bit (the sign of zero
 // included), as "what at where"; empty when identical.

@@ -41,7 +41,9 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
     return "position dtype";
   bool negative = false;
   for (auto p : c.positions) negative |= p < 0;
-  if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & ROPECHECK_CAP_COS_SIN_CACHE)))
+  // A cache, the kernel's own or the caller's (1.6), has no negative row.
+  const std::uint32_t any_cache = ROPECHECK_CAP_COS_SIN_CACHE | ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
+  if (negative && (!(k.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) || (k.flags & any_cache)))
     return "negative positions";
   if (c.axes.multi()) {
     if (!(k.flags & axis_assignment_cap(c.axes.assignment)) || impl.abi_minor < 3)
@@ -55,7 +57,7 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
            ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
   if (impl.max_position > 0 && c.max_abs_position() >= impl.max_position)
     return "positions at or beyond max_position " + std::to_string(impl.max_position);
-  if (k.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
+  if (k.flags & any_cache) {
     if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "core/error_model/error_model.h"
 #include "ropecheck/axes.h"
@@ -20,7 +21,7 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_BATCH_INVARIANT | ROPECHECK_CAP_AXES_SECTIONS |
                                       ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
                                       ROPECHECK_CAP_AXIS_FREQUENCIES | ROPECHECK_CAP_KV_CACHE_WRITE |
-                                      ROPECHECK_CAP_QK_NORM;
+                                      ROPECHECK_CAP_QK_NORM | ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -141,6 +142,35 @@ std::string check_1_5_members(const ropecheck_impl_t& raw, const ropecheck_impl_
   return {};
 }
 
+// What 1.6 appends: the cache dtypes of the grant CALLER_COS_SIN_CACHE,
+// which a table of an older minor version (or one not granting) may not set.
+std::string check_1_6_members(const ropecheck_impl_t& raw, const ropecheck_impl_t& t) {
+  if (t.reserved2 != 0) return "reserved2: must be 0";
+  const bool grants = (t.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) != 0;
+  if (!grants) {
+    if (t.cos_sin_cache_dtypes != 0)
+      return "cos_sin_cache_dtypes: set, but caps.flags does not grant CALLER_COS_SIN_CACHE (bit 19)";
+    return {};
+  }
+  if (t.abi_minor < 6 || raw.struct_size < ROPECHECK_IMPL_SIZE_1_6)
+    return "caps.flags: CALLER_COS_SIN_CACHE (bit 19) needs abi_minor >= 6 and struct_size >= " +
+           std::to_string(ROPECHECK_IMPL_SIZE_1_6) + " (ABI 1.6; got abi_minor " + std::to_string(t.abi_minor) +
+           ", struct_size " + std::to_string(raw.struct_size) + ")";
+  const std::uint32_t dtypes = kStorageDtypes | ROPECHECK_COS_SIN_CACHE_OF_STORAGE;
+  if (t.cos_sin_cache_dtypes == 0 || (t.cos_sin_cache_dtypes & ~dtypes))
+    return "cos_sin_cache_dtypes: must be a non-empty subset of f32|f16|bf16|OF_STORAGE = " + bits(dtypes) +
+           " with CALLER_COS_SIN_CACHE (got " + bits(t.cos_sin_cache_dtypes) + ")";
+  const std::uint32_t exclusive[][2] = {
+      {ROPECHECK_CAP_COS_SIN_CACHE, 2}, {ROPECHECK_CAP_NEGATIVE_POSITIONS, 7}, {ROPECHECK_CAP_AXIS_FREQUENCIES, 16}};
+  const char* why[] = {"a kernel reads the caller's cache or builds its own", "a cache row has no negative index",
+                       "a cache holds the frequencies of rotary_dim"};
+  for (std::size_t i = 0; i < std::size(exclusive); ++i)
+    if (t.caps.flags & exclusive[i][0])
+      return "caps.flags: CALLER_COS_SIN_CACHE (bit 19) cannot go with bit " + std::to_string(exclusive[i][1]) + " (" +
+             why[i] + ")";
+  return {};
+}
+
 }  // namespace
 
 ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
@@ -204,6 +234,7 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
              std::to_string(t->abi_minor) + ")";
   if (std::string bad = check_kv_policy(*raw, *t); !bad.empty()) return bad;
   if (std::string bad = check_1_5_members(*raw, *t); !bad.empty()) return bad;
+  if (std::string bad = check_1_6_members(*raw, *t); !bad.empty()) return bad;
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
       !(c.flags & kAxisAssignmentCaps))
     return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "core/cases/cos_sin_cache_case.h"
 #include "core/isolation/host_guard.h"
 #include "core/isolation/fp_env.h"
 #include "core/isolation/isolation.h"
+#include "core/kernel/caller_cos_sin_cache.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
@@ -24,26 +26,6 @@ void take_misbehaviour(KernelRun& r) {
   const std::string prefix = kIsolatedCallPrefix;
   if (r.status == ROPECHECK_INTERNAL_ERROR && r.message.compare(0, prefix.size(), prefix) == 0)
     r.misbehaviour = r.message;
-}
-
-// Everything build_cache sees but the row count, as bytes: the ABI spec
-// with its arrays, and rotary_dim.
-std::string cache_key(const ropecheck_freq_spec_t& f, int rotary_dim) {
-  std::string k;
-  const auto put = [&k](const void* p, std::size_t n) { k.append(static_cast<const char*>(p), n); };
-  put(&f.scheme, sizeof f.scheme);
-  for (double v : {f.base, f.factor, f.beta_fast, f.beta_slow, f.attention_factor, f.mscale, f.mscale_all_dim,
-                   f.low_freq_factor, f.high_freq_factor})
-    put(&v, sizeof v);
-  for (std::int64_t v : {f.original_max_position, f.seq_len, static_cast<std::int64_t>(f.truncate),
-                         static_cast<std::int64_t>(f.has_attention_factor), static_cast<std::int64_t>(rotary_dim)})
-    put(&v, sizeof v);
-  for (const double* a : {f.short_factor, f.long_factor, f.inv_freq}) {
-    const char present = a != nullptr;
-    put(&present, 1);
-    if (a) put(a, sizeof(double) * static_cast<std::size_t>(rotary_dim / 2));
-  }
-  return k;
 }
 
 // The last cos/sin cache this thread built, per implementation and spec:
@@ -67,7 +49,6 @@ struct CacheMemo {
   std::uint64_t generation = 0;
 };
 thread_local CacheMemo t_cache_memo;
-std::atomic<std::uint64_t> g_cache_generations{0};
 
 }  // namespace
 
@@ -95,7 +76,8 @@ std::string KernelRun::failure() const {
 }
 
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
-                      std::optional<PoisonKind> poison, const QkNormCase* norm) {
+                      std::optional<PoisonKind> poison, const QkNormCase* norm,
+                      const std::vector<std::int64_t>* slot_mapping) {
   const Geometry g = geometry(c);
   KernelRun r;
   // A private copy of q and k for a kernel in this process, which could
@@ -137,6 +119,9 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // What the cache was handed holding: the memo's first rows (an empty
   // cache for a kernel without one).
   const float* cache_given = nullptr;
+  // ABI 1.6: the caller's cache, checked after the call when the kernel ran
+  // in this process (isolation checks its own copy).
+  bool caller_cache_checked = false;
   char err[1024] = {0};
   ropecheck_apply_params_t p{};
   p.struct_size = sizeof(p);
@@ -190,6 +175,15 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds)) {
       KvRun& kv = r.kv.emplace();
       kv.spec = std::move(*spec);
+      if (slot_mapping != nullptr) {
+        if (slot_mapping->size() != kv.spec.slots.size()) {  // a caller's error, never the kernel's
+          r.status = ROPECHECK_INTERNAL_ERROR;
+          r.misbehaviour = "ropecheck passed a slot mapping of " + std::to_string(slot_mapping->size()) +
+                           " entries for " + std::to_string(kv.spec.slots.size()) + " tokens";
+          return r;
+        }
+        kv.spec.slots = *slot_mapping;
+      }
       kv.v = make_kv_v(c, kv.spec);
       kv.k_cache.resize(kv.spec.cache_bytes());
       kv.v_cache.resize(kv.spec.v_cache_bytes());
@@ -269,6 +263,8 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     // a second copy (up to 64 MiB per call).
     if (!cache.empty() && std::memcmp(cache.data(), cache_given, cache.size() * sizeof(float)) != 0)
       return "wrote into its input cos_sin_cache";
+    if (caller_cache_checked && !thread_caller_cache().unchanged())
+      return "wrote into its input cos_sin_cache (the caller's, " + std::string(dtype_name(static_cast<ropecheck_dtype_t>(p.cache_dtype))) + ")";
     return {};
   };
   const HostGuard guard("the kernel " + std::string(impl.name) + " (called in ropecheck's own process)", 1);
@@ -291,7 +287,7 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       return r;
     }
     const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
-    std::string key = cache_key(abi_freq, c.shape.rotary_dim);
+    std::string key = freq_cache_key(abi_freq, c.shape.rotary_dim);
     CacheMemo& memo = t_cache_memo;
     // The builder is the kernel's own, isolated or not (isolation only moves
     // where it runs): kernels sharing one builder share its caches either way.
@@ -301,7 +297,7 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       memo.build = nullptr;  // invalid until built
       memo.cache.assign(static_cast<std::size_t>(rows * c.shape.rotary_dim), 0.0f);
       // Named before the build, which an isolated builder's worker then keeps.
-      memo.generation = ++g_cache_generations;
+      memo.generation = new_cache_generation();
       name_cache_contents(memo.cache.data(), memo.generation);
       if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, rows, ROPECHECK_DTYPE_F32,
                                      memo.cache.data(), err, sizeof err)) {
@@ -334,6 +330,19 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
     }
     p.cache_dtype = ROPECHECK_DTYPE_F32;
     p.cache_max_position = rows;
+  }
+  if (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) {
+    const ropecheck_dtype_t dtype = caller_cache_dtype(c, impl.cos_sin_cache_dtypes);
+    const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
+    CallerCosSinCache& given_cache = thread_caller_cache();
+    given_cache.build(c, dtype, rows);
+    p.cos_sin_cache = given_cache.data();
+    p.cache_dtype = dtype;
+    p.cache_max_position = rows;
+    caller_cache_checked = isolated_inner(impl) == nullptr;
+    // Named for isolation: a worker keeps the bytes between calls handed the
+    // same cache (a case's properties call its kernel many times on it).
+    if (!caller_cache_checked) name_cache_contents(given_cache.data(), given_cache.generation());
   }
   r.status = impl.apply(impl.ctx, &p, err, sizeof err);
   if (r.status != ROPECHECK_OK) r.message = err;

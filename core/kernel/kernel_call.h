@@ -57,8 +57,12 @@ struct KernelRun {
 // poison: the kind the outputs arrive holding (drawn at random when absent).
 // norm: the qk-norm (ABI 1.5) the call carries, for a kernel granting
 // QK_NORM (core/cases/qk_norm_case.h); no other call has one.
+// slot_mapping: the KV-cache write's slot per token in place of the case's
+// (a permutation of it: the slot-mapping property); the rest of the write
+// is the case's.
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
-                      std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr);
+                      std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr,
+                      const std::vector<std::int64_t>* slot_mapping = nullptr);
 // The call judged for conformance: made twice, with poisons of two
 // different kinds and different buffers; any bitwise difference between the two results is a
 // misbehaviour (it reads its output before writing it, or is not

@@ -228,5 +228,52 @@ TEST(ErrorModel, YarnCliffDetector) {
   EXPECT_FALSE(yarn_near_cliff(f, 128));
 }
 
+
+
+// Half an ulp of a binary format with p significand bits at |z| (normal z):
+// 2^(floor(log2 |z|) - p).
+double half_ulp(double z, int p) { return std::ldexp(1.0, std::ilogb(z) - p); }
+
+TEST(ErrorModel, ACallersCacheChargesItsOneRoundingAndNoAngle) {
+  // E4c: a cos/sin cache the caller built from the exact angles and rounded
+  // once to its dtype C: no angle error at any position, and m cos a, m sin a
+  // each off by half an ulp of C at their magnitude.
+  ref::FreqSpec spec;
+  const double w1 = std::pow(10000.0, -2.0 / 128);
+  const ElementTerms t = terms(std::int64_t{1} << 20, w1, 1, 1.5, 0.75);
+  const ErrorModel own(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  EXPECT_GT(own.terms(t).angle, 0.0);
+  const ErrorModel f32(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0, {}, ROPECHECK_DTYPE_F32);
+  const BudgetTerms b = f32.terms(t);
+  EXPECT_EQ(f32.angle_error(t), 0.0);
+  EXPECT_EQ(b.angle, 0.0);
+  const double c = std::fabs(t.cos_a), s = std::fabs(t.sin_a);
+  EXPECT_DOUBLE_EQ(b.trig, 1.5 * half_ulp(c, 24) + 0.75 * half_ulp(s, 24));
+  // In bf16 (8 bits) the same term is 2^16 times larger.
+  const ErrorModel bf16(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0, {}, ROPECHECK_DTYPE_BF16);
+  EXPECT_DOUBLE_EQ(bf16.terms(t).trig, 1.5 * half_ulp(c, 8) + 0.75 * half_ulp(s, 8));
+  EXPECT_LT(bf16.budget(t), own.budget(t));  // still no angle at 2^20
+  // The attention factor is in the cache, folded in before the rounding.
+  const ErrorModel scaled(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.25, {}, ROPECHECK_DTYPE_F32);
+  EXPECT_DOUBLE_EQ(scaled.terms(t).trig, 1.5 * half_ulp(1.25 * c, 24) + 0.75 * half_ulp(1.25 * s, 24));
+}
+
+TEST(ErrorModel, ACallersCacheRoundedAgainToTheDeclaredCosSinDtypeAddsThatRounding) {
+  // A kernel whose policy multiplies cos/sin in bf16 (HF eager's cast to
+  // q.dtype) given an fp32 cache rounds each value a second time; given a
+  // bf16 cache, bf16 holds it and nothing is added.
+  ref::FreqSpec spec;
+  const ElementTerms t = terms(12345, std::pow(10000.0, -2.0 / 128), 1, 1.5, 0.75);
+  const ErrorModel f32(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0, {}, ROPECHECK_DTYPE_F32);
+  const ErrorModel eager(hf_eager(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0, {}, ROPECHECK_DTYPE_F32);
+  const double c = std::fabs(t.cos_a), s = std::fabs(t.sin_a);
+  const double c1 = c + half_ulp(c, 24), s1 = s + half_ulp(s, 24);
+  EXPECT_DOUBLE_EQ(eager.terms(t).trig, 1.5 * (half_ulp(c, 24) + half_ulp(c1, 8)) +
+                                            0.75 * (half_ulp(s, 24) + half_ulp(s1, 8)));
+  EXPECT_GT(eager.terms(t).trig, 100 * f32.terms(t).trig);
+  const ErrorModel held(hf_eager(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0, {}, ROPECHECK_DTYPE_BF16);
+  EXPECT_DOUBLE_EQ(held.terms(t).trig, 1.5 * half_ulp(c, 8) + 0.75 * half_ulp(s, 8));
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -90,9 +90,6 @@ TEST(ImplValidation, BadDeclarationsNameTheirField) {
   EXPECT_EQ(validate_impl_table(&t), "");
 }
 
-}  // namespace
-}  // namespace ropecheck
-
 namespace ropecheck {
 namespace {
 
@@ -227,6 +224,52 @@ TEST(ImplValidation, TheFusedPartsOfABI15NeedItAndValidFields) {
   bounded = table();
   bounded.reserved1 = 1;
   EXPECT_EQ(validate_impl_table(&bounded), "reserved1: must be 0");
+}
+
+}  // namespace
+}  // namespace ropecheck
+
+TEST(ImplValidation, TheCallersCacheOfABI16NeedsItADtypeAndNoCacheOfItsOwn) {
+  ropecheck_impl_t t = table();
+  t.caps.flags |= ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
+  t.cos_sin_cache_dtypes = (1u << ROPECHECK_DTYPE_F32) | ROPECHECK_COS_SIN_CACHE_OF_STORAGE;
+  EXPECT_EQ(validate_impl_table(&t), "");
+  ropecheck_impl_t bad = t;
+  bad.abi_minor = 5;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("caps.flags: CALLER_COS_SIN_CACHE (bit 19) needs abi_minor >= 6", 0), 0u)
+      << validate_impl_table(&bad);
+  bad = t;
+  bad.struct_size = ROPECHECK_IMPL_SIZE_1_5;  // a table that ends before cos_sin_cache_dtypes
+  EXPECT_NE(validate_impl_table(&bad).find("CALLER_COS_SIN_CACHE"), std::string::npos) << validate_impl_table(&bad);
+  for (const std::uint32_t dtypes : {0u, 1u << ROPECHECK_DTYPE_F64, 1u << 7}) {
+    bad = t;
+    bad.cos_sin_cache_dtypes = dtypes;
+    EXPECT_EQ(validate_impl_table(&bad).rfind("cos_sin_cache_dtypes: must be a non-empty subset", 0), 0u)
+        << dtypes << ": " << validate_impl_table(&bad);
+  }
+  for (const std::uint32_t other :
+       {ROPECHECK_CAP_COS_SIN_CACHE, ROPECHECK_CAP_NEGATIVE_POSITIONS, ROPECHECK_CAP_AXIS_FREQUENCIES}) {
+    bad = t;
+    bad.caps.flags |= other | ROPECHECK_CAP_AXES_TABLE;
+    bad.build_cache = [](void*, const ropecheck_freq_spec_t*, int32_t, int64_t, uint32_t, void*, char*, size_t) {
+      return ROPECHECK_OK;
+    };
+    EXPECT_EQ(validate_impl_table(&bad).rfind("caps.flags: CALLER_COS_SIN_CACHE (bit 19) cannot go with", 0), 0u)
+        << other << ": " << validate_impl_table(&bad);
+  }
+  ropecheck_impl_t ungranted = table();
+  ungranted.cos_sin_cache_dtypes = 1u << ROPECHECK_DTYPE_F32;
+  EXPECT_EQ(validate_impl_table(&ungranted).rfind("cos_sin_cache_dtypes: set, but caps.flags does not grant", 0), 0u);
+  ungranted = table();
+  ungranted.reserved2 = 1;
+  EXPECT_EQ(validate_impl_table(&ungranted), "reserved2: must be 0");
+  // A 1.5 table (struct_size up to max_position) still loads, and reads the
+  // 1.6 members as 0: no caller's cache.
+  ropecheck_impl_t old = table();
+  old.struct_size = ROPECHECK_IMPL_SIZE_1_5;
+  old.abi_minor = 5;
+  EXPECT_EQ(validate_impl_table(&old), "");
+  EXPECT_EQ(host_table(old).cos_sin_cache_dtypes, 0u);
 }
 
 }  // namespace

@@ -252,7 +252,12 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
     set_error(err, n, "positions: must not be null");
     return ROPECHECK_INVALID_ARGUMENT;
   }
-  const bool cache = (caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
+  // A cache of its own (COS_SIN_CACHE, fp32 from build_cache) or the
+  // caller's (1.6, CALLER_COS_SIN_CACHE: fp32, fp16 or bf16; which of them a
+  // kernel reads its table's cos_sin_cache_dtypes says, and the kernel
+  // checks).
+  const bool caller_cache = (caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) != 0;
+  const bool cache = caller_cache || (caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
   if (cache) {
     if (p->cos_sin_cache == nullptr || p->cache_max_position < 1) {
       set_error(err, n, "cos_sin_cache: required by this implementation (got %s, %lld rows)",
@@ -260,8 +265,11 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
                 static_cast<long long>(p->cache_max_position));
       return ROPECHECK_INVALID_ARGUMENT;
     }
-    if (p->cache_dtype != ROPECHECK_DTYPE_F32) {
-      set_error(err, n, "cache_dtype: only f32 caches are supported (got %u)", p->cache_dtype);
+    const bool dtype_ok = p->cache_dtype == ROPECHECK_DTYPE_F32 ||
+                          (caller_cache && (p->cache_dtype == ROPECHECK_DTYPE_F16 || p->cache_dtype == ROPECHECK_DTYPE_BF16));
+    if (!dtype_ok) {
+      set_error(err, n, "cache_dtype: %s caches are supported (got %u)", caller_cache ? "f32, f16 and bf16" : "only f32",
+                p->cache_dtype);
       return ROPECHECK_UNSUPPORTED;
     }
   } else if (auto s = check_freq_spec(p->freq, p->rotary_dim, err, n)) {

@@ -10,6 +10,8 @@ const ropecheck_impl_t* scalar_naive_impl();
 const ropecheck_impl_t* scalar_rotate_half_impl();
 const ropecheck_impl_t* scalar_complex_impl();
 const ropecheck_impl_t* scalar_cached_impl();
+// ABI 1.6: the rotation from a cos/sin cache the caller passes in (cached.cc).
+const ropecheck_impl_t* scalar_caller_cache_impl();
 // ABI 1.4: the rotation fused with a KV-cache write (fused_kv_write.cc).
 const ropecheck_impl_t* scalar_fused_kv_vllm_impl();
 const ropecheck_impl_t* scalar_fused_kv_flashinfer_impl();

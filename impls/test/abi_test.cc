@@ -158,7 +158,7 @@ TEST(ImplAbi, AQkNormIsDeclinedWithoutTheGrantAndABadOneNamed) {
 }
 
 TEST(ImplAbi, CacheKernelReportsPositionsOutsideTheCache) {
-  for (const char* name : {"scalar_cached", "simd_cache"}) {
+  for (const char* name : {"scalar_cached", "simd_cache", "scalar_caller_cache"}) {
   const ropecheck_impl_t* impl = find_impl(name);
   ASSERT_NE(impl, nullptr);
   Call c;
@@ -172,6 +172,36 @@ TEST(ImplAbi, CacheKernelReportsPositionsOutsideTheCache) {
   EXPECT_EQ((apply(impl, c, &st), st), ROPECHECK_POSITION_OUT_OF_RANGE);
   EXPECT_EQ(c.q[0], 0.5f) << "nothing written on a rejected call";
   }
+}
+
+// ABI 1.6: scalar_caller_cache reads an fp32 cache or one in the q/k dtype
+// (its cos_sin_cache_dtypes), each converted exactly; any other is declined
+// naming cache_dtype.
+TEST(ImplAbi, TheCallersCacheIsReadInTheDtypesTheKernelDeclares) {
+  const ropecheck_impl_t* impl = find_impl("scalar_caller_cache");
+  ASSERT_NE(impl, nullptr);
+  EXPECT_EQ(impl->cos_sin_cache_dtypes, (1u << ROPECHECK_DTYPE_F32) | ROPECHECK_COS_SIN_CACHE_OF_STORAGE);
+  ropecheck_status_t st;
+  Call f32;  // rows 3 and 5: cos 1, sin 0 (a rotation by 0) in fp32
+  for (const int r : {3, 5}) f32.cache[static_cast<std::size_t>(r * 64)] = 1.0f;
+  for (int j = 1; j < 32; ++j) f32.cache[static_cast<std::size_t>(3 * 64 + j)] = f32.cache[static_cast<std::size_t>(5 * 64 + j)] = 1.0f;
+  EXPECT_EQ((apply(impl, f32, &st), st), ROPECHECK_OK);
+  EXPECT_EQ(f32.q[0], 0.5f);
+  Call f16;  // an fp16 cache with fp32 q: neither fp32 nor the q/k dtype
+  f16.p.cache_dtype = ROPECHECK_DTYPE_F16;
+  const std::string msg = apply(impl, f16, &st);
+  EXPECT_EQ(st, ROPECHECK_UNSUPPORTED) << msg;
+  EXPECT_NE(msg.find("cache_dtype"), std::string::npos) << msg;
+  Call bf16;  // a bf16 cache (1.0 is 0x3f80) with bf16 q: the q/k dtype's
+  std::vector<std::uint16_t> q(2 * 64, 0x3f00), k(2 * 64, 0x3e80), cache(8 * 64, 0);
+  for (const int r : {3, 5})
+    for (int j = 0; j < 32; ++j) cache[static_cast<std::size_t>(r * 64 + j)] = 0x3f80;
+  bf16.p.dtype = bf16.p.cache_dtype = ROPECHECK_DTYPE_BF16;
+  bf16.p.q_in = bf16.p.q_out = q.data();
+  bf16.p.k_in = bf16.p.k_out = k.data();
+  bf16.p.cos_sin_cache = cache.data();
+  EXPECT_EQ((apply(impl, bf16, &st), st), ROPECHECK_OK);
+  EXPECT_EQ(q[0], 0x3f00);  // 0.5 rotated by 0
 }
 
 TEST(ImplAbi, MultiAxisCallsAreDeclinedWithoutTheGrantAndStrideChecked) {

@@ -56,6 +56,22 @@
  * declares. Calls without a norm still rotate plainly. */
 #define ROPECHECK_CAP_QK_NORM (1u << 18)
 
+/* 1.6, a grant (0: the kernel never sees a cache it did not build): apply
+ * reads the cos/sin cache the caller passes in (params' cos_sin_cache,
+ * cache_dtype, cache_max_position), as vLLM's rotary_embedding and
+ * FlashInfer's apply_rope_with_cos_sin_cache take theirs: row p holds
+ * m cos(p w_i) for i < rotary_dim/2, then m sin(p w_i), each the exact value
+ * rounded once to cache_dtype, a dtype among the table's
+ * cos_sin_cache_dtypes. The kernel reads it and never writes it; it has no
+ * build_cache to call. Excludes COS_SIN_CACHE (the kernel's own cache),
+ * NEGATIVE_POSITIONS and AXIS_FREQUENCIES, as a cache of its own does. */
+#define ROPECHECK_CAP_CALLER_COS_SIN_CACHE (1u << 19)
+
+/* 1.6: in ropecheck_impl_t's cos_sin_cache_dtypes beside the bits
+ * (1 << ropecheck_dtype_t): a cache in the call's q/k storage dtype,
+ * whatever that is (vLLM casts its cache to query.dtype). */
+#define ROPECHECK_COS_SIN_CACHE_OF_STORAGE (1u << 31)
+
 /* 1.3: the most position axes a call has (Qwen2-VL and video diffusion
  * transformers use 3). */
 #define ROPECHECK_MAX_AXES 8

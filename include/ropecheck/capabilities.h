@@ -1,6 +1,7 @@
 /* Which frequency specs the restricting capability flags of ABI 1.1 exclude
- * (kernel_abi.h, ROPECHECK_CAP_YARN_TRUNCATED_ONLY and after): the one rule
- * the gate's skip (core/kernel/kernel_call.cc) and a kernel's own argument check
+ * (kernel_abi.h, ROPECHECK_CAP_YARN_TRUNCATED_ONLY and after), and which
+ * caller cos/sin cache dtypes a 1.6 table reads: the rules the gate's skip
+ * and draw (core/kernel, core/cases) and a kernel's own argument check
  * (impls/kernel_support/abi_check.cc) share. C++ only, header-only. */
 #ifndef ROPECHECK_CAPABILITIES_H_
 #define ROPECHECK_CAPABILITIES_H_
@@ -23,6 +24,16 @@ constexpr const char* outside_spec_flags(uint32_t flags, uint32_t scheme, int32_
       seq_len > original_max_position)
     return "freq.seq_len: beyond original_max_position (the kernel declares NO_RUNTIME_SEQ_LEN)";
   return nullptr;
+}
+
+// 1.6: whether a table whose cos_sin_cache_dtypes is `declared` reads a
+// caller's cos/sin cache of dtype `cache` in a call of storage dtype
+// `storage` (ROPECHECK_COS_SIN_CACHE_OF_STORAGE: the storage dtype itself).
+// The host draws only such dtypes (core/cases/cos_sin_cache_case.h); a
+// kernel refuses the others.
+constexpr bool cos_sin_cache_dtype_accepted(uint32_t declared, uint32_t cache, uint32_t storage) {
+  if (cache != ROPECHECK_DTYPE_F32 && cache != ROPECHECK_DTYPE_F16 && cache != ROPECHECK_DTYPE_BF16) return false;
+  return (declared & (1u << cache)) || ((declared & ROPECHECK_COS_SIN_CACHE_OF_STORAGE) && cache == storage);
 }
 
 }  // namespace ropecheck

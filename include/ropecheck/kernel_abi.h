@@ -55,6 +55,13 @@
  *        (the positions it serves); capability grant QK_NORM. A host passes
  *        qk_norm != NULL, a write of another kind than K_AND_V, or relies on
  *        max_position only for a table of minor >= 5 declaring them.
+ *   1.6  a cos/sin cache passed in by the caller: ropecheck_impl_t gains
+ *        cos_sin_cache_dtypes (the cache dtypes the kernel reads: fp32,
+ *        fp16, bf16, or the call's storage dtype); capability grant
+ *        CALLER_COS_SIN_CACHE. The host hands such a table, in the params'
+ *        cos_sin_cache (1.0's fields), a cache it built from the exact
+ *        angles, rounded once to one of those dtypes; only a table of
+ *        minor >= 6 may grant it. The params do not grow.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -79,11 +86,12 @@
 #include <stdint.h>
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 5u
+#define ROPECHECK_ABI_VERSION_MINOR 6u
 
 /* The parts, one job each: a call's vocabulary and frequency spec, the
  * precision policy, the capability flags and multi-axis assignments, the
- * 1.4 KV-cache write (and 1.5's MLA caches), 1.5's qk-norm. This file: the
+ * 1.4 KV-cache write (and 1.5's MLA caches), 1.5's qk-norm (1.6's caller
+ * cos/sin cache is a caps grant and a table field). This file: the
  * call, the table, the entry point. */
 #include "ropecheck/abi_types.h"
 #include "ropecheck/abi_policy.h"
@@ -123,9 +131,10 @@ typedef struct ropecheck_apply_params_t {
   const void* positions; /* num_tokens ids */
   uint32_t position_type; /* ropecheck_index_type_t */
   const ropecheck_freq_spec_t* freq;
-  /* For ROPECHECK_CAP_COS_SIN_CACHE: row p holds m*cos(p w_i) for i < rotary_dim/2
-   * then m*sin(p w_i), in cache_dtype (vLLM/FlashInfer layout, attention factor
-   * folded in as HF does). */
+  /* For ROPECHECK_CAP_COS_SIN_CACHE (the kernel's own, from build_cache) and
+   * 1.6's CALLER_COS_SIN_CACHE (the caller's): row p holds m*cos(p w_i) for
+   * i < rotary_dim/2 then m*sin(p w_i), in cache_dtype (vLLM/FlashInfer
+   * layout, attention factor folded in as HF does). An input: never written. */
   const void* cos_sin_cache;
   uint32_t cache_dtype;
   int64_t cache_max_position;  /* rows in the cache; ids must be in [0, this) */
@@ -174,6 +183,8 @@ typedef struct ropecheck_apply_params_t {
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_3 offsetof(ropecheck_apply_params_t, kv_write)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_4 offsetof(ropecheck_apply_params_t, qk_norm)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_5 sizeof(ropecheck_apply_params_t)
+/* 1.6 appends nothing to the params. */
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_6 ROPECHECK_APPLY_PARAMS_SIZE_1_5
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -213,6 +224,13 @@ typedef struct ropecheck_impl_t {
    * rows). 0: no bound. The gate gives it no case past the bound and counts
    * the skips. */
   int64_t max_position;
+  /* ---- ABI 1.6: a 1.5 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_5) ---- */
+  /* With CAP_CALLER_COS_SIN_CACHE: bit (1 << ropecheck_dtype_t) of the
+   * cache dtypes apply reads (F32, F16, BF16), and
+   * ROPECHECK_COS_SIN_CACHE_OF_STORAGE for a cache in the call's q/k dtype;
+   * the host draws each case's among them. 0 without the grant. */
+  uint32_t cos_sin_cache_dtypes;
+  uint32_t reserved2;    /* must be 0 */
   /* Later minor versions append here. */
 } ropecheck_impl_t;
 
@@ -226,6 +244,7 @@ typedef struct ropecheck_impl_t {
 #define ROPECHECK_IMPL_SIZE_1_3 ROPECHECK_IMPL_SIZE_1_1
 #define ROPECHECK_IMPL_SIZE_1_4 (offsetof(ropecheck_impl_t, kv_policy) + sizeof(ropecheck_kv_policy_t))
 #define ROPECHECK_IMPL_SIZE_1_5 (offsetof(ropecheck_impl_t, max_position) + sizeof(int64_t))
+#define ROPECHECK_IMPL_SIZE_1_6 (offsetof(ropecheck_impl_t, reserved2) + sizeof(uint32_t))
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "properties/test/rapidcheck_cases.h"
+#include "ropecheck/axes.h"
 #include "ropecheck/dtype.h"
 #include "properties/property.h"
 #include "impls/registry.h"
@@ -27,8 +28,9 @@ class PropertyTest : public ::testing::Test {
     if (std::string why = prop::not_applicable(*p, *impl); !why.empty())
       GTEST_SKIP() << p->name << " does not apply to " << impl->name << ": " << why;
     rc::detail::checkGTest([p, impl] {
-      // The multi-axis properties draw multi-axis cases only.
-      const Case c = *gen_case(p->needs_any_flags != 0);
+      // The multi-axis properties (those needing a multi-axis grant) draw
+      // multi-axis cases only.
+      const Case c = *gen_case((p->needs_any_flags & kAxisAssignmentCaps) != 0);
       prop::CaseContext ctx(c);
       const prop::PropertyResult r = prop::run_property(*p, *impl, ctx);
       if (r.outcome == Outcome::kSkipped) RC_DISCARD(r.message);

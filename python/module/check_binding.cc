@@ -128,6 +128,35 @@ std::uint32_t restriction_flags(const std::vector<std::string>& names) {
   return f;
 }
 
+// ABI 1.4's kv_policy from ropecheck.KvCacheWrite's fields (its Python
+// side, __init__.py, passes them as a dict): cache_dtypes, scale_kinds,
+// scale_direction, saturate, via_storage.
+ropecheck_kv_policy_t kv_policy_of(const py::dict& d) {
+  ropecheck_kv_policy_t k{};
+  k.struct_size = sizeof k;
+  static const char* kDtypes[] = {"f32", "f16", "bf16", "fp8_e4m3fn", "fp8_e5m2"};
+  for (const auto& name : d["cache_dtypes"].cast<std::vector<std::string>>()) {
+    std::uint32_t bit = 0;
+    for (std::uint32_t i = 0; i < ROPECHECK_KV_DTYPE_COUNT; ++i)
+      if (name == kDtypes[i]) bit = 1u << i;
+    if (bit == 0)
+      throw py::value_error("fused.cache_dtypes: unknown dtype '" + name + "' (f32, f16, bf16, fp8_e4m3fn, fp8_e5m2)");
+    k.cache_dtypes |= bit;
+  }
+  for (const auto& name : d["scale_kinds"].cast<std::vector<std::string>>()) {
+    if (name == "per_tensor") k.scale_kinds |= 1u << ROPECHECK_KV_SCALE_PER_TENSOR;
+    else if (name == "per_head") k.scale_kinds |= 1u << ROPECHECK_KV_SCALE_PER_HEAD;
+    else throw py::value_error("fused.scale_kinds: unknown kind '" + name + "' (per_tensor, per_head)");
+  }
+  const std::string direction = d["scale_direction"].cast<std::string>();
+  if (direction != "divide" && direction != "multiply")
+    throw py::value_error("fused.scale_direction: must be 'divide' (vLLM) or 'multiply' (FlashInfer)");
+  k.scale_direction = direction == "multiply" ? ROPECHECK_KV_SCALE_MULTIPLY : ROPECHECK_KV_SCALE_DIVIDE;
+  k.saturate = d["saturate"].cast<bool>() ? 1u : 0u;
+  k.via_storage = d["via_storage"].cast<bool>() ? 1u : 0u;
+  return k;
+}
+
 struct Target {
   std::optional<PythonKernel> kernel;
   const ropecheck_impl_t* table = nullptr;
@@ -143,7 +172,7 @@ void bind_check(py::module_& m) {
          std::optional<int> cases, std::optional<int> only_case, std::vector<std::string> properties, bool in_place,
          bool inverse, bool partial_rotary, bool negative_positions, std::vector<std::string> multi_axis,
          const std::string& tensors, const std::string& device, std::int64_t max_position,
-         std::vector<std::string> restrictions, bool redraw, bool redraw_schemes) {
+         std::vector<std::string> restrictions, bool redraw, bool redraw_schemes, std::optional<py::dict> kv_write) {
         GateOptions o;
         o.redraw = redraw;
         o.redraw_schemes = redraw && redraw_schemes;
@@ -190,6 +219,12 @@ void bind_check(py::module_& m) {
                                      4096, flags};
           ko.policy = policy_named(policy);
         }
+        if (kv_write) {
+          if (py::isinstance<BuiltinKernel>(fn))
+            throw py::value_error("fused: a built-in kernel declares its own capabilities");
+          ko.caps.flags |= ROPECHECK_CAP_KV_CACHE_WRITE;
+          ko.kv_policy = kv_policy_of(*kv_write);
+        }
         if ((ko.caps.dtypes & (1u << ROPECHECK_DTYPE_F64)) != 0)
           throw py::value_error("dtypes: f64 storage is not run by the gate (golden vectors carry it)");
         if (max_position != 0 && py::isinstance<BuiltinKernel>(fn))
@@ -206,7 +241,8 @@ void bind_check(py::module_& m) {
       py::arg("policy"), py::arg("suite"), py::arg("seed"), py::arg("cases"), py::arg("case"), py::arg("properties"),
       py::arg("in_place"), py::arg("inverse"), py::arg("partial_rotary"), py::arg("negative_positions"),
       py::arg("multi_axis"), py::arg("tensors"), py::arg("device"), py::arg("max_position"),
-      py::arg("restrictions"), py::arg("redraw") = true, py::arg("redraw_schemes") = true);
+      py::arg("restrictions"), py::arg("redraw") = true, py::arg("redraw_schemes") = true,
+      py::arg("kv_write") = py::none());
 
   m.def("policy_names", [] {
     std::vector<std::string> v;

@@ -40,6 +40,27 @@ PYBIND11_MODULE(_core, m) {
                std::to_string(r.head_dim) + ", rotary_dim=" + std::to_string(r.rotary_dim) + ", dtype=" + r.dtype + ")";
       });
 
+  py::class_<KvCacheCall>(m, "KvCacheCall",
+                          "A fused kernel's KV-cache write (its fifth argument): write k and v into the caches in "
+                          "place, token t at slot slot_mapping[t] (block slot // block_size, entry slot % block_size)")
+      .def_readonly("v", &KvCacheCall::v, "[tokens, kv_heads, head_dim], q and k's dtype")
+      .def_readonly("k_cache", &KvCacheCall::k_cache,
+                    "NHD [num_blocks, block_size, kv_heads, head_dim] or HND [num_blocks, kv_heads, block_size, "
+                    "head_dim]; f32/f16, bf16 as q is, fp8 as uint8 codes")
+      .def_readonly("v_cache", &KvCacheCall::v_cache, "as k_cache")
+      .def_readonly("slot_mapping", &KvCacheCall::slot_mapping, "int64 [tokens]; -1: padding, nothing written")
+      .def_readonly("k_scale", &KvCacheCall::k_scale, "float32 [1] (per_tensor) or [kv_heads] (per_head)")
+      .def_readonly("v_scale", &KvCacheCall::v_scale, "as k_scale")
+      .def_readonly("cache_dtype", &KvCacheCall::cache_dtype, "'f32', 'f16', 'bf16', 'fp8_e4m3fn' or 'fp8_e5m2'")
+      .def_readonly("layout", &KvCacheCall::layout, "'NHD' or 'HND'")
+      .def_readonly("scale_kind", &KvCacheCall::scale_kind, "'per_tensor' or 'per_head'")
+      .def_readonly("num_blocks", &KvCacheCall::num_blocks)
+      .def_readonly("block_size", &KvCacheCall::block_size)
+      .def("__repr__", [](const KvCacheCall& c) {
+        return "KvCacheCall(" + c.cache_dtype + " " + c.layout + ", " + std::to_string(c.num_blocks) + " blocks of " +
+               std::to_string(c.block_size) + ", " + c.scale_kind + " scales)";
+      });
+
   py::class_<BuiltinKernel>(m, "BuiltinKernel", "A built-in implementation, callable like a Python kernel.")
       .def(py::init<const std::string&>())
       .def_property_readonly("name", [](const BuiltinKernel& b) { return std::string(b.table().name); })

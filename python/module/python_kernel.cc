@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,9 @@
 #include "impls/kernel_support/abi_check.h"
 #include "impls/kernel_support/impl_table.h"
 #include "impls/kernel_support/token_offsets.h"
+#include "python/module/kv_cache_bridge.h"
 #include "reference/freq_spec.h"
+#include "ropecheck/kv_write.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck::python {
@@ -78,6 +81,7 @@ PythonKernel::PythonKernel(py::object fn, PythonKernelOptions options) : fn_(std
   table_ = impl::kernel_table(o_.name.c_str(), o_.description.c_str(), o_.caps, o_.policy, &PythonKernel::apply,
                               nullptr, nullptr, this);
   table_.max_position = o_.max_position;
+  if (fused()) table_.kv_policy = o_.kv_policy;  // K and V caches only (kv_cache_kinds 0)
 }
 
 ropecheck_status_t PythonKernel::apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
@@ -110,9 +114,22 @@ ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* e
   const py::array positions_before = py::module_::import("numpy").attr("array")(positions, py::arg("copy") = true);
   py::object pos_arg = o_.arrays.torch ? to_kernel_array(positions, ROPECHECK_DTYPE_F64, ArrayKind{true, o_.arrays.device})
                                        : py::object(positions);
+  // ABI 1.4: a fused kernel's cache write, the fifth argument (None for a
+  // call without one).
+  const ropecheck_kv_write_t* kw = kv_write_of(p);
+  if (kw != nullptr)
+    if (const std::string why = kv_door_refusal(p, *kw); !why.empty()) {
+      std::snprintf(err, n, "%s", why.c_str());
+      return ROPECHECK_UNSUPPORTED;
+    }
+  std::optional<KvHandOff> kv;
+  if (kw != nullptr) kv = hand_over(p, *kw, o_.arrays);
   py::object result;
   try {
-    result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)));
+    if (fused())
+      result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)), kv ? py::cast(kv->call) : py::none());
+    else
+      result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)));
   } catch (py::error_already_set& e) {
     if (e.matches(PyExc_KeyboardInterrupt)) throw;
     tracebacks_.push_back(e.what());
@@ -143,6 +160,13 @@ ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* e
   if (!same_bits(to_host_copy(pos_arg, ROPECHECK_DTYPE_F64, ArrayKind{o_.arrays.torch, "cpu"}), positions_before)) {
     std::snprintf(err, n, "the kernel modified its input positions");
     return ROPECHECK_INTERNAL_ERROR;
+  }
+  if (kv) {
+    if (const std::string changed = changed_kv_input(*kv, p, o_.arrays); !changed.empty()) {
+      std::snprintf(err, n, "the kernel modified its input %s", changed.c_str());
+      return ROPECHECK_INTERNAL_ERROR;
+    }
+    take_back_caches(*kv, p, *kw, o_.arrays);
   }
   for (int w = 0; w < 2; ++w)
     if (views[w].heads > 0) write_back(got[w], views[w]);

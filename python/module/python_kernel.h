@@ -46,6 +46,20 @@ struct RopeCall {
   std::vector<int> axis_sections, pair_axis;
 };
 
+// ABI 1.4's KV-cache write as a fused Python kernel receives it, the fifth
+// argument of fn(q, k, positions, rope, kv) (None for a call without one):
+// the v to write, the paged K and V caches to write into in place (NHD
+// [num_blocks, block_size, kv_heads, head_dim] or HND [num_blocks, kv_heads,
+// block_size, head_dim]; f32, f16, bf16 as q and k are handed over, fp8 as
+// uint8 codes, vLLM's storage), the slot per token (-1: padding, nothing
+// written) and the k and v scales ([1] per tensor, [kv_heads] per head).
+struct KvCacheCall {
+  py::object v, k_cache, v_cache, slot_mapping, k_scale, v_scale;
+  std::string cache_dtype, layout, scale_kind;
+  std::int64_t num_blocks = 0;
+  int block_size = 0;
+};
+
 struct PythonKernelOptions {
   std::string name = "python_kernel";
   std::string description = "a Python callable";
@@ -55,6 +69,9 @@ struct PythonKernelOptions {
   Policy policy{libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32)};
   // Positions it serves, |p| < max_position (ABI 1.5's table field); 0: no bound.
   std::int64_t max_position = 0;
+  // With caps.flags KV_CACHE_WRITE: what its cache write declares; it is
+  // called as fn(q, k, positions, rope, kv).
+  ropecheck_kv_policy_t kv_policy{};
 };
 
 class PythonKernel {
@@ -69,6 +86,7 @@ class PythonKernel {
  private:
   static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n);
   ropecheck_status_t call(const ropecheck_apply_params_t& p, char* err, std::size_t n);
+  bool fused() const { return (o_.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) != 0; }
 
   py::object fn_;
   PythonKernelOptions o_;

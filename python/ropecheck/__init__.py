@@ -52,13 +52,14 @@ _refuse_unreadable_numpy()
 __all__ = [
     "check", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure", "FuzzResult",
     "KernelContractError", "RopeCall", "RopeConfig", "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES",
-    "MULTI_AXIS_FORMS", "RESTRICTIONS",
+    "MULTI_AXIS_FORMS", "RESTRICTIONS", "KvCacheWrite", "KvCacheCall", "CACHE_DTYPES",
 ]
 
 KernelContractError = _core.KernelContractError
 RopeCall = _core.RopeCall
 RopeConfig = _core.RopeConfig
 BuiltinKernel = _core.BuiltinKernel
+KvCacheCall = _core.KvCacheCall
 
 #: Named precision policies (docs/ERROR_MODEL.md); a kernel is judged by the budget of the one it declares.
 POLICIES: tuple[str, ...] = tuple(_core.policy_names())
@@ -75,7 +76,40 @@ MULTI_AXIS_FORMS: tuple[str, ...] = ("sections", "interleaved", "table", "per_ax
 #: truncate, no explicit attention_factor, no runtime sequence length (dynamic NTK and LongRoPE within L).
 RESTRICTIONS: tuple[str, ...] = ("yarn_truncated_only", "no_explicit_attention_factor", "no_runtime_seq_len")
 
-Kernel = Callable[[Any, Any, Any, RopeCall], Any]
+#: The dtypes a fused kernel's KV cache may be stored in (KvCacheWrite's ``cache_dtypes``).
+CACHE_DTYPES: tuple[str, ...] = ("f32", "f16", "bf16", "fp8_e4m3fn", "fp8_e5m2")
+
+Kernel = Callable[..., Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class KvCacheWrite:
+    """What a fused kernel's KV-cache write declares (check's ``fused``; ABI 1.4's kv_policy,
+    docs/KERNEL_ABI.md): it is then called ``fn(q, k, positions, rope, kv)`` and, where ``kv`` is not
+    None (every case with a k and at most 4096 tokens), writes the rotated k and the v of every token
+    with a slot into ``kv.k_cache`` / ``kv.v_cache`` in place (a KvCacheCall), each ``round(x / scale)``
+    (``scale_direction="divide"``, vLLM) or ``round(x * scale)`` (``"multiply"``, FlashInfer) in fp32,
+    rounded to nearest even to the cache dtype, saturating or not; ``via_storage``: the k it scales is the
+    k it returns (rounded to q's dtype), as vLLM's rotary_embedding then reshape_and_cache, or else the
+    fp32 value before that rounding. The cache properties judge every code (E9, docs/ERROR_MODEL.md)."""
+
+    cache_dtypes: Sequence[str] = ("f32", "f16", "bf16")
+    scale_kinds: Sequence[str] = ("per_tensor", "per_head")
+    scale_direction: str = "divide"
+    saturate: bool = True
+    via_storage: bool = True
+
+    def __repr__(self) -> str:
+        return (f"ropecheck.KvCacheWrite(cache_dtypes={list(self.cache_dtypes)!r}, "
+                f"scale_kinds={list(self.scale_kinds)!r}, scale_direction={self.scale_direction!r}, "
+                f"saturate={self.saturate!r}, via_storage={self.via_storage!r})")
+
+    def _as_dict(self) -> dict[str, Any]:
+        if isinstance(self.cache_dtypes, str) or isinstance(self.scale_kinds, str):
+            raise TypeError("fused: cache_dtypes and scale_kinds are lists of names")
+        return dict(cache_dtypes=list(self.cache_dtypes), scale_kinds=list(self.scale_kinds),
+                    scale_direction=self.scale_direction, saturate=bool(self.saturate),
+                    via_storage=bool(self.via_storage))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,7 +190,7 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
           inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
           multi_axis: Union[bool, Sequence[str]] = False, max_position: Optional[int] = None,
           restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu", redraw: bool = True,
-          redraw_schemes: Optional[bool] = None) -> CheckResult:
+          redraw_schemes: Optional[bool] = None, fused: Optional[KvCacheWrite] = None) -> CheckResult:
     """Run the gate (every kernel property over a suite) on a Python kernel.
 
     The kernel declares what it supports (``layouts``, ``dtypes``, ``schemes``,
@@ -176,6 +210,9 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     k arguments and returns None. ``tensors="torch"`` hands it torch tensors on
     ``device``. ``case`` runs one case of the suite (what a reproduce line
     does). A built-in kernel (``builtin_kernel(name)``) declares its own.
+    ``fused=KvCacheWrite(...)``: the kernel also writes k and v into a paged
+    KV cache, and is called ``fn(q, k, positions, rope, kv)`` (see
+    KvCacheWrite and KvCacheCall); the cache properties judge the write.
 
     Raises KernelContractError (a TypeError) when the kernel returns the
     wrong shape, dtype or number of results, ValueError for a bad option.
@@ -189,13 +226,17 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     if isinstance(multi_axis, str):
         raise TypeError("multi_axis: True, False or a list of forms from ropecheck.MULTI_AXIS_FORMS")
     axis_forms = list(MULTI_AXIS_FORMS) if multi_axis is True else list(multi_axis or [])
+    if fused is not None and not isinstance(fused, KvCacheWrite):
+        raise TypeError("fused: a ropecheck.KvCacheWrite (or None)")
     options = dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
                    suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
                    in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
                    negative_positions=negative_positions, multi_axis=multi_axis, max_position=max_position,
                    restrictions=list(restrictions), tensors=tensors, device=device, redraw=bool(redraw),
-                   redraw_schemes=bool(redraw if redraw_schemes is None else redraw_schemes))
-    r = _core.check(fn, name=kname, **dict(options, multi_axis=axis_forms, max_position=max_position or 0))
+                   redraw_schemes=bool(redraw if redraw_schemes is None else redraw_schemes), fused=fused)
+    core_options = {k: v for k, v in options.items() if k != "fused"}
+    r = _core.check(fn, name=kname, **dict(core_options, multi_axis=axis_forms, max_position=max_position or 0),
+                    kv_write=fused._as_dict() if fused is not None else None)
     shown = {k: v for k, v in options.items()
              if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))
              and not (k == "redraw" and v is True) and not (k == "redraw_schemes" and v == options["redraw"])}

@@ -1,0 +1,30 @@
+#include "core/cases/cos_sin_cache_case.h"
+
+#include <algorithm>
+
+#include "core/cases/rng.h"
+#include "ropecheck/capabilities.h"
+
+namespace ropecheck {
+namespace {
+
+// The stream of the cache dtype's draw: the plain case's draws are untouched.
+constexpr std::uint64_t kCacheStream = 0x636f'7373'696e'3136ull;  // "cossin16"
+
+}  // namespace
+
+std::vector<ropecheck_dtype_t> declared_cache_dtypes(std::uint32_t declared, ropecheck_dtype_t storage) {
+  std::vector<ropecheck_dtype_t> r;
+  for (const ropecheck_dtype_t d : {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16})
+    if (cos_sin_cache_dtype_accepted(declared, d, storage)) r.push_back(d);
+  return r;
+}
+
+ropecheck_dtype_t caller_cache_dtype(const Case& c, std::uint32_t declared) {
+  const std::vector<ropecheck_dtype_t> options = declared_cache_dtypes(declared, c.dtype);
+  if (options.empty()) return ROPECHECK_DTYPE_F32;  // a table validation refuses; never called with one
+  Rng rng(c.seed ^ (static_cast<std::uint64_t>(c.suite) << 56), kCacheStream + static_cast<std::uint64_t>(c.index));
+  return options[static_cast<std::size_t>(rng.below(options.size()))];
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,172 @@
+#include "core/kernel/caller_cos_sin_cache.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "core/cases/buffers.h"
+#include "core/isolation/isolation.h"
+#include "reference/fast_rotation.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+namespace {
+
+// A quiet NaN of each cache dtype, as stored.
+void put_nan(unsigned char* at, ropecheck_dtype_t d) {
+  if (d == ROPECHECK_DTYPE_F32) {
+    const std::uint32_t v = 0x7fc00000u;
+    std::memcpy(at, &v, 4);
+  } else {
+    const std::uint16_t v = d == ROPECHECK_DTYPE_F16 ? 0x7e00u : 0x7fc0u;
+    std::memcpy(at, &v, 2);
+  }
+}
+
+// The exact rows this thread has computed, per spec and dtype: a case's
+// properties call its kernel many times on the same positions (or on
+// shifted ones), and each row is a row of the exact reference. Bounded in
+// bytes; it starts over past that.
+struct RowMemo {
+  std::string key;
+  std::unordered_map<std::int64_t, std::vector<unsigned char>> rows;
+  std::size_t bytes = 0;
+};
+thread_local RowMemo t_rows;
+constexpr std::size_t kMemoBytes = std::size_t{32} << 20;
+
+// The memo's row of each position (sorted, distinct), computing the missing
+// ones with one exact reference for the call (which keeps every row's
+// sin/cos while it lives, so it lives no longer).
+std::vector<const std::vector<unsigned char>*> exact_rows(const Case& c, ropecheck_dtype_t dtype,
+                                                          const std::vector<std::int64_t>& positions) {
+  RowMemo& m = t_rows;
+  std::string key = freq_cache_key(c.freq.to_abi(), c.shape.rotary_dim);
+  key.push_back(static_cast<char>(dtype));
+  key.append(std::to_string(c.shape.head_dim));
+  const int d = c.shape.rotary_dim, pairs = d / 2;
+  const std::size_t row_bytes = static_cast<std::size_t>(d) * dtype_size(dtype);
+  if (m.key != key || m.bytes + positions.size() * row_bytes > kMemoBytes) {
+    m.rows.clear();
+    m.bytes = 0;
+    m.key = std::move(key);
+  }
+  std::unique_ptr<ref::FastReference> exact;
+  std::vector<const std::vector<unsigned char>*> out;
+  out.reserve(positions.size());
+  for (std::int64_t p : positions) {
+    auto [it, fresh] = m.rows.try_emplace(p);
+    out.push_back(&it->second);
+    if (!fresh) continue;
+    if (!exact) exact = std::make_unique<ref::FastReference>(c.freq, c.shape);
+    std::vector<unsigned char>& row = it->second;
+    row.resize(row_bytes);
+    m.bytes += row_bytes;
+    const ref::FastTrigRow& trig = exact->trig(p);
+    for (int i = 0; i < pairs; ++i) {
+      // The unit vector (1, 0) rotated by p w_i and scaled by m: (m cos,
+      // m sin), each rounded once to the dtype as the reference rounds an
+      // output.
+      const ref::FastPairResult r = exact->rotate_pair(1.0, 0.0, trig, i, /*inverse=*/false, dtype);
+      store_value(row.data(), i, dtype, r.rounded[0]);
+      store_value(row.data(), pairs + i, dtype, r.rounded[1]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string freq_cache_key(const ropecheck_freq_spec_t& f, int rotary_dim) {
+  std::string k;
+  const auto put = [&k](const void* p, std::size_t n) { k.append(static_cast<const char*>(p), n); };
+  put(&f.scheme, sizeof f.scheme);
+  for (double v : {f.base, f.factor, f.beta_fast, f.beta_slow, f.attention_factor, f.mscale, f.mscale_all_dim,
+                   f.low_freq_factor, f.high_freq_factor})
+    put(&v, sizeof v);
+  for (std::int64_t v : {f.original_max_position, f.seq_len, static_cast<std::int64_t>(f.truncate),
+                         static_cast<std::int64_t>(f.has_attention_factor), static_cast<std::int64_t>(rotary_dim)})
+    put(&v, sizeof v);
+  for (const double* a : {f.short_factor, f.long_factor, f.inv_freq}) {
+    const char present = a != nullptr;
+    put(&present, 1);
+    if (a) put(a, sizeof(double) * static_cast<std::size_t>(rotary_dim / 2));
+  }
+  return k;
+}
+
+void CallerCosSinCache::build(const Case& c, ropecheck_dtype_t dtype, std::int64_t rows) {
+  // What the bytes depend on: the spec and shape, the dtype, the rows and
+  // which of them hold values. The same as the last build's: nothing to do.
+  std::vector<std::int64_t> wanted;
+  for (std::int64_t p : c.positions)
+    if (p >= 0 && p < rows) wanted.push_back(p);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::string signature = freq_cache_key(c.freq.to_abi(), c.shape.rotary_dim);
+  for (const std::int64_t v : {static_cast<std::int64_t>(dtype), static_cast<std::int64_t>(c.shape.head_dim), rows})
+    signature.append(reinterpret_cast<const char*>(&v), sizeof v);
+  signature.append(reinterpret_cast<const char*>(wanted.data()), wanted.size() * sizeof(std::int64_t));
+  if (!dirty_ && signature == signature_) return;
+  const int d = c.shape.rotary_dim;
+  const std::size_t es = dtype_size(dtype), row_bytes = static_cast<std::size_t>(d) * es;
+  std::vector<unsigned char> nan_row(row_bytes);
+  for (int j = 0; j < d; ++j) put_nan(nan_row.data() + static_cast<std::size_t>(j) * es, dtype);
+  const std::size_t old_rows = static_cast<std::size_t>(rows_);
+  if (dirty_ || dtype != dtype_ || d != rotary_dim_) {
+    bytes_.assign(static_cast<std::size_t>(rows) * row_bytes, 0);
+    for (std::int64_t r = 0; r < rows; ++r) std::memcpy(bytes_.data() + static_cast<std::size_t>(r) * row_bytes, nan_row.data(), row_bytes);
+  } else {
+    // Every row is NaN but the last build's exact rows: those go back to NaN,
+    // and rows past the old end are filled.
+    for (std::int64_t r : exact_rows_)
+      if (r < rows) std::memcpy(bytes_.data() + static_cast<std::size_t>(r) * row_bytes, nan_row.data(), row_bytes);
+    bytes_.resize(static_cast<std::size_t>(rows) * row_bytes);
+    for (std::size_t r = old_rows; r < static_cast<std::size_t>(rows); ++r)
+      std::memcpy(bytes_.data() + r * row_bytes, nan_row.data(), row_bytes);
+  }
+  dtype_ = dtype;
+  rotary_dim_ = d;
+  rows_ = rows;
+  dirty_ = true;  // until every exact row is in place
+  exact_rows_ = std::move(wanted);
+  const std::vector<const std::vector<unsigned char>*> values = exact_rows(c, dtype, exact_rows_);
+  exact_bytes_.resize(exact_rows_.size() * row_bytes);
+  for (std::size_t i = 0; i < exact_rows_.size(); ++i) {
+    std::memcpy(bytes_.data() + static_cast<std::size_t>(exact_rows_[i]) * row_bytes, values[i]->data(), row_bytes);
+    std::memcpy(exact_bytes_.data() + i * row_bytes, values[i]->data(), row_bytes);
+  }
+  signature_ = std::move(signature);
+  generation_ = new_cache_generation();
+  dirty_ = false;
+}
+
+bool CallerCosSinCache::unchanged() const {
+  const std::size_t es = dtype_size(dtype_), row_bytes = static_cast<std::size_t>(rotary_dim_) * es;
+  std::vector<unsigned char> nan_row(row_bytes);
+  for (int j = 0; j < rotary_dim_; ++j) put_nan(nan_row.data() + static_cast<std::size_t>(j) * es, dtype_);
+  std::size_t next = 0;
+  for (std::int64_t r = 0; r < rows_; ++r) {
+    const unsigned char* at = bytes_.data() + static_cast<std::size_t>(r) * row_bytes;
+    const bool exact = next < exact_rows_.size() && exact_rows_[next] == r;
+    const unsigned char* want = exact ? exact_bytes_.data() + next++ * row_bytes : nan_row.data();
+    if (std::memcmp(at, want, row_bytes) != 0) {
+      dirty_ = true;  // the next build starts from scratch
+      return false;
+    }
+  }
+  return true;
+}
+
+double CallerCosSinCache::value(std::int64_t row, int column) const {
+  return load_as_double(bytes_.data(), static_cast<std::size_t>(row * rotary_dim_ + column), dtype_);
+}
+
+CallerCosSinCache& thread_caller_cache() {
+  thread_local CallerCosSinCache cache;
+  return cache;
+}
+
+}  // namespace ropecheck
