@@ -42,6 +42,7 @@ constexpr const char* kOnlyWithoutK = "shows only on a call without k (RotatesQT
 constexpr const char* kOnlyOutOfPlace = "shows only out of place (WritesOnlyItsViews)";
 constexpr const char* kOnlyCache = "wrong only in the KV cache it writes";
 constexpr const char* kOnlyQkNorm = "wrong only in a call fused with a qk-norm";
+constexpr const char* kOnlyCallerCache = "wrong only with a cos/sin cache the caller passes in (ABI 1.6)";
 constexpr const char* kCrashes = "under GQA it writes past k's end: a crash (isolation names it), not an output";
 
 // Every row of mutants/mutant_list.h but the control, in its order.
@@ -105,6 +106,7 @@ constexpr MutantClass kMutants[] = {
     {"mutant_kv_scale_ignored", "KvCacheWrite", "vLLM PR #34863", kOnlyCache},
     {"mutant_kv_pass_through_not_cached", "KvCacheWrite", "SGLang PR #22868", kOnlyCache},
     {"mutant_kv_unrotated_k_cached", "KvCacheWrite", "", kOnlyCache},
+    {"mutant_kv_contiguous_prefill_slots", "KvCacheWrite", "", kOnlyCache},
     {"mutant_kv_padding_skips_rotation", "KvCacheWrite", "vLLM's concat_and_cache_mla_rope_fused"},
     {"mutant_qk_norm_after_rotation", "QkNorm", "tenstorrent/tt-mlir PR #9042", kOnlyQkNorm},
     {"mutant_qk_norm_weight_form_swapped", "QkNorm", "", kOnlyQkNorm},
@@ -116,6 +118,10 @@ constexpr MutantClass kMutants[] = {
     {"mutant_mla_rope_half_the_dims", "KvCacheWrite", "vLLM PR #41185"},
     {"mutant_mla_latent_rotated", "KvCacheWrite", "", kOnlyCache},
     {"mutant_mla_entry_order_swapped", "KvCacheWrite", "", kOnlyCache},
+    {"mutant_cos_sin_cache_downcast", "TrigPrecision", "SGLang PR #33117", kOnlyCallerCache},
+    {"mutant_cos_sin_cache_downcast_in_place", "TrigPrecision", "SGLang PR #33117", kOnlyCallerCache},
+    {"mutant_cos_sin_cache_halves_swapped", "Direction", "", kOnlyCallerCache},
+    {"mutant_cos_sin_cache_row_of_token", "Positions", "", kOnlyCallerCache},
 };
 
 }  // namespace
