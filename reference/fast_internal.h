@@ -6,7 +6,10 @@
 
 #include <mpfr.h>
 
+#include <utility>
+
 #include "reference/fast_rotation.h"
+#include "reference/frequencies.h"
 #include "reference/real.h"
 
 namespace ropecheck::ref {
@@ -26,6 +29,10 @@ class MpfrScratch {
   MpfrScratch& operator=(const MpfrScratch&) = delete;
   mpfr_t angle, c, s, mc, ms, rest, in_a, in_b, t1, t2;
   Real out;  // round_to_dtype takes a Real
+};
+
+struct ExactFrequencies : Frequencies<Real> {
+  explicit ExactFrequencies(Frequencies<Real> f) : Frequencies<Real>(std::move(f)) {}
 };
 
 // C and S (m cos, m sin) must be exactly 0 or within these, their low parts

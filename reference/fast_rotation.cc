@@ -125,9 +125,9 @@ bool FastReference::fast_frequencies() {
 
 FastReference::~FastReference() = default;
 
-const Frequencies<Real>& FastReference::exact_freqs() {
+const ExactFrequencies& FastReference::exact_freqs() {
   if (!exact_) {
-    exact_ = std::make_unique<Frequencies<Real>>(compute_frequencies<Real>(spec_, shape_.rotary_dim));
+    exact_ = std::make_unique<ExactFrequencies>(compute_frequencies<Real>(spec_, shape_.rotary_dim));
     // Real's precision (134 bits for MpfrReal<128>: Boost rounds 40 decimal
     // digits up), read from a value so it is the one the MPFR path uses.
     mp_ = std::make_unique<MpfrScratch>(mpfr_get_prec(exact_->attention_factor.backend().data()));

@@ -17,8 +17,6 @@
 #include <vector>
 
 #include "reference/freq_spec.h"
-#include "reference/frequencies.h"
-#include "reference/real.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::ref {
@@ -80,7 +78,11 @@ struct FastValue {
   double hi = 0, lo = 0, rad = 0;
 };
 
-class MpfrScratch;  // the MPFR path's preallocated operands (fast_rotation.cc)
+class MpfrScratch;  // the MPFR path's preallocated operands (fast_internal.h)
+// The MPFR path's w_i and m, a Frequencies<Real> (fast_internal.h). Declared
+// only: the MPFR and Boost.Multiprecision headers stay out of this one, which
+// the judge and so about a hundred files include (each would compile them).
+struct ExactFrequencies;
 
 class FastReference {
  public:
@@ -125,7 +127,7 @@ class FastReference {
   // every rounding it reports, else mpfr_trig (fast_trig_row.cc).
   FastTrig fast_trig(std::int64_t position, int pair);
   FastTrig mpfr_trig(std::int64_t position, int pair);
-  const Frequencies<Real>& exact_freqs();
+  const ExactFrequencies& exact_freqs();
 
   FreqSpec spec_;
   HeadShape shape_;
@@ -133,7 +135,7 @@ class FastReference {
   std::vector<double> w_d_;
   FastValue m_;
   std::vector<FastValue> w_;
-  std::unique_ptr<Frequencies<Real>> exact_;  // the MPFR frequencies
+  std::unique_ptr<ExactFrequencies> exact_;  // the MPFR frequencies
   std::unique_ptr<MpfrScratch> mp_;
   std::unordered_map<std::int64_t, FastTrigRow> cache_;
   FastStats stats_;
