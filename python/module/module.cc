@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "python/module/bench_binding.h"
 #include "python/module/builtin_kernel.h"
 #include "python/module/check_binding.h"
 #include "python/module/golden_binding.h"
@@ -67,6 +68,7 @@ PYBIND11_MODULE(_core, m) {
       .def("__call__", &BuiltinKernel::operator());
 
   bind_check(m);
+  bind_bench(m);
   bind_reference(m);
   bind_golden(m);
 }

@@ -183,6 +183,28 @@ def _python_reproduce(name: str, options: Mapping[str, Any], case: int, prop: st
     return f"ropecheck.check({name}, {args}, case={case}, properties=[{prop!r}])"
 
 
+def _declaration(*, layouts: Sequence[str], dtypes: Sequence[str], schemes: Optional[Sequence[str]], policy: str,
+                 in_place: bool, inverse: bool, partial_rotary: bool, negative_positions: bool,
+                 multi_axis: Union[bool, Sequence[str]], max_position: Optional[int], restrictions: Sequence[str],
+                 tensors: str, device: str, fused: Optional[KvCacheWrite]) -> dict[str, Any]:
+    """What a kernel declares, as the one dict check() and bench() hand the core (kernel_declaration.h)."""
+    if isinstance(policy, str) is False:
+        raise TypeError("policy: a name from ropecheck.POLICIES")
+    if max_position is not None and (isinstance(max_position, bool) or not isinstance(max_position, int)
+                                     or max_position < 1):
+        raise ValueError(f"max_position: must be an int >= 1 (got {max_position!r})")
+    if isinstance(multi_axis, str):
+        raise TypeError("multi_axis: True, False or a list of forms from ropecheck.MULTI_AXIS_FORMS")
+    if fused is not None and not isinstance(fused, KvCacheWrite):
+        raise TypeError("fused: a ropecheck.KvCacheWrite (or None)")
+    return dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
+                in_place=bool(in_place), inverse=bool(inverse), partial_rotary=bool(partial_rotary),
+                negative_positions=bool(negative_positions),
+                multi_axis=list(MULTI_AXIS_FORMS) if multi_axis is True else list(multi_axis or []),
+                max_position=max_position or 0, restrictions=list(restrictions), tensors=tensors, device=device,
+                kv_write=fused._as_dict() if fused is not None else None)
+
+
 def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("half_split",),
           dtypes: Sequence[str] = ("f32",), schemes: Optional[Sequence[str]] = None,
           policy: str = "f32_angle_product", suite: str = "quick", seed: int = 1, cases: Optional[int] = None,
@@ -217,26 +239,21 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     Raises KernelContractError (a TypeError) when the kernel returns the
     wrong shape, dtype or number of results, ValueError for a bad option.
     """
-    if isinstance(policy, str) is False:
-        raise TypeError("policy: a name from ropecheck.POLICIES")
     kname = _kernel_name(fn, name)
-    if max_position is not None and (isinstance(max_position, bool) or not isinstance(max_position, int)
-                                     or max_position < 1):
-        raise ValueError(f"max_position: must be an int >= 1 (got {max_position!r})")
-    if isinstance(multi_axis, str):
-        raise TypeError("multi_axis: True, False or a list of forms from ropecheck.MULTI_AXIS_FORMS")
-    axis_forms = list(MULTI_AXIS_FORMS) if multi_axis is True else list(multi_axis or [])
-    if fused is not None and not isinstance(fused, KvCacheWrite):
-        raise TypeError("fused: a ropecheck.KvCacheWrite (or None)")
+    declaration = _declaration(layouts=layouts, dtypes=dtypes, schemes=schemes, policy=policy, in_place=in_place,
+                               inverse=inverse, partial_rotary=partial_rotary,
+                               negative_positions=negative_positions, multi_axis=multi_axis,
+                               max_position=max_position, restrictions=restrictions, tensors=tensors,
+                               device=device, fused=fused)
     options = dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
                    suite=suite, seed=int(seed), cases=cases, case=case, properties=list(properties or []),
                    in_place=in_place, inverse=inverse, partial_rotary=partial_rotary,
                    negative_positions=negative_positions, multi_axis=multi_axis, max_position=max_position,
                    restrictions=list(restrictions), tensors=tensors, device=device, redraw=bool(redraw),
                    redraw_schemes=bool(redraw if redraw_schemes is None else redraw_schemes), fused=fused)
-    core_options = {k: v for k, v in options.items() if k != "fused"}
-    r = _core.check(fn, name=kname, **dict(core_options, multi_axis=axis_forms, max_position=max_position or 0),
-                    kv_write=fused._as_dict() if fused is not None else None)
+    r = _core.check(fn, name=kname, declaration=declaration, suite=suite, seed=int(seed), cases=cases, case=case,
+                    properties=list(properties or []), redraw=options["redraw"],
+                    redraw_schemes=options["redraw_schemes"])
     shown = {k: v for k, v in options.items()
              if v not in (None, []) and not (k in ("tensors", "device") and v in ("numpy", "cpu"))
              and not (k == "redraw" and v is True) and not (k == "redraw_schemes" and v == options["redraw"])}
@@ -259,19 +276,21 @@ def config_from_hf(config: Union[Mapping[str, Any], str, os.PathLike]) -> RopeCo
     """A rope config from a Hugging Face config.json (a dict, a path, or JSON text), its rope_scaling /
     rope_parameters dict, or ropecheck's own schema: the same reading as ``ropecheck check --config``.
     Raises ValueError naming the field and the bound."""
+    return _core.parse_config(_config_text(config))
+
+
+def _config_text(config: Union[Mapping[str, Any], str, os.PathLike]) -> str:
+    """A config as JSON text: a dict, JSON text, or the path of a file of at most 1 MiB."""
     if isinstance(config, Mapping):
-        text = json.dumps(dict(config))
-    else:
-        s = os.fspath(config)
-        if s.lstrip().startswith("{"):
-            text = s
-        else:
-            with open(s, "rb") as f:
-                data = f.read((1 << 20) + 1)
-            if len(data) > 1 << 20:
-                raise ValueError(f"{s}: a config must be at most {1 << 20} bytes")
-            text = data.decode("utf-8", errors="strict")
-    return _core.parse_config(text)
+        return json.dumps(dict(config))
+    s = os.fspath(config)
+    if s.lstrip().startswith("{"):
+        return s
+    with open(s, "rb") as f:
+        data = f.read((1 << 20) + 1)
+    if len(data) > 1 << 20:
+        raise ValueError(f"{s}: a config must be at most {1 << 20} bytes")
+    return data.decode("utf-8", errors="strict")
 
 
 def _as_numpy(x: Any) -> tuple[Any, Optional[str]]:
@@ -359,3 +378,68 @@ def fuzz(fn: Kernel, *, seconds: float = 60.0, seed: Optional[int] = None, out: 
                 os.replace(tmp, path)
                 return FuzzResult(executions, time.monotonic() - t0, f, path)
     return FuzzResult(executions, time.monotonic() - t0, None, None)
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchResult:
+    """What ``bench`` measured: one row per step, dtype, layout and thread count (each a dict: ``status``
+    "timed", "failed" or "skipped" with its ``reason``; the ``kernel``'s, ``memcpy``'s and ``in_place_pass``'s
+    median / min / quartile seconds per call and GB/s; ``ratio_to_memcpy`` and ``ratio_to_in_place_pass``;
+    ``judged``: the calls whose output the gate's judge checked), the terminal ``table`` and the ``json`` report
+    ``ropecheck bench compare`` reads. False when a row failed (a wrong output, a call faster than the roofline
+    allows) or the kernel got no timed row."""
+
+    passed: bool
+    rows: list
+    impl_failures: list
+    table: str
+    json: str
+    errors: list
+    seconds: float
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the JSON report (atomically: a temporary file, then a rename)."""
+        tmp = os.fspath(path) + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(self.json)
+        os.replace(tmp, path)
+
+
+def bench(fn: Kernel, *, config: Union[Mapping[str, Any], str, os.PathLike], name: Optional[str] = None,
+          layouts: Sequence[str] = ("half_split",), dtypes: Sequence[str] = ("f32",),
+          schemes: Optional[Sequence[str]] = None, policy: str = "f32_angle_product", in_place: bool = False,
+          inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
+          multi_axis: Union[bool, Sequence[str]] = False, max_position: Optional[int] = None,
+          restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu",
+          fused: Optional[KvCacheWrite] = None, steps: Sequence[str] = ("prefill", "decode"),
+          prefill_tokens: int = 4096, decode_tokens: int = 64, threads: Sequence[int] = (1,),
+          repetitions: int = 10, judge: int = 3, cold: bool = False, seed: int = 0) -> BenchResult:
+    """Time a kernel as ``ropecheck bench`` does (docs/GUIDE.md): on the prefill step (``prefill_tokens``
+    consecutive positions from 0) and the decode step (``decode_tokens`` sequences of one token at unrelated
+    positions) of the model whose Hugging Face ``config`` (a dict, JSON text or a path) gives the head counts,
+    head shape and RoPE scheme, in every dtype and layout the kernel declares (the declaration is check()'s),
+    at each of ``threads``. Each row's ``repetitions`` timed calls of the kernel and of the two baselines
+    (a memcpy of the same bytes, an in-place read-modify-write pass) are interleaved at random in one run;
+    every call gets fresh inputs in buffers that move, and ``judge`` of them (the last, and a random sample)
+    are judged under the declared policy: a fast wrong kernel is a failure, not a speed. ``cold``: every line
+    of a call's buffers is flushed from the caches first. A Python kernel runs in this process, so a thread it
+    leaves working after returning is not seen (``ropecheck bench`` on a plugin sees it)."""
+    kname = _kernel_name(fn, name)
+    declaration = _declaration(layouts=layouts, dtypes=dtypes, schemes=schemes, policy=policy, in_place=in_place,
+                               inverse=inverse, partial_rotary=partial_rotary,
+                               negative_positions=negative_positions, multi_axis=multi_axis,
+                               max_position=max_position, restrictions=restrictions, tensors=tensors,
+                               device=device, fused=fused)
+    if isinstance(steps, str) or isinstance(threads, int):
+        raise TypeError("steps and threads: lists (e.g. steps=['decode'], threads=[1, 2])")
+    config_name = "config" if isinstance(config, Mapping) or os.fspath(config).lstrip().startswith("{") \
+        else os.fspath(config)
+    r = _core.bench(fn, name=kname, declaration=declaration, config_json=_config_text(config),
+                    config_name=config_name, steps=list(steps), prefill_tokens=int(prefill_tokens),
+                    decode_tokens=int(decode_tokens), threads=[int(t) for t in threads],
+                    repetitions=int(repetitions), judge=int(judge), cold=bool(cold), seed=int(seed))
+    return BenchResult(passed=r["passed"], rows=list(r["rows"]), impl_failures=list(r["impl_failures"]),
+                       table=r["table"], json=r["json"], errors=list(r["errors"]), seconds=r["seconds"])
