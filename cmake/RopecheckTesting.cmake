@@ -1,10 +1,12 @@
 # One line per test binary:
-#   ropecheck_test(NAME LABEL label SOURCES ... LIBS ... [TIMEOUT s] [OWN_MAIN] [RAPIDCHECK] [WHOLE])
+#   ropecheck_test(NAME LABEL label SOURCES ... LIBS ... [TIMEOUT s] [OWN_MAIN] [RAPIDCHECK] [WHOLE [COST s]])
 # Tests are discovered per gtest case so ctest -L / -R select them and
 # GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX split a binary across machines.
 # WHOLE: the binary is one ctest instead, for cases that share work done
 # once per process (shard_test's gate runs): a case per process would
 # redo it for each.
+# COST (WHOLE only): its seconds, so ctest -j starts it among the first
+# (python/CMakeLists.txt, frameworks, says why).
 # OWN_MAIN: the sources define main() (tests registered at run time).
 # RAPIDCHECK: runs with a fixed RapidCheck seed so CI is deterministic; run
 # the binary with RC_PARAMS="seed=N max_success=M" to explore further.
@@ -21,7 +23,7 @@ else()
 endif()
 set(ROPECHECK_TEST_TIMEOUT_SCALE ${_ropecheck_timeout_scale} CACHE STRING "Factor on every test's TIMEOUT")
 function(ropecheck_test name)
-  cmake_parse_arguments(T "OWN_MAIN;RAPIDCHECK;WHOLE" "LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "OWN_MAIN;RAPIDCHECK;WHOLE" "LABEL;TIMEOUT;COST" "SOURCES;LIBS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
@@ -40,6 +42,9 @@ function(ropecheck_test name)
   if(T_WHOLE)
     add_test(NAME ${name} COMMAND ${name})
     set_tests_properties(${name} PROPERTIES LABELS "${T_LABEL}" TIMEOUT ${T_TIMEOUT} ${env})
+    if(T_COST)
+      set_tests_properties(${name} PROPERTIES COST ${T_COST})
+    endif()
     return()
   endif()
   gtest_discover_tests(${name}
