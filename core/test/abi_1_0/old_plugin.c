@@ -8,7 +8,10 @@
  * the last release before the 1.4 KV-cache write) is the 1.3 plugin: its
  * table has the 1.1 members, abi_minor 3 and no 1.4 kv_policy. Built
  * against the frozen 1.4 headers (core/test/abi_1_4) it is the 1.4 plugin:
- * a table of 1.4's size, abi_minor 4, without 1.5's members.
+ * a table of 1.4's size, abi_minor 4, without 1.5's members; against the
+ * frozen 1.5 headers (core/test/abi_1_5), the 1.5 plugin: 1.5's size,
+ * abi_minor 5, its 1.5 members (qk-norm policy, max_position) left zero,
+ * without 1.6's cos_sin_cache_dtypes.
  *
  * The kernel: default frequency scheme, fp32 storage, both layouts,
  * frequencies and angles in double, sin/cos in double rounded to fp32, the
@@ -69,7 +72,10 @@ static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, ch
   return ROPECHECK_OK;
 }
 
-#if defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 4u /* the 1.4 headers */
+#if defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 5u /* the 1.5 headers */
+#define PLUGIN_NAME "abi_1_5_plugin"
+#define PLUGIN_HEADER "built against the frozen ABI 1.5 headers"
+#elif defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 4u /* the 1.4 headers */
 #define PLUGIN_NAME "abi_1_4_plugin"
 #define PLUGIN_HEADER "built against the frozen ABI 1.4 headers"
 #elif defined(ROPECHECK_ABI_VERSION_MINOR) /* the 1.3 header (1.0's has no minor version) */
@@ -81,7 +87,7 @@ static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, ch
 #endif
 
 static const ropecheck_impl_t kImpl = {
-    sizeof(ropecheck_impl_t), /* the 1.0 size: ends before abi_minor (1.3: the 1.1 size; 1.4: 1.4's) */
+    sizeof(ropecheck_impl_t), /* the 1.0 size: ends before abi_minor (1.3: the 1.1 size; 1.4, 1.5: theirs) */
     ROPECHECK_ABI_VERSION,
     PLUGIN_NAME,
     PLUGIN_HEADER ": default scheme, f32, angles in double",
@@ -96,7 +102,7 @@ static const ropecheck_impl_t kImpl = {
     NULL,
     NULL,
 #ifdef ROPECHECK_ABI_VERSION_MINOR
-    ROPECHECK_ABI_VERSION_MINOR, /* 3, or 4 (its kv_policy left zero: no cache write) */
+    ROPECHECK_ABI_VERSION_MINOR, /* 3, 4 or 5 (what follows left zero: no cache write, no qk-norm) */
     0u,
     {0}, /* no policy extension: the 1.0 defaults */
 #endif
