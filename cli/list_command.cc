@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/error_model/cache_write_budget.h"
+#include "gate/policy_text.h"
 #include "impls/registry.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/policy.h"
@@ -26,32 +27,6 @@ std::string bits_to_names(std::uint32_t mask, int count, std::string_view (*name
 std::string_view dtype_n(int i) { return dtype_name(static_cast<ropecheck_dtype_t>(i)); }
 std::string_view layout_n(int i) { return layout_name(static_cast<ropecheck_layout_t>(i)); }
 std::string_view scheme_n(int i) { return scheme_name(static_cast<ropecheck_scheme_t>(i)); }
-
-std::string policy_text(const Policy& policy) {
-  const ropecheck_policy_t& p = policy.base;
-  const ropecheck_policy_ext_t& e = policy.ext;
-  auto num = [](double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3g", v);
-    return std::string(b);
-  };
-  std::string s = "freq " + std::string(dtype_n(static_cast<int>(p.freq_dtype)));
-  if (e.freq_pow_max_ulp > 0) s += " (pow " + num(e.freq_pow_max_ulp) + " ulp)";
-  s += ", angle " + std::string(angle_mode_name(p.angle_mode));
-  if (e.positions_f32) s += " of fp32 positions";
-  if (p.sincos == ROPECHECK_SINCOS_FAST) {
-    s += ", fast sincos (<= " + num(p.sincos_max_abs_error) + " abs";
-    if (e.sincos_abs_error_range > 0) s += " for |x| <= " + num(e.sincos_abs_error_range);
-    if (e.sincos_phase_error_slope > 0) s += ", phase error <= " + num(e.sincos_phase_error_slope) + " |x|";
-    s += ")";
-  } else {
-    s += ", libm sincos (" + num(e.sincos_max_ulp > 0 ? e.sincos_max_ulp : 1.0) + " ulp)";
-  }
-  s += ", math " + std::string(policy_dtype_name(p.math_dtype)) + " " +
-       std::string(rotation_form_name(e.rotation_form));
-  s += ", cos/sin " + std::string(policy_dtype_name(p.cache_dtype));
-  return s;
-}
 
 // The names of the bits of f that `names` lists, comma-separated.
 std::string bit_names(std::uint32_t f, std::initializer_list<std::pair<std::uint32_t, const char*>> names) {

@@ -15,6 +15,7 @@
 #include "core/isolation/isolation.h"
 #include "core/parallel/ordered_parallel.h"
 #include "gate/gate.h"
+#include "gate/policy_text.h"
 
 #include "core/cases/axis_cases.h"
 #include "core/cases/case_fit.h"
@@ -87,7 +88,11 @@ void add_bins(ImplReport& rep, const CaseOutcome& out, const Case& c) {
   }
   for (const PositionPoint& pt : out.points) {
     UlpsAt& u = rep.ulps_by_position[c.dtype][abs_position(pt.position)];
-    if (pt.worst_pair_ulps >= u.worst_ulps) u = {pt.worst_pair_ulps, c.index};
+    if (pt.worst_pair_ulps >= u.worst_ulps) {
+      u.worst_ulps = pt.worst_pair_ulps;
+      u.case_index = c.index;
+    }
+    u.worst_rounded_ulps = std::max(u.worst_rounded_ulps, pt.worst_ulps);
   }
   for (const PositionPoint& pt : out.points) {
     CurvePoint& c = rep.curve[curve_bucket(pt.position)];
@@ -276,7 +281,8 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
                                   reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
                                                     o.config_path) +
                                       rep.reproduce_args,
-                                  res.worst_units});
+                                  res.worst_units,
+                                  res.judged ? res.judged->first : std::nullopt});
           break;
       }
     }
@@ -322,6 +328,7 @@ GateReport run_gate(const GateOptions& o) {
     ImplReport rep;
     rep.name = impl->name;
     if (o.reproduce_args.count(rep.name)) rep.reproduce_args = " " + o.reproduce_args.at(rep.name);
+    rep.policy = policy_text(policy_of(*impl));
     applicable.emplace_back();
     for (const auto* p : props) {
       PropertyStats s;

@@ -97,13 +97,20 @@ struct FailureRecord {
   std::string case_description;
   std::string reproduce;
   double worst_units = 0;  // the case's worst error / budget (inf: no budget judged it)
+  // The first wrong element as the judge found it (where, got, expected,
+  // budget and its terms), when the judge judged the failing case and an
+  // element was wrong; the report shows it field by field.
+  std::optional<Violation> element;
 };
 
 // The worst error at one position, in ulps of a storage dtype at the pair's
-// magnitude (PositionPoint::worst_pair_ulps), and the case it was seen in.
+// magnitude (PositionPoint::worst_pair_ulps), and the case it was seen in;
+// beside it the worst in ulps against the correctly rounded exact result
+// (PositionPoint::worst_ulps). gate/accuracy.h reads both.
 struct UlpsAt {
   double worst_ulps = 0;
   int case_index = 0;
+  double worst_rounded_ulps = 0;
 };
 
 struct ImplReport {
@@ -113,6 +120,7 @@ struct ImplReport {
   std::vector<std::pair<std::string, std::string>> under_floor;
   const std::string* floor_failure(const std::string& property) const;
   std::string reproduce_args;  // " --plugin PATH" for a plugin's kernel, else empty
+  std::string policy;          // the declared policy, as `ropecheck list` prints it (policy_text)
   std::map<std::string, FamilyStats> families;          // conformance, per scheme
   // Conformance per size class and memory layout: "decode head_major".
   std::map<std::string, FamilyStats> shapes;
@@ -176,8 +184,10 @@ void apply_verdict_floor(GateReport& r);
 GateReport merge_reports(const std::vector<GateReport>& shards);
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property = {}, const std::string& config_path = {});
-// Markdown tables: conformance per implementation x family, properties per
-// implementation, then error against position.
+// Markdown tables (gate/gate_tables.h): a row per implementation,
+// conformance per implementation x family, size classes and layouts,
+// properties, fused parts, skips, then accuracy against context length per
+// dtype (gate/accuracy.h).
 void print_summary(const GateReport& r, std::ostream& os);
 void print_failures(const GateReport& r, std::ostream& os, int max_per_impl = 5);
 // Per implementation and case family, the failing case with the largest
@@ -193,9 +203,10 @@ void print_slack(const GateReport& r, std::ostream& os);
 void print_within(const GateReport& r, double ulps, std::ostream& os);
 // JUnit XML (one testsuite per implementation, one testcase per property).
 void write_junit(const GateReport& r, std::ostream& os);
-// Self-contained HTML: the tables, per implementation an SVG plot of the
-// worst error (budget units and ulps) against position, and the RoFormer
-// decay curve (decay[r] for r = 0, 1, ...).
+// Self-contained HTML (html_report.cc): the verdict, the failures first,
+// a row per implementation, accuracy against context length per dtype
+// (tables and SVG plots), every table sortable, the verdict's error /
+// budget plots and the RoFormer decay curve (decay[r] for r = 0, 1, ...).
 void write_html_report(const GateReport& r, const std::vector<double>& decay, std::ostream& os);
 
 }  // namespace ropecheck

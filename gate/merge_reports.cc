@@ -36,6 +36,7 @@ GateReport empty_like(const GateReport& s) {
     ImplReport e;
     e.name = i.name;
     e.reproduce_args = i.reproduce_args;
+    e.policy = i.policy;
     for (const auto& [name, ps] : i.properties) {
       PropertyStats z;
       z.applicable = ps.applicable;
@@ -82,8 +83,10 @@ void add(ImplReport& m, const ImplReport& s) {
   for (const auto& [dtype, points] : s.ulps_by_position)
     for (const auto& [pos, u] : points) {
       UlpsAt& t = m.ulps_by_position[dtype][pos];
+      const double rounded = std::max(t.worst_rounded_ulps, u.worst_rounded_ulps);
       if (u.worst_ulps > t.worst_ulps || (exactly_equal(u.worst_ulps, t.worst_ulps) && u.case_index > t.case_index))
         t = u;
+      t.worst_rounded_ulps = rounded;
     }
   for (int b = 0; b < kPositionBins; ++b) {
     m.bins[b].elements += s.bins[b].elements;
@@ -131,6 +134,8 @@ GateReport merge_reports(const std::vector<GateReport>& shards) {
                    first.impls[i].properties.size(), shard);
       require_same("implementations[" + std::to_string(i) + "].reproduce_args", s.impls[i].reproduce_args,
                    first.impls[i].reproduce_args, shard);
+      require_same("implementations[" + std::to_string(i) + "].policy", s.impls[i].policy, first.impls[i].policy,
+                   shard);
       for (std::size_t p = 0; p < s.impls[i].properties.size(); ++p) {
         const std::string f = "implementations[" + std::to_string(i) + "].properties[" + std::to_string(p) + "]";
         require_same(f + ".name", s.impls[i].properties[p].first, first.impls[i].properties[p].first, shard);

@@ -1,10 +1,12 @@
 #include "gate/report_json.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "core/config/json_reader.h"
 #include "core/io/sha256.h"
+#include "gate/report_text.h"
 #include "reference/freq_spec.h"
 
 namespace ropecheck {
@@ -30,6 +32,42 @@ double read_real(const JsonReader& r, const char* key) {
   const double d = v.get<double>();
   if (!(d >= 0) || !std::isfinite(d)) throw ConfigError(r.name(key), "must be >= 0");
   return d;
+}
+
+// A value of a kernel's output (any double: NaN and infinities included) as
+// C's hexadecimal float text, exact and readable back by strtod.
+json exact(double v) { return format_number(v, "%a"); }
+
+double read_exact(const JsonReader& r, const char* key) {
+  const std::string s = r.string(key);
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size())
+    throw ConfigError(r.name(key), "must be a number as C's %a writes it (\"0x1.8p+1\", \"-inf\", \"nan\")");
+  return v;
+}
+
+json element_to_json(const Violation& v) {
+  return {{"tensor", v.tensor}, {"token", v.token},           {"head", v.head},     {"channel", v.channel},
+          {"position", v.position}, {"got", exact(v.got)}, {"expected", exact(v.expected)},
+          {"budget", exact(v.budget)}, {"what", v.what},   {"detail", v.detail}};
+}
+
+Violation element_from_json(const JsonReader& e) {
+  Violation v;
+  v.tensor = e.string("tensor");
+  if (v.tensor != "q" && v.tensor != "k") throw ConfigError(e.name("tensor"), "must be \"q\" or \"k\"");
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max(), kMin = std::numeric_limits<std::int64_t>::min();
+  v.token = e.integer("token", -1, kMax);
+  v.head = static_cast<int>(e.integer("head", -1, std::numeric_limits<int>::max()));
+  v.channel = static_cast<int>(e.integer("channel", -1, std::numeric_limits<int>::max()));
+  v.position = e.integer("position", kMin, kMax);
+  v.got = read_exact(e, "got");
+  v.expected = read_exact(e, "expected");
+  v.budget = read_exact(e, "budget");
+  v.what = e.string("what");
+  v.detail = e.string("detail");
+  return v;
 }
 
 const json& array(const JsonReader& r, const char* key, std::size_t max) {
@@ -64,7 +102,7 @@ void write_counts(const Stats& s, json* o) {
 }
 
 json impl_to_json(const ImplReport& i) {
-  json o{{"name", i.name}, {"reproduceArgs", i.reproduce_args}};
+  json o{{"name", i.name}, {"reproduceArgs", i.reproduce_args}, {"policy", i.policy}};
   for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}, std::pair{"fused", &i.fused}}) {
     json& fam = o[key] = json::array();
     for (const auto& [name, f] : *map) {
@@ -89,10 +127,13 @@ json impl_to_json(const ImplReport& i) {
     curve.push_back({{"bucket", bucket}, {"position", p.position}, {"caseIndex", p.case_index},
                      {"worstUnits", real(p.worst_units)}, {"worstUlps", real(p.worst_ulps)}});
   json& fails = o["failures"] = json::array();
-  for (const FailureRecord& f : i.failures)
-    fails.push_back({{"caseIndex", f.case_index}, {"property", f.property}, {"family", f.family},
-                     {"message", f.message}, {"caseDescription", f.case_description}, {"reproduce", f.reproduce},
-                     {"worstUnits", real(f.worst_units)}});
+  for (const FailureRecord& f : i.failures) {
+    json e{{"caseIndex", f.case_index},         {"property", f.property},   {"family", f.family},
+           {"message", f.message},              {"caseDescription", f.case_description},
+           {"reproduce", f.reproduce},          {"worstUnits", real(f.worst_units)}};
+    if (f.element) e["element"] = element_to_json(*f.element);
+    fails.push_back(std::move(e));
+  }
   json& skipped = o["skipped"] = json::array();
   for (const auto& [why, n] : i.skipped) skipped.push_back({{"reason", why}, {"cases", n}});
   o["redrawn"] = i.redrawn;
@@ -106,7 +147,11 @@ json impl_to_json(const ImplReport& i) {
   json& ulps = o["ulpsByPosition"] = json::array();
   for (const auto& [dtype, points] : i.ulps_by_position)
     for (const auto& [pos, u] : points)
-      ulps.push_back({{"dtype", dtype}, {"position", pos}, {"worstUlps", real(u.worst_ulps)}, {"caseIndex", u.case_index}});
+      ulps.push_back({{"dtype", dtype},
+                      {"position", pos},
+                      {"worstUlps", real(u.worst_ulps)},
+                      {"caseIndex", u.case_index},
+                      {"worstRoundedUlps", real(u.worst_rounded_ulps)}});
   return o;
 }
 
@@ -115,6 +160,7 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
   i.name = r.string("name");
   if (i.name.empty()) throw ConfigError(r.name("name"), "must not be empty");
   i.reproduce_args = r.string("reproduceArgs");
+  i.policy = r.string("policy");
   for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}, std::pair{"fused", &i.fused}}) {
     const json& fam = array(r, key, kMaxEntries);
     for (std::size_t k = 0; k < fam.size(); ++k) {
@@ -174,6 +220,11 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     f.case_description = e.string("caseDescription");
     f.reproduce = e.string("reproduce");
     f.worst_units = read_real(e, "worstUnits");
+    if (e.has("element")) {
+      const json& el = e.at("element");
+      if (!el.is_object()) throw ConfigError(e.name("element"), "must be an object");
+      f.element = element_from_json(JsonReader(el, e.name("element") + "."));
+    }
     i.failures.push_back(std::move(f));
   }
   const json& skipped = array(r, "skipped", kMaxEntries);
@@ -199,7 +250,8 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     const std::int64_t pos = e.integer("position", 0, std::numeric_limits<std::int64_t>::max());
     auto& points = i.ulps_by_position[dtype];
     if (points.count(pos)) throw ConfigError(e.name("position"), "repeated: " + std::to_string(pos));
-    points[pos] = {read_real(e, "worstUlps"), static_cast<int>(e.integer("caseIndex", 0, total - 1))};
+    points[pos] = {read_real(e, "worstUlps"), static_cast<int>(e.integer("caseIndex", 0, total - 1)),
+                   read_real(e, "worstRoundedUlps")};
   }
   return i;
 }

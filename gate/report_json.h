@@ -18,8 +18,11 @@
 namespace ropecheck {
 
 inline constexpr const char* kGateReportFormat = "ropecheck-gate-report";
-inline constexpr int kGateReportVersion = 3;  // 3: shapes (size class x memory layout), sampled counts; 2: the verdict floor, isolation, interrupts,
-                                                     // skip reasons, budget terms and ulps per position
+// 4: each implementation's policy, ulps against the correctly rounded result
+// per position, a failure's first wrong element; 3: shapes (size class x
+// memory layout), sampled counts; 2: the verdict floor, isolation,
+// interrupts, skip reasons, budget terms and ulps per position.
+inline constexpr int kGateReportVersion = 4;
 
 // The whole file: {"format", "version", "sha256", "report"}.
 std::string report_to_json(const GateReport& r);

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <ostream>
 
+#include "gate/accuracy.h"
 #include "gate/gate.h"
+#include "gate/gate_tables.h"
 #include "gate/report_text.h"
 #include "ropecheck/names.h"
 
@@ -26,74 +28,85 @@ void print_worst_failures(const GateReport& r, std::ostream& os) {
   }
 }
 
-void print_slack(const GateReport& r, std::ostream& os) {
-  os << "### Slack: worst error / budget where each budget term dominates\n\n"
-        "Each element's budget is a sum of terms (docs/ERROR_MODEL.md); a column gives the worst error / budget "
-        "over the elements whose largest term it is, and their count. Below 0.25 the term is loose there.\n\n";
-  os << "| implementation |";
-  for (int t = 0; t < kBudgetTermCount; ++t) os << " " << budget_term_name(t) << " |";
-  os << "\n|---|";
-  for (int t = 0; t < kBudgetTermCount; ++t) os << "---:|";
-  os << "\n";
+std::vector<ReportTable> slack_tables(const GateReport& r) {
+  ReportTable t;
+  t.id = "slack";
+  t.title = "Slack: worst error / budget where each budget term dominates";
+  t.intro =
+      "Each element's budget is a sum of terms (docs/ERROR_MODEL.md); a column gives the worst error / budget "
+      "over the elements whose largest term it is, and their count. Below 0.25 the term is loose there.";
+  t.add_column("implementation");
+  for (int k = 0; k < kBudgetTermCount; ++k) t.add_column(budget_term_name(k), true);
   for (const auto& i : r.impls) {
-    os << "| " << i.name << " |";
-    for (int t = 0; t < kBudgetTermCount; ++t) {
-      if (i.elements_by_term[t] == 0)
-        os << " - |";
-      else
-        os << " " << format_number(i.worst_by_term[t], "%.3f") << " (" << i.elements_by_term[t] << ") |";
-    }
-    os << "\n";
+    std::vector<std::string> row{i.name};
+    for (int k = 0; k < kBudgetTermCount; ++k)
+      row.push_back(i.elements_by_term[k] == 0 ? "-"
+                                               : format_number(i.worst_by_term[k], "%.3f") + " (" +
+                                                     std::to_string(i.elements_by_term[k]) + ")");
+    t.rows.push_back(std::move(row));
   }
-  os << "\n";
   // The fused parts' budgets (ABI 1.4, 1.5), judged by their own properties:
   // E9, the cache write's |written - exact scaled| over its radius plus half
   // a step; the fused norm's whole budget (the rotation's and E10 carried).
-  bool header = false;
+  ReportTable f;
+  f.id = "fused-slack";
+  f.add_column("implementation");
+  f.add_column("fused budget");
+  f.add_column("worst error / budget", true);
+  f.add_column("cases judged", true);
   for (const auto& i : r.impls)
     for (const auto& [name, s] : i.properties) {
       const char* what = name == "CachesTheRotatedKAndV"            ? "E9, the KV-cache write"
                          : name == "NormalisesEachHeadThenRotates" ? "E10 and the rotation, the fused qk-norm"
                                                                    : nullptr;
       if (what == nullptr || s.passed + s.failed == 0) continue;
-      if (!header) {
-        os << "| implementation | fused budget | worst error / budget | cases judged |\n|---|---|---:|---:|\n";
-        header = true;
-      }
-      os << "| " << i.name << " | " << what << " (" << name << ") | " << format_number(s.worst_units, "%.3f") << " | "
-         << s.passed + s.failed << " |\n";
+      f.rows.push_back({i.name, std::string(what) + " (" + name + ")", format_number(s.worst_units, "%.3f"),
+                        std::to_string(s.passed + s.failed)});
     }
-  if (header) os << "\n";
+  return {t, f};
+}
+
+void print_slack(const GateReport& r, std::ostream& os) {
+  const std::vector<ReportTable> tables = slack_tables(r);
+  write_markdown(tables[0], os);
+  os << "\n";
+  if (!tables[1].rows.empty()) {
+    write_markdown(tables[1], os);
+    os << "\n";
+  }
+}
+
+ReportTable within_table(const GateReport& r, double ulps) {
+  ReportTable t;
+  t.id = "within";
+  t.title = "Within " + format_number(ulps) + " ulps of the exact result";
+  t.intro =
+      "Ulps of the storage dtype at each pair's magnitude m sqrt(x^2 + y^2): the largest |position| up to which "
+      "every tested element stays within them, and the first tested position beyond.";
+  t.add_column("implementation");
+  t.add_column("dtype");
+  t.add_column("holds up to", true);
+  t.add_column("first beyond", true);
+  t.add_column("its error (ulps)", true);
+  t.add_column("reproduce", false, true);
+  for (const auto& i : r.impls)
+    for (const auto& [dtype, by_position] : i.ulps_by_position) {
+      const Reach reach = reach_within(by_position, ulps);
+      std::vector<std::string> row{i.name, std::string(dtype_name(static_cast<ropecheck_dtype_t>(dtype))),
+                                   reach_text(reach)};
+      if (reach.beyond >= 0)
+        for (std::string cell : {std::to_string(reach.beyond), format_number(reach.beyond_ulps),
+                                 reproduce_command(i.name, r.suite, r.seed, reach.beyond_case) + i.reproduce_args})
+          row.push_back(std::move(cell));
+      else
+        row.insert(row.end(), {"-", "-", "-"});
+      t.rows.push_back(std::move(row));
+    }
+  return t;
 }
 
 void print_within(const GateReport& r, double ulps, std::ostream& os) {
-  os << "### Within " << format_number(ulps) << " ulps of the exact result\n\n"
-        "Ulps of the storage dtype at each pair's magnitude m sqrt(x^2 + y^2): the largest |position| up to which "
-        "every tested element stays within them, and the first tested position beyond.\n\n| implementation | dtype | holds up to | first beyond | its error (ulps) | reproduce |\n"
-        "|---|---|---:|---:|---:|---|\n";
-  for (const auto& i : r.impls) {
-    for (const auto& [dtype, by_position] : i.ulps_by_position) {
-      std::int64_t holds = -1;
-      const std::pair<const std::int64_t, UlpsAt>* beyond = nullptr;
-      for (const auto& at : by_position) {
-        if (!(at.second.worst_ulps <= ulps)) {
-          beyond = &at;
-          break;
-        }
-        holds = at.first;
-      }
-      os << "| " << i.name << " | " << dtype_name(static_cast<ropecheck_dtype_t>(dtype)) << " | ";
-      if (holds < 0)
-        os << "none";
-      else
-        os << holds << (holds > 0 ? " (2^" + format_number(std::log2(static_cast<double>(holds)), "%.1f") + ")" : "");
-      if (beyond)
-        os << " | " << beyond->first << " | " << format_number(beyond->second.worst_ulps) << " | `"
-           << reproduce_command(i.name, r.suite, r.seed, beyond->second.case_index) << i.reproduce_args << "` |\n";
-      else
-        os << " | - | - | - |\n";
-    }
-  }
+  write_markdown(within_table(r, ulps), os);
   os << "\n";
 }
 

@@ -1,31 +1,55 @@
 #!/usr/bin/env bash
 # The gate's CI outputs are usable: JUnit XML validates, and the HTML report
-# renders in headless Chromium with its three plots in the DOM.
-# Usage: report_render_test.sh <ropecheck binary> <scratch dir>
+# of a passing run and of a failing one (a mutant of the bug catalogue,
+# beside a correct kernel) renders in headless Chromium as a person should
+# see it: report_layout_check.js, run in the rendered page, finds no legend
+# over a label, real sortable tables, and on the failing run the failures
+# first with their reproduce lines. Screenshots of both (1200 px wide) land
+# in the scratch dir, and in DOCS_DIR when given (docs/report_pass.png,
+# docs/report_fail.png: `report_render_test.sh BIN /tmp/r MUTANTS docs`).
+# Usage: report_render_test.sh <ropecheck binary> <scratch dir> <mutant plugin dir> [DOCS_DIR]
 set -euo pipefail
 bin=$1
 dir=$2
+mutants=$3
+docs=${4:-}
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$dir" && mkdir -p "$dir"
-"$bin" check --quiet --cases 8 --report "$dir/report.html" --junit "$dir/junit.xml" \
+"$bin" check --quiet --cases 8 --report "$dir/pass.html" --junit "$dir/junit.xml" \
   --summary "$dir/summary.md" > "$dir/stdout.txt"
 grep -q "Overall: PASS" "$dir/summary.md"
 if command -v xmllint > /dev/null; then
   xmllint --noout "$dir/junit.xml"
 fi
 grep -q '<testsuite name="scalar_naive"' "$dir/junit.xml"
+# Exit 1: the mutant fails (scalar_naive beside it passes).
+mutant=mutant_layout_swapped_above_4096
+"$bin" check --quiet --cases 6 --impl scalar_naive --impl "$mutant" --plugin "$mutants/$mutant.so" \
+  --report "$dir/fail.html" > "$dir/fail_stdout.txt" 2>&1 && { echo "$mutant passed"; exit 1; }
+grep -q "Overall: FAIL" "$dir/fail_stdout.txt"
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z "$chrome" ]]; then
   echo "SKIP: chromium not installed (scripts/setup.sh installs it)"
   exit 77
 fi
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
-       --disable-component-update --disable-sync --user-data-dir="$dir/profile")
-timeout 120 "$chrome" "${flags[@]}" --dump-dom "file://$dir/report.html" > "$dir/dom.html" 2> "$dir/chrome.log"
-for id in plot-budget plot-ulps plot-decay; do
-  grep -q "id=\"$id\"><svg" "$dir/dom.html" || { echo "missing rendered plot $id"; exit 1; }
+       --disable-component-update --disable-sync --user-data-dir="$dir/profile" --window-size=1200,1500)
+for run in pass fail; do
+  # The check runs after the page's own scripts, on a copy of the page.
+  { sed 's#</body></html>##' "$dir/$run.html"; printf '<script>\n'; cat "$here/report_layout_check.js"
+    printf '</script>\n</body></html>\n'; } > "$dir/$run.check.html"
+  timeout 120 "$chrome" "${flags[@]}" --dump-dom "file://$dir/$run.check.html" > "$dir/$run.dom.html" \
+    2> "$dir/chrome.log"
+  for id in plot-budget plot-ulps plot-decay; do
+    grep -q "id=\"$id\"><svg" "$dir/$run.dom.html" || { echo "$run: missing rendered plot $id"; exit 1; }
+  done
+  result=$(sed -n '/<pre id="layout-check">/,/<\/pre>/p' "$dir/$run.dom.html")
+  result=${result#*<pre id=\"layout-check\">}
+  echo "$run: ${result%</pre>*}"
+  [[ "$result" == *": ok</pre>"* ]] || { echo "$run: the rendered report fails its layout check"; exit 1; }
+  timeout 120 "$chrome" "${flags[@]}" --hide-scrollbars --screenshot="$dir/report_$run.png" \
+    "file://$dir/$run.html" 2>> "$dir/chrome.log"
+  test -s "$dir/report_$run.png"
+  if [[ -n "$docs" ]]; then cp "$dir/report_$run.png" "$docs/report_$run.png"; fi
 done
-grep -q "ropecheck check: " "$dir/dom.html"
-timeout 120 "$chrome" "${flags[@]}" --window-size=1200,1600 --screenshot="$dir/report.png" \
-  "file://$dir/report.html" 2>> "$dir/chrome.log"
-test -s "$dir/report.png"
-echo "report rendered: $dir/report.png"
+echo "reports rendered: $dir/report_pass.png $dir/report_fail.png"

@@ -19,6 +19,6 @@ run=(check --impl scalar_naive --cases 4 --quiet)
   && { echo "a run under its floor passed"; exit 1; }
 grep -q '"failures": \[$' "$work/failing.json" && grep -q '"why": "judged on' "$work/floor.json" \
   || { echo "the failing reports hold no failure or floor finding"; exit 1; }
-"$py" "$src/golden/test/validate_schema.py" "$src/gate/schema/ropecheck_gate_report_v3.schema.json" \
+"$py" "$src/golden/test/validate_schema.py" "$src/gate/schema/ropecheck_gate_report_v4.schema.json" \
   "$work"/{shard1,shard2,merged,failing,floor}.json
 echo "gate reports: shards, merge, a failing run and one under the floor match the schema"
