@@ -18,7 +18,9 @@ constexpr const char* kStyle =
     ".copy button{font-size:12px;padding:3px 8px}"
     ".failure{border:1px solid #e0a0a0;border-left:5px solid #c00;padding:.5em 1em;margin:.8em 0;background:#fffafa}"
     ".failure h3{margin:.2em 0 .5em;font-size:15px}.failure table{margin:.3em 0}"
-    ".failure .message{font-family:monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}"
+    ".failure .message,.failure .case{font-family:monospace;font-size:12px;white-space:pre-wrap;word-break:break-word;"
+    "margin:.3em 0}table.element th{background:#f6f6f6;cursor:auto;width:9em}"
+    "details.more{margin:.2em 0 .8em 1em}"
     ".plot{margin:.5em 0 1.5em}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
 
 // Sorting: a click on a header orders the body's rows by that column

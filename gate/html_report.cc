@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
-#include <set>
+#include <map>
 #include <sstream>
 
 #include "gate/accuracy.h"
@@ -48,6 +48,25 @@ void element_rows(const Violation& v, std::ostream& os) {
   os << "</table>\n";
 }
 
+void failure_card(const GateReport& r, const ImplReport& i, const FailureRecord& f, std::ostream& os) {
+  os << "<div class=\"failure\"><h3>" << xml_escape(i.name) << " &middot; " << xml_escape(f.property) << " &middot; case "
+     << f.case_index << " (" << xml_escape(f.family) << ", seed " << r.seed << ")";
+  if (std::isfinite(f.worst_units)) os << " &middot; worst " << format_number(f.worst_units, "%.4g") << " budgets";
+  os << "</h3>\n";
+  std::string message = f.message;
+  if (f.element) {
+    element_rows(*f.element, os);
+    // The element's fields are in the table above; the count stays.
+    if (const std::size_t at = message.find("; first: "); at != std::string::npos) message.resize(at);
+  }
+  os << "<div class=\"message\">" << xml_escape(message) << "</div>\n<div class=\"case\">case: <code>"
+     << xml_escape(f.case_description) << "</code></div>\n";
+  html_copy_block(f.reproduce, os);
+  os << "</div>\n";
+}
+
+// Per implementation and property: the first failure in full, the others
+// folded under it (every one with its element and reproduce line).
 void write_failures(const GateReport& r, std::ostream& os) {
   std::size_t total = 0;
   for (const ImplReport& i : r.impls) total += i.failures.size() + i.under_floor.size();
@@ -58,23 +77,26 @@ void write_failures(const GateReport& r, std::ostream& os) {
       os << "<div class=\"failure\"><h3>" << xml_escape(i.name) << " &middot; " << xml_escape(property)
          << ": too few cases judged</h3><div class=\"message\">" << xml_escape(why) << "</div></div>\n";
     }
-    int shown = 0;
-    for (const FailureRecord& f : i.failures) {
-      if (shown++ == kFailuresShown) {
-        os << "<p>&hellip; " << i.failures.size() - kFailuresShown << " more failure(s) of " << xml_escape(i.name)
-           << ": every one is in the terminal's report, --summary and --json.</p>\n";
-        break;
-      }
-      os << "<div class=\"failure\"><h3>" << xml_escape(i.name) << " &middot; " << xml_escape(f.property)
-         << " &middot; case " << f.case_index << " (" << xml_escape(f.family) << ", seed " << r.seed << ")";
-      if (std::isfinite(f.worst_units)) os << " &middot; worst " << format_number(f.worst_units, "%.4g") << " budgets";
-      os << "</h3>\n";
-      if (f.element) element_rows(*f.element, os);
-      os << "<div class=\"message\">" << xml_escape(f.message) << "</div>\n<p>case: <code>"
-         << xml_escape(f.case_description) << "</code></p>\n";
-      html_copy_block(f.reproduce, os);
-      os << "</div>\n";
+    std::vector<std::string> order;  // properties in the order they first failed
+    std::map<std::string, std::vector<const FailureRecord*>> by_property;
+    const std::size_t shown = std::min(i.failures.size(), static_cast<std::size_t>(kFailuresShown));
+    for (std::size_t k = 0; k < shown; ++k) {
+      const FailureRecord& f = i.failures[k];
+      if (!by_property.count(f.property)) order.push_back(f.property);
+      by_property[f.property].push_back(&f);
     }
+    for (const std::string& p : order) {
+      const auto& list = by_property[p];
+      failure_card(r, i, *list[0], os);
+      if (list.size() < 2) continue;
+      os << "<details class=\"more\"><summary>" << list.size() - 1 << " more " << xml_escape(p) << " failure(s) of "
+         << xml_escape(i.name) << "</summary>\n";
+      for (std::size_t k = 1; k < list.size(); ++k) failure_card(r, i, *list[k], os);
+      os << "</details>\n";
+    }
+    if (i.failures.size() > shown)
+      os << "<p>&hellip; " << i.failures.size() - shown << " more failure(s) of " << xml_escape(i.name)
+         << ": every one is in the terminal's report, --summary and --json.</p>\n";
   }
   os << "</section>\n";
 }
@@ -158,7 +180,9 @@ void write_html_report(const GateReport& r, const std::vector<double>& decay, st
   if (!r.isolated) os << "<p class=\"fail\">" << xml_escape(kNoIsolationNote) << "</p>\n";
   write_failures(r, os);
   os << "<h2 id=\"summary\">Kernels</h2>\n";
-  write_html(kernel_table(r), os);
+  ReportTable kernels = kernel_table(r);
+  kernels.title.clear();  // the section's heading says it
+  write_html(kernels, os);
   if (const ReportTable t = skipped_table(r); !t.rows.empty()) write_html(t, os);
   os << "<h2>Accuracy against context length</h2>\n";
   write_html(accuracy_table(r), os);

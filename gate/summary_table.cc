@@ -189,7 +189,8 @@ ReportTable accuracy_table(const GateReport& r) {
   t.add_column("dtype");
   t.add_column("positions", true);
   for (int b = 0; b < kPositionBins; ++b) t.add_column(position_bin_name(b), true);
-  for (double u : kReachUlps) t.add_column("within " + format_number(u) + " ulp up to", true);
+  for (double u : kReachUlps)
+    t.add_column("within " + format_number(u) + (u > 1 ? " ulps" : " ulp") + " up to", true);
   for (const ImplReport& i : r.impls)
     for (const DtypeAccuracy& d : accuracy_by_dtype(i)) {
       std::int64_t positions = 0;

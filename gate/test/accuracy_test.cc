@@ -81,5 +81,39 @@ TEST(Accuracy, ReachIsTheLastPositionBeforeTheFirstBeyond) {
   EXPECT_EQ(reach_text(none), "none");
 }
 
+const ImplReport& impl_named(const GateReport& r, const std::string& name) {
+  for (const ImplReport& i : r.impls)
+    if (i.name == name) return i;
+  ADD_FAILURE() << "no " << name;
+  return r.impls.front();
+}
+
+// scalar_naive forms its angle p w in fp32 (rounding it costs up to half an
+// fp32 ulp of p w: at p w near 1000, 2^-15 rad, hundreds of fp32 ulps of
+// the pair), scalar_complex in f64. Both pass, each within the budget of
+// the policy it declares, so the verdict does not tell them apart; the error
+// beyond the final rounding does.
+TEST(Accuracy, TellsApartTwoKernelsThatBothPass) {
+  std::vector<const ropecheck_impl_t*> impls;
+  for (const char* name : {"scalar_naive", "scalar_complex"})
+    for (const ropecheck_impl_t* i : builtin_impls())
+      if (std::string(i->name) == name) impls.push_back(i);
+  ASSERT_EQ(impls.size(), 2u);
+  const GateRun g = run_quick_gate(impls, 8, {"ConformsToReference"});
+  ASSERT_TRUE(g.report.passed()) << g.text;
+  auto f32_below_2_10 = [&](const char* name) {
+    for (const DtypeAccuracy& d : accuracy_by_dtype(impl_named(g.report, name)))
+      if (d.dtype == ROPECHECK_DTYPE_F32) return d.ranges[0];
+    ADD_FAILURE() << name << " judged in no f32 case";
+    return RangeAccuracy{};
+  };
+  const RangeAccuracy naive = f32_below_2_10("scalar_naive"), complex = f32_below_2_10("scalar_complex");
+  ASSERT_GT(naive.positions, 10) << g.text;
+  EXPECT_GT(naive.worst_beyond, 16) << g.text;
+  EXPECT_LT(complex.worst_beyond, 2) << g.text;
+  // The summary's accuracy table says so too.
+  EXPECT_NE(g.text.find("### Accuracy by position range"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -33,7 +33,7 @@ if [[ -z "$chrome" ]]; then
   exit 77
 fi
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
-       --disable-component-update --disable-sync --user-data-dir="$dir/profile" --window-size=1200,1500)
+       --disable-component-update --disable-sync --user-data-dir="$dir/profile" --window-size=1200,2000)
 for run in pass fail; do
   # The check runs after the page's own scripts, on a copy of the page.
   { sed 's#</body></html>##' "$dir/$run.html"; printf '<script>\n'; cat "$here/report_layout_check.js"
