@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/cases/cases.h"
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 
 namespace ropecheck {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gate/gate.h"
-#include "gate/report_table.h"
+#include "core/report/report_table.h"
 
 namespace ropecheck {
 

@@ -14,9 +14,9 @@
 #include "gate/accuracy.h"
 #include "gate/gate.h"
 #include "gate/gate_tables.h"
-#include "gate/html_page.h"
-#include "gate/report_text.h"
-#include "gate/svg_plot.h"
+#include "core/report/html_page.h"
+#include "core/report/report_text.h"
+#include "core/report/svg_plot.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "gate/gate.h"
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 
 namespace ropecheck {
 

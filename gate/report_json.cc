@@ -6,7 +6,7 @@
 
 #include "core/config/json_reader.h"
 #include "core/io/sha256.h"
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 #include "reference/freq_spec.h"
 
 namespace ropecheck {

@@ -8,7 +8,7 @@
 #include "gate/accuracy.h"
 #include "gate/gate.h"
 #include "gate/gate_tables.h"
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck {

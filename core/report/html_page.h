@@ -2,8 +2,8 @@
 // bench's --report): one self-contained page, no network, no external
 // resource; its style, the few lines of script that sort a table by a
 // clicked header and copy a reproduce line, and the verdict heading.
-#ifndef ROPECHECK_GATE_HTML_PAGE_H_
-#define ROPECHECK_GATE_HTML_PAGE_H_
+#ifndef ROPECHECK_CORE_REPORT_HTML_PAGE_H_
+#define ROPECHECK_CORE_REPORT_HTML_PAGE_H_
 
 #include <ostream>
 #include <string>
@@ -21,4 +21,4 @@ void html_plot(const std::string& id, const std::string& svg, std::ostream& os);
 
 }  // namespace ropecheck
 
-#endif  // ROPECHECK_GATE_HTML_PAGE_H_
+#endif  // ROPECHECK_CORE_REPORT_HTML_PAGE_H_

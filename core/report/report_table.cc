@@ -1,6 +1,6 @@
-#include "gate/report_table.h"
+#include "core/report/report_table.h"
 
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 
 namespace ropecheck {
 

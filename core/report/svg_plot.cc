@@ -1,10 +1,10 @@
-#include "gate/svg_plot.h"
+#include "core/report/svg_plot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 
 namespace ropecheck {
 namespace {

@@ -1,7 +1,7 @@
 // Text helpers the report writers share: XML/HTML escaping (XML 1.0 drops
 // most control characters) and printf-style numbers.
-#ifndef ROPECHECK_GATE_REPORT_TEXT_H_
-#define ROPECHECK_GATE_REPORT_TEXT_H_
+#ifndef ROPECHECK_CORE_REPORT_REPORT_TEXT_H_
+#define ROPECHECK_CORE_REPORT_REPORT_TEXT_H_
 
 #include <string>
 
@@ -12,4 +12,4 @@ std::string format_number(double v, const char* printf_format = "%.4g");
 
 }  // namespace ropecheck
 
-#endif  // ROPECHECK_GATE_REPORT_TEXT_H_
+#endif  // ROPECHECK_CORE_REPORT_REPORT_TEXT_H_

@@ -4,8 +4,8 @@
 // can cover the other or an axis label (gate/test/report_render_test.sh
 // checks the rendered boxes). Text carries class "label" (titles, ticks,
 // axis and line labels) or sits in a <g class="legend-item">.
-#ifndef ROPECHECK_GATE_SVG_PLOT_H_
-#define ROPECHECK_GATE_SVG_PLOT_H_
+#ifndef ROPECHECK_CORE_REPORT_SVG_PLOT_H_
+#define ROPECHECK_CORE_REPORT_SVG_PLOT_H_
 
 #include <string>
 #include <utility>
@@ -39,4 +39,4 @@ const char* series_color(std::size_t i);
 
 }  // namespace ropecheck
 
-#endif  // ROPECHECK_GATE_SVG_PLOT_H_
+#endif  // ROPECHECK_CORE_REPORT_SVG_PLOT_H_

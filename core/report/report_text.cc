@@ -1,4 +1,4 @@
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 
 #include <cstdio>
 

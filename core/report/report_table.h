@@ -2,8 +2,8 @@
 // report is read in: markdown (the terminal, --summary, Python's tables)
 // and HTML (--report, sortable). One builder per table, so the formats
 // cannot disagree on what a table holds.
-#ifndef ROPECHECK_GATE_REPORT_TABLE_H_
-#define ROPECHECK_GATE_REPORT_TABLE_H_
+#ifndef ROPECHECK_CORE_REPORT_REPORT_TABLE_H_
+#define ROPECHECK_CORE_REPORT_REPORT_TABLE_H_
 
 #include <ostream>
 #include <string>
@@ -30,4 +30,4 @@ void write_html(const ReportTable& t, std::ostream& os);
 
 }  // namespace ropecheck
 
-#endif  // ROPECHECK_GATE_REPORT_TABLE_H_
+#endif  // ROPECHECK_CORE_REPORT_REPORT_TABLE_H_

@@ -1,6 +1,6 @@
-#include "gate/html_page.h"
+#include "core/report/html_page.h"
 
-#include "gate/report_text.h"
+#include "core/report/report_text.h"
 
 namespace ropecheck {
 namespace {
