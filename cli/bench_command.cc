@@ -17,6 +17,7 @@
 #include "core/isolation/interrupt.h"
 #include "ropecheck/names.h"
 #include "speed/bench_compare.h"
+#include "speed/bench_html.h"
 #include "speed/bench_json.h"
 #include "speed/bench_run.h"
 #include "speed/bench_table.h"
@@ -102,6 +103,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                     "Seed of the inputs and of the order of the calls (an unsigned 64-bit integer, or 'random')")
       ->capture_default_str();
   bench->add_option("--json", a.json, "Also write the report as JSON (what `bench compare` reads)")
+      ->check(non_empty_path());
+  bench->add_option("--report", a.html,
+                    "Also write a self-contained HTML report: the failures first, GB/s and the ratio to each baseline "
+                    "per shape, sortable, and the ratio to the in-place pass plotted")
       ->check(non_empty_path());
   bench->add_flag("--quiet", a.quiet, "No progress lines");
   a.compare = bench->add_subcommand(
@@ -209,13 +214,16 @@ int run_bench_command(const BenchArgs& a) {
   r.load_before = load_before;
   r.load_after = speed::load_averages();
   speed::print_bench(r, std::cout);
-  if (!a.json.empty()) {
-    try {
-      write_file_atomically(a.json, speed::bench_to_json(r));
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
+  try {
+    if (!a.json.empty()) write_file_atomically(a.json, speed::bench_to_json(r));
+    if (!a.html.empty()) {
+      std::ostringstream html;
+      speed::write_bench_html(r, html);
+      write_file_atomically(a.html, html.str());
     }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   }
   if (!r.interrupted.empty()) return interrupted_exit_code();
   return r.passed() ? 0 : 1;

@@ -3,7 +3,7 @@
 // config.json, --config), every storage dtype and layout each declares, at
 // each --threads count, beside a memcpy of the same bytes and the in-place
 // read-modify-write pass timed in the same run, with timing nothing can
-// game (speed/bench_run.h); a table on stdout and --json.
+// game (speed/bench_run.h); a table on stdout, --json and --report (HTML).
 // `ropecheck bench compare A.json B.json`: a kernel change judged on speed
 // (speed/bench_compare.h).
 // Exit 0: every row within the kernels' declarations timed, its judged
@@ -37,6 +37,7 @@ struct BenchArgs {
   bool cold = false;
   std::string seed = "random";
   std::string json;
+  std::string html;  // --report
   bool quiet = false;
   CLI::App* compare = nullptr;
   std::vector<std::string> compare_files;  // A.json B.json

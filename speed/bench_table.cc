@@ -24,25 +24,33 @@ std::string format_seconds(double s) {
   return buf;
 }
 
+ReportTable bench_rows_table(const BenchReport& r) {
+  ReportTable t;
+  t.id = "rows";
+  for (const char* h : {"implementation", "model", "step", "dtype", "layout"}) t.add_column(h);
+  for (const char* h : {"threads", "GB/s", "vs copy", "vs in-place", "copy GB/s", "in-place GB/s", "time/call median",
+                        "min", "IQR", "judged"})
+    t.add_column(h, true);
+  for (const BenchRow& row : r.rows) {
+    if (row.status != RowStatus::kTimed) continue;
+    t.rows.push_back({row.impl, row.model, std::string(step_name(row.step)) + " " + std::to_string(row.tokens),
+                      std::string(dtype_name(row.choice.dtype)),
+                      std::string(layout_name(row.choice.layout)) + (row.choice.in_place ? "" : " (out of place)"),
+                      std::to_string(row.choice.threads), fixed(row.kernel.gbps(), 1), fixed(row.ratio_to(row.copy), 2),
+                      fixed(row.ratio_to(row.rmw), 2), fixed(row.copy.gbps(), 1), fixed(row.rmw.gbps(), 1),
+                      format_seconds(row.kernel.median), format_seconds(row.kernel.min),
+                      format_seconds(row.kernel.q3 - row.kernel.q1), std::to_string(row.judged)});
+  }
+  return t;
+}
+
 void print_bench(const BenchReport& r, std::ostream& os) {
   os << "machine: " << r.machine << "; " << r.date << "; load " << r.load_before << " before, " << r.load_after
      << " after\n";
   os << "caches " << r.caches << "; " << r.repetitions << " timed calls per series, interleaved at random; "
      << r.judged_per_row << " kernel call(s) per row judged; " << (r.isolated ? "isolated" : "NOT isolated")
      << "; seed " << r.seed << "\n\n";
-  os << "| implementation | model | step | dtype | layout | threads | GB/s | vs copy | vs in-place | copy GB/s | "
-        "in-place GB/s | time/call median | min | IQR | judged |\n";
-  os << "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const BenchRow& row : r.rows) {
-    if (row.status != RowStatus::kTimed) continue;
-    os << "| " << row.impl << " | " << row.model << " | " << step_name(row.step) << " " << row.tokens << " | "
-       << dtype_name(row.choice.dtype) << " | " << layout_name(row.choice.layout)
-       << (row.choice.in_place ? "" : " (out of place)") << " | " << row.choice.threads << " | "
-       << fixed(row.kernel.gbps(), 1) << " | " << fixed(row.ratio_to(row.copy), 2) << " | "
-       << fixed(row.ratio_to(row.rmw), 2) << " | " << fixed(row.copy.gbps(), 1) << " | " << fixed(row.rmw.gbps(), 1)
-       << " | " << format_seconds(row.kernel.median) << " | " << format_seconds(row.kernel.min) << " | "
-       << format_seconds(row.kernel.q3 - row.kernel.q1) << " | " << row.judged << " |\n";
-  }
+  write_markdown(bench_rows_table(r), os);
   int skipped = 0;
   for (const BenchRow& row : r.rows) {
     if (row.status == RowStatus::kFailed) os << "FAIL " << row.name() << ": " << row.reason << "\n";

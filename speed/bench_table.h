@@ -9,12 +9,15 @@
 #include <ostream>
 #include <string>
 
+#include "core/report/report_table.h"
 #include "speed/bench_report.h"
 
 namespace ropecheck::speed {
 
 // A duration for a reader: "812 ns", "3.31 us", "12.4 ms", "1.20 s".
 std::string format_seconds(double s);
+// The timed rows (the terminal's table and the HTML report's, speed/bench_html.h).
+ReportTable bench_rows_table(const BenchReport& r);
 void print_bench(const BenchReport& r, std::ostream& os);
 
 }  // namespace ropecheck::speed

@@ -8,7 +8,7 @@ namespace {
 constexpr const char* kStyle =
     "body{font-family:sans-serif;max-width:1150px;margin:1.5em auto;padding:0 1em;color:#222}"
     "h1 .pass,.pass{color:#080}h1 .fail,.fail{color:#c00}"
-    "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px;display:block;overflow-x:auto;max-width:100%}"
     "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}"
     "th{background:#f0f0f0;cursor:pointer;user-select:none}th.sorted-asc::after{content:' \\25B2'}"
     "th.sorted-desc::after{content:' \\25BC'}td.num,th.num{text-align:right}"

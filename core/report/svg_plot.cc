@@ -67,6 +67,10 @@ std::string svg_plot(const PlotOptions& opt, const std::vector<Series>& series) 
     ymin = std::floor(ymin);
     ymax = std::max(std::ceil(ymax), ymin + 1);
   }
+  if (opt.x_log2) {  // whole powers of two at both ends
+    xmin = std::floor(xmin);
+    xmax = std::ceil(xmax);
+  }
   if (!(xmax > xmin)) xmax = xmin + 1;
   if (!(ymax > ymin)) ymax = ymin + 1;
   auto X = [&](double x) { return L + (x - xmin) / (xmax - xmin) * (W - L - R); };
@@ -86,7 +90,7 @@ std::string svg_plot(const PlotOptions& opt, const std::vector<Series>& series) 
     << "\" fill=\"none\" stroke=\"#888\"/>\n";
   // x ticks: whole k for a log2 axis (at most 8 of them), else 5 even steps.
   std::vector<double> xt;
-  if (opt.x_log2 && xmax - xmin >= 2) {
+  if (opt.x_log2) {
     const double step = std::max(1.0, std::ceil((xmax - xmin) / 8));
     for (double k = std::ceil(xmin / step) * step; k <= xmax + 1e-9; k += step) xt.push_back(k);
   } else {
@@ -94,7 +98,7 @@ std::string svg_plot(const PlotOptions& opt, const std::vector<Series>& series) 
   }
   for (double xv : xt)
     o << "<text class=\"label\" x=\"" << f1(X(xv)) << "\" y=\"" << T + PH + 20 << "\" text-anchor=\"middle\">"
-      << (opt.x_log2 && xmax - xmin >= 2 ? "2^" + format_number(xv, "%.0f") : format_number(xv, "%.3g"))
+      << (opt.x_log2 ? "2^" + format_number(xv, "%.0f") : format_number(xv, "%.3g"))
       << "</text>\n";
   // y ticks: every k-th decade on a log axis; 0, 1, 10, 100... on a log1p
   // one; else 5 even steps.

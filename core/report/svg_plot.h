@@ -27,7 +27,7 @@ enum class YScale {
 struct PlotOptions {
   std::string title, xlabel, ylabel;
   YScale y = YScale::kLinear;
-  bool x_log2 = false;  // x is log2 of something: ticks at whole k read "2^k"
+  bool x_log2 = false;  // x is log2 of something: the axis spans whole k, ticks read "2^k"
   double hline = 0;     // a dashed horizontal line at this y when > 0 (kLinear: when != 0)
   std::string hline_label;
 };

@@ -1,9 +1,10 @@
-// What a person sees in the gate's HTML report, checked in the rendered
-// page (report_render_test.sh appends this to a copy of the report and
-// reads the result from --dump-dom): the legend of every plot clear of its
-// labels and of its other entries and inside the plot, every label clear of
-// every other, the tables real sortable tables, and on a failing run the
-// failures first, each with a reproduce line to copy.
+// What a person sees in an HTML report (the gate's, bench's), checked in
+// the rendered page (report_render_test.sh appends this to a copy of the
+// report and reads the result from --dump-dom): the legend of every plot
+// clear of its labels and of its other entries and inside the plot, every
+// label clear of every other, the tables real sortable tables that sort,
+// and on a failing run the failures first (the gate's each with its first
+// wrong element and a reproduce line to copy).
 (function () {
   var problems = [];
   document.querySelectorAll('details').forEach(function (d) { d.open = true; });
@@ -38,11 +39,13 @@
   document.querySelectorAll('pre').forEach(function (p) {
     if (p.textContent.indexOf('|---') >= 0) problems.push('a markdown table left in a <pre>');
   });
-  // Sorting: the kernels' "judged" column, descending after two clicks.
-  var kernels = document.querySelector('table[data-table="kernels"]');
+  // Sorting: the gate's kernels by "judged", bench's rows by "GB/s",
+  // descending after two clicks.
+  var gate = document.querySelector('h1').textContent.indexOf('ropecheck check') === 0;
+  var kernels = document.querySelector(gate ? 'table[data-table="kernels"]' : 'table[data-table="rows"]');
   if (kernels) {
     var th = Array.prototype.filter.call(kernels.tHead.rows[0].cells, function (c) {
-      return c.textContent === 'judged';
+      return c.textContent === (gate ? 'judged' : 'GB/s');
     })[0];
     th.click();
     th.click();
@@ -51,7 +54,7 @@
     });
     for (var k = 1; k < v.length; ++k) if (v[k] > v[k - 1]) problems.push('sorting the kernels by judged failed');
   } else {
-    problems.push('no kernels table');
+    problems.push('no kernels (rows) table');
   }
   var failures = document.getElementById('failures');
   var verdict = document.querySelector('h1').textContent;
@@ -62,13 +65,14 @@
     if (failures && (failures.compareDocumentPosition(document.getElementById('summary')) &
                      Node.DOCUMENT_POSITION_FOLLOWING) === 0)
       problems.push('the kernels table comes before the failures');
-    cards.forEach(function (c) {
+    if (gate) cards.forEach(function (c) {
       var code = c.querySelector('.copy code');
       if (c.querySelector('.copy') && !(code && code.textContent.indexOf('ropecheck check') === 0))
         problems.push('a failure without its reproduce line');
     });
-    if (!document.querySelector('.failure .copy')) problems.push('no failure with a reproduce line');
-    if (!document.querySelector('.failure table.element')) problems.push('no failure with its element');
+    if (gate && !document.querySelector('.failure .copy')) problems.push('no failure with a reproduce line');
+    if (gate && !document.querySelector('.failure table.element')) problems.push('no failure with its element');
+    if (!cards.length) problems.push('a failing run lists no failure');
   } else if (failures || cards.length) {
     problems.push('failures shown on a passing run');
   }
