@@ -29,12 +29,9 @@ void print_worst_failures(const GateReport& r, std::ostream& os) {
 }
 
 std::vector<ReportTable> slack_tables(const GateReport& r) {
-  ReportTable t;
-  t.id = "slack";
-  t.title = "Slack: worst error / budget where each budget term dominates";
-  t.intro =
+  ReportTable t("slack", "Slack: worst error / budget where each budget term dominates",
       "Each element's budget is a sum of terms (docs/ERROR_MODEL.md); a column gives the worst error / budget "
-      "over the elements whose largest term it is, and their count. Below 0.25 the term is loose there.";
+      "over the elements whose largest term it is, and their count. Below 0.25 the term is loose there.");
   t.add_column("implementation");
   for (int k = 0; k < kBudgetTermCount; ++k) t.add_column(budget_term_name(k), true);
   for (const auto& i : r.impls) {
@@ -77,12 +74,9 @@ void print_slack(const GateReport& r, std::ostream& os) {
 }
 
 ReportTable within_table(const GateReport& r, double ulps) {
-  ReportTable t;
-  t.id = "within";
-  t.title = "Within " + format_number(ulps) + " ulps of the exact result";
-  t.intro =
+  ReportTable t("within-" + format_number(ulps), "Within " + format_number(ulps) + " ulps of the exact result",
       "Ulps of the storage dtype at each pair's magnitude m sqrt(x^2 + y^2): the largest |position| up to which "
-      "every tested element stays within them, and the first tested position beyond.";
+      "every tested element stays within them, and the first tested position beyond.");
   t.add_column("implementation");
   t.add_column("dtype");
   t.add_column("holds up to", true);

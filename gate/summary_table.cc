@@ -40,13 +40,10 @@ const PropertyStats* conformance_of(const ImplReport& i) {
 }  // namespace
 
 ReportTable kernel_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "kernels";
-  t.title = "Kernels";
-  t.intro =
+  ReportTable t("kernels", "Kernels",
       "Per implementation: its verdict, the conformance cases judged (passed + failed), skipped (outside its "
       "declared capabilities: reasons below) and redrawn within them, the properties passed, failed and under the "
-      "--min-judged floor, and the precision policy it declares (the budgets follow from it, docs/ERROR_MODEL.md).";
+      "--min-judged floor, and the precision policy it declares (the budgets follow from it, docs/ERROR_MODEL.md).");
   t.add_column("implementation");
   t.add_column("verdict");
   for (const char* h : {"judged", "passed", "failed", "skipped", "redrawn"}) t.add_column(h, true);
@@ -69,12 +66,9 @@ ReportTable kernel_table(const GateReport& r) {
 }
 
 ReportTable conformance_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "conformance";
-  t.title = "Conformance with the reference";
-  t.intro =
+  ReportTable t("conformance", "Conformance with the reference",
       "Worst error in units of the implementation's budget (pass <= 1), and in ulps of the\n"
-      "storage dtype against the correctly rounded exact result.";
+      "storage dtype against the correctly rounded exact result.");
   t.add_column("implementation");
   t.add_column("family");
   for (const char* h : {"cases", "passed", "failed", "skipped", "worst/budget", "worst ulps"}) t.add_column(h, true);
@@ -87,12 +81,9 @@ ReportTable conformance_table(const GateReport& r) {
 }
 
 ReportTable shapes_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "shapes";
-  t.title = "Size classes and memory layouts";
-  t.intro =
+  ReportTable t("shapes", "Size classes and memory layouts",
       "Conformance cases judged per size class and memory layout (failed in brackets; * a case judged on a\n"
-      "seeded sample of its tokens, the kernel having rotated them all).";
+      "seeded sample of its tokens, the kernel having rotated them all).");
   t.add_column("implementation");
   t.add_column("size class");
   for (int m = 0; m < kMemoryLayoutCount; ++m) t.add_column(memory_layout_name(static_cast<MemoryLayout>(m)), true);
@@ -118,9 +109,7 @@ ReportTable shapes_table(const GateReport& r) {
 }
 
 ReportTable properties_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "properties";
-  t.title = "Properties";
+  ReportTable t("properties", "Properties");
   t.add_column("implementation");
   t.add_column("property");
   for (const char* h : {"cases", "passed", "failed", "skipped", "worst/budget"}) t.add_column(h, true);
@@ -139,13 +128,10 @@ ReportTable properties_table(const GateReport& r) {
 }
 
 ReportTable fused_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "fused";
-  t.title = "Fused operations";
-  t.intro =
+  ReportTable t("fused", "Fused operations",
       "The fused parts per form, as their own properties judge them (CachesTheRotatedKAndV: E9 in\n"
       "cache codes; NormalisesEachHeadThenRotates: E10 and the rotation; the caller's cos/sin cache,\n"
-      "ABI 1.6: ConformsToReference, with E4c).";
+      "ABI 1.6: ConformsToReference, with E4c).");
   t.add_column("implementation");
   t.add_column("fused form");
   for (const char* h : {"cases", "passed", "failed", "skipped", "worst/budget"}) t.add_column(h, true);
@@ -158,9 +144,7 @@ ReportTable fused_table(const GateReport& r) {
 }
 
 ReportTable skipped_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "skipped";
-  t.title = "Outside the declared capabilities: skipped, or redrawn within them";
+  ReportTable t("skipped", "Outside the declared capabilities: skipped, or redrawn within them");
   t.add_column("implementation");
   t.add_column("reason");
   t.add_column("cases", true);
@@ -176,15 +160,12 @@ ReportTable skipped_table(const GateReport& r) {
 }
 
 ReportTable accuracy_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "accuracy";
-  t.title = "Accuracy by position range";
-  t.intro =
+  ReportTable t("accuracy", "Accuracy by position range",
       "Where a kernel loses accuracy with context length, per storage dtype. Each range: the worst error in ulps\n"
       "against the correctly rounded exact result (0: every element correctly rounded), and in brackets the worst\n"
       "error beyond the final rounding (|got - exact| - 1/2 ulp, in ulps at the pair's magnitude m r: 0 when the\n"
       "last rounding is the only error). Within N ulps (of m r, against the exact result): the |position| up to\n"
-      "which every judged element stays within them.";
+      "which every judged element stays within them.");
   t.add_column("implementation");
   t.add_column("dtype");
   t.add_column("positions", true);
@@ -208,13 +189,10 @@ ReportTable accuracy_table(const GateReport& r) {
 }
 
 ReportTable budget_by_range_table(const GateReport& r) {
-  ReportTable t;
-  t.id = "budget-by-range";
-  t.title = "Error / budget by position range";
-  t.intro =
+  ReportTable t("budget-by-range", "Error / budget by position range",
       "The verdict's measure over all dtypes: worst error in units of the budget (pass <= 1) and in ulps against the\n"
       "correctly rounded result. The last rounding to the storage dtype reaches its own budget term, so a correct\n"
-      "kernel reads about 1 here at every context length; the accuracy table above tells kernels apart.";
+      "kernel reads about 1 here at every context length; the accuracy table above tells kernels apart.");
   t.add_column("implementation");
   for (int b = 0; b < kPositionBins; ++b) t.add_column(position_bin_name(b), true);
   for (const auto& i : r.impls) {

@@ -7,11 +7,15 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ropecheck {
 
 struct ReportTable {
+  ReportTable() = default;
+  ReportTable(std::string id_, std::string title_, std::string intro_ = {})
+      : id(std::move(id_)), title(std::move(title_)), intro(std::move(intro_)) {}
   std::string id;     // the HTML element's id ("conformance"); never shown
   std::string title;  // "Conformance with the reference"; empty: no heading
   std::string intro;  // what the table says, plain text (markdown line breaks kept)
