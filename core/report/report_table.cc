@@ -10,11 +10,25 @@ void ReportTable::add_column(std::string header, bool is_numeric, bool is_code) 
   code.push_back(is_code);
 }
 
+namespace {
+
+// A "|" inside a cell ends it in markdown: written "\|".
+std::string cell_text(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|') o += '\\';
+    o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
 void write_markdown(const ReportTable& t, std::ostream& os) {
   if (!t.title.empty()) os << "### " << t.title << "\n\n";
   if (!t.intro.empty()) os << t.intro << "\n\n";
   os << "|";
-  for (const std::string& h : t.headers) os << " " << h << " |";
+  for (const std::string& h : t.headers) os << " " << cell_text(h) << " |";
   os << "\n|";
   for (std::size_t c = 0; c < t.headers.size(); ++c) os << (t.numeric[c] ? "---:|" : "---|");
   os << "\n";
@@ -22,7 +36,7 @@ void write_markdown(const ReportTable& t, std::ostream& os) {
     os << "|";
     for (std::size_t c = 0; c < row.size(); ++c) {
       const bool code = c < t.code.size() && t.code[c] && row[c] != "-";
-      os << " " << (code ? "`" + row[c] + "`" : row[c]) << " |";
+      os << " " << (code ? "`" + cell_text(row[c]) + "`" : cell_text(row[c])) << " |";
     }
     os << "\n";
   }
