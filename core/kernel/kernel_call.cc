@@ -77,7 +77,7 @@ std::string KernelRun::failure() const {
 
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
                       std::optional<PoisonKind> poison, const QkNormCase* norm,
-                      const std::vector<std::int64_t>* slot_mapping) {
+                      const std::vector<std::int64_t>* slot_mapping, const KvRun* kv_given) {
   const Geometry g = geometry(c);
   KernelRun r;
   // A private copy of q and k for a kernel in this process, which could
@@ -172,7 +172,9 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   std::vector<float> kv_k_scale, kv_v_scale;
   ByteBuffer kv_v;
   if (impl.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
-    if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds)) {
+    std::optional<KvWriteCase> spec =
+        kv_given ? std::optional<KvWriteCase>(kv_given->spec) : kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds);
+    if (spec) {
       KvRun& kv = r.kv.emplace();
       kv.spec = std::move(*spec);
       if (slot_mapping != nullptr) {
@@ -184,11 +186,17 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         }
         kv.spec.slots = *slot_mapping;
       }
-      kv.v = make_kv_v(c, kv.spec);
-      kv.k_cache.resize(kv.spec.cache_bytes());
-      kv.v_cache.resize(kv.spec.v_cache_bytes());
-      fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
-      fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
+      if (kv_given) {
+        kv.v = kv_given->v;
+        kv.k_cache = kv_given->k_initial;
+        kv.v_cache = kv_given->v_initial;
+      } else {
+        kv.v = make_kv_v(c, kv.spec);
+        kv.k_cache.resize(kv.spec.cache_bytes());
+        kv.v_cache.resize(kv.spec.v_cache_bytes());
+        fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
+        fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
+      }
       kv.k_initial = kv.k_cache;
       kv.v_initial = kv.v_cache;
       kv_v = kv.v;
@@ -353,13 +361,14 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   return r;
 }
 
-KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm) {
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm,
+                            const KvRun* kv_given) {
   const PoisonKind kind = draw_poison_kind();
-  KernelRun first = call_kernel(impl, c, in, 0, kind, norm);
+  KernelRun first = call_kernel(impl, c, in, 0, kind, norm, nullptr, kv_given);
   if (!first.ok()) return first;
   const PoisonKind other = draw_poison_kind(&kind);
   // first's buffers are alive: other addresses, another kind of poison
-  KernelRun second = call_kernel(impl, c, in, 0, other, norm);
+  KernelRun second = call_kernel(impl, c, in, 0, other, norm, nullptr, kv_given);
   if (!second.ok()) return second;
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)
