@@ -135,6 +135,32 @@ std::string kv_write_outside_declared(const ropecheck_kv_policy_t& policy, std::
   return {};
 }
 
+ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_cache, const void* v,
+                                  const std::int64_t* slots, const float* k_scale, const float* v_scale) {
+  ropecheck_kv_write_t kw{};
+  kw.struct_size = sizeof kw;
+  kw.cache_dtype = static_cast<std::uint32_t>(w.dtype);
+  kw.num_blocks = w.num_blocks;
+  kw.block_size = w.block_size;
+  kw.scale_kind = w.scale_kind;
+  kw.block_stride = w.block_stride;
+  kw.slot_stride = w.slot_stride;
+  kw.head_stride = w.head_stride;
+  kw.k_cache = k_cache;
+  kw.v_cache = v_cache;
+  kw.v = v;
+  kw.v_token_stride = static_cast<std::int64_t>(w.v_heads()) * w.v_channels();
+  kw.v_head_stride = w.mla() ? 0 : w.head_dim;
+  kw.cache_kind = w.kind;
+  kw.latent_dim = w.latent_dim;
+  kw.v_block_stride = w.v_block_stride;
+  kw.v_slot_stride = w.v_slot_stride;
+  kw.slot_mapping = slots;
+  kw.k_scale = k_scale;
+  kw.v_scale = v_scale;
+  return kw;
+}
+
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
   const std::size_t es = dtype_size(c.dtype);
   const std::int64_t n = c.tokens * w.v_heads() * w.v_channels();

@@ -203,26 +203,8 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
       kv_slots = kv.spec.slots;
       kv_k_scale = kv.spec.k_scale;
       kv_v_scale = kv.spec.v_scale;
-      kw.struct_size = sizeof kw;
-      kw.cache_dtype = static_cast<std::uint32_t>(kv.spec.dtype);
-      kw.num_blocks = kv.spec.num_blocks;
-      kw.block_size = kv.spec.block_size;
-      kw.scale_kind = kv.spec.scale_kind;
-      kw.block_stride = kv.spec.block_stride;
-      kw.slot_stride = kv.spec.slot_stride;
-      kw.head_stride = kv.spec.head_stride;
-      kw.k_cache = kv.k_cache.data();
-      kw.v_cache = kv.v_cache.empty() ? nullptr : kv.v_cache.data();
-      kw.v = kv_v.data();
-      kw.v_token_stride = static_cast<std::int64_t>(kv.spec.v_heads()) * kv.spec.v_channels();
-      kw.v_head_stride = kv.spec.mla() ? 0 : c.shape.head_dim;
-      kw.cache_kind = kv.spec.kind;
-      kw.latent_dim = kv.spec.latent_dim;
-      kw.v_block_stride = kv.spec.v_block_stride;
-      kw.v_slot_stride = kv.spec.v_slot_stride;
-      kw.slot_mapping = kv_slots.data();
-      kw.k_scale = kv_k_scale.data();
-      kw.v_scale = kv_v_scale.data();
+      kw = abi_kv_write(kv.spec, kv.k_cache.data(), kv.v_cache.empty() ? nullptr : kv.v_cache.data(), kv_v.data(),
+                        kv_slots.data(), kv_k_scale.data(), kv_v_scale.data());
       p.kv_write = &kw;
     }
   }
