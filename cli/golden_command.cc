@@ -18,7 +18,7 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   auto* golden = app.add_subcommand("golden", "Export golden vectors for other frameworks, or verify an implementation on them");
   golden->require_subcommand(1);
   a.export_cmd = golden->add_subcommand("export", "Write a golden suite (inputs, exact outputs, per-policy budgets, manifest)");
-  auto* suite = a.export_cmd->add_option("--suite", a.suite, "smoke | standard | long-context")->capture_default_str();
+  auto* suite = a.export_cmd->add_option("--suite", a.suite, "smoke | standard | long-context | fused")->capture_default_str();
   a.export_cmd
       ->add_option("--config", a.config,
                    "A model's config.json (e.g. golden/zoo/<family>.json): its cases per layer type and "
@@ -60,7 +60,7 @@ std::string validate_golden_args(const GoldenArgs& a) {
     if (!golden::parse_format(a.format, &f)) return "--format: must be safetensors, npy or json (got '" + a.format + "')";
     bool known = false;
     for (const auto& s : golden::golden_suite_names()) known |= s == a.suite;
-    if (!known) return "--suite: must be smoke, standard or long-context (got '" + a.suite + "')";
+    if (!known) return "--suite: must be smoke, standard, long-context or fused (got '" + a.suite + "')";
   }
   if (*a.verify_cmd && !a.expect_sha256.empty() &&
       (a.expect_sha256.size() != 64 || a.expect_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))

@@ -24,9 +24,11 @@ struct MutantClass {
   const char* mutant;         // the catalogue's implementation name, "mutant_<bug>"
   const char* bug_class;      // a name of bug_class_catalog()
   const char* published_bug;  // the tracker entry the catalogue row cites, "" when it cites none
-  // "" when a golden case can show the bug; else why none can (a golden
-  // case is one sequence, in place, with q and k, its whole cos/sin cache
-  // and no cache write or qk-norm): the exporter does not call the row.
+  // "" when a plain golden case can show the bug; else why none can (a
+  // plain case is one sequence, in place, with q and k, its whole cos/sin
+  // cache and no cache write or qk-norm): the exporter does not call the row
+  // there. A row granting the KV-cache write runs on every fused case
+  // (golden/fused_suites.h) whatever this says (outputs.h, fused_mutants).
   const char* not_shown = "";
 };
 std::span<const MutantClass> mutant_classes();

@@ -60,6 +60,32 @@ constexpr FlagInfo kFlags[] = {
      "per-axis frequencies computed over the whole rotary_dim"},
 };
 
+// The flags of fused cases (a KV-cache write, manifest schema 4): listed in
+// a manifest of version 4 only, so an export without fused cases keeps its
+// bytes. Bug classes as docs/MUTANTS.md cites them.
+constexpr FlagInfo kFusedFlags[] = {
+    {"KvCacheWrite", "the call writes k and v into a paged KV cache through a slot mapping (kvWrite)",
+     "the unrotated k cached; k and v scales swapped; the wrong slot written"},
+    {"KvPaddingSlot", "a token with slot -1 (padding): nothing written, its q and k still rotated",
+     "a padding token written into the last slot (vLLM #43810) or slot 0; its rotation skipped"},
+    {"KvLayoutHND", "the cache is [blocks, heads, block_size, head_dim]", "NHD strides assumed"},
+    {"KvBlockSize1", "blocks of one entry: every token in a block of its own", "block and entry confused"},
+    {"KvAscendingSlots", "more than 16 tokens whose slots ascend with a gap between blocks (a prefill)",
+     "a prefill's slots assumed contiguous from the first one"},
+    {"KvCacheFp8", "an fp8 cache (e4m3fn or e5m2), codes judged one by one", "the scale ignored or misplaced"},
+    {"KvPerHeadScales", "a scale per kv head", "one head's scale used for every head"},
+    {"KvScaleMultiply", "the scale quantizes: round(x * s) (FlashInfer, TensorRT-LLM)",
+     "the scale direction confused (x / s for x * s)"},
+    {"KvSaturating", "an fp8 value beyond the format's range, stored as its largest finite value (saturate)",
+     "overflow to NaN or infinity where the kernel declares saturation"},
+    {"KvPassThroughCached", "partial rotary: the pass-through channels are cached as given",
+     "pass-through channels not cached (SGLang PR #22868)"},
+    {"MlaJointCache", "MLA: the entry is [kv_c | k_pe] in one cache (vLLM's concat_and_cache_mla)",
+     "the entry's order swapped; the latent rotated"},
+    {"MlaSplitCache", "MLA: k_pe and kv_c in caches of their own (FlashInfer's kpe_cache / ckv_cache)",
+     "half the rope dims rotated (vLLM PR #41185)"},
+};
+
 // Tightest to loosest within each group; every one passes check_policy().
 // Which one describes which framework code: golden/README.md.
 const BudgetPolicy kPolicies[] = {
@@ -108,9 +134,12 @@ bool is_subnormal(double v, ropecheck_dtype_t t) {
 }  // namespace
 
 std::span<const FlagInfo> flag_catalog() { return kFlags; }
+std::span<const FlagInfo> fused_flag_catalog() { return kFusedFlags; }
 
 const FlagInfo* find_flag(const std::string& name) {
   for (const auto& f : kFlags)
+    if (name == f.name) return &f;
+  for (const auto& f : kFusedFlags)
     if (name == f.name) return &f;
   return nullptr;
 }

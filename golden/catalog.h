@@ -22,6 +22,9 @@ struct FlagInfo {
   const char* bug_class;    // which bug it is there to catch
 };
 std::span<const FlagInfo> flag_catalog();
+// The flags of fused cases (a KV-cache write; manifest schema 4 lists them).
+std::span<const FlagInfo> fused_flag_catalog();
+// Either catalogue's.
 const FlagInfo* find_flag(const std::string& name);
 
 // Flags that follow from a case's parameters and input bits. A generator may

@@ -98,9 +98,11 @@ BuiltCase build_case(const GoldenCase& g, const ropecheck_impl_t* control) {
   BuiltCase b;
   b.in = make_inputs(g.c);
   b.ref = compute_reference(g.c, b.in);
-  b.tensors = derive_case_tensors(g.c, b.in, b.ref, "golden case " + std::to_string(g.id) + " (" + g.name + ")");
+  b.tensors = derive_case_tensors(g.c, b.in, b.ref, "golden case " + std::to_string(g.id) + " (" + g.name + ")",
+                                  g.kv ? &*g.kv : nullptr);
   b.tensors.flags.insert(b.tensors.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
-  if (control && outside_capabilities(*control, g.c).empty()) {
+  // The catalogue's clean kernel writes no cache: a fused case has no control.
+  if (control && !g.kv && outside_capabilities(*control, g.c).empty()) {
     KernelRun run = call_kernel(*control, g.c, b.in);
     if (run.ok()) b.control = std::move(run.out);
   }
@@ -118,11 +120,12 @@ std::string case_stem(int id) {
 std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
 
 
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label) {
-  return derive_case_tensors(c, in, compute_reference(c, in), label);
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label, const GoldenKv* kv) {
+  return derive_case_tensors(c, in, compute_reference(c, in), label, kv);
 }
 
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& r, const std::string& label) {
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& r, const std::string& label,
+                                const GoldenKv* kv) {
   const Geometry geo = geometry(c);
   CaseTensors out;
   out.attention_factor = r.attention_factor;
@@ -166,6 +169,11 @@ CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const Refere
       out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_budget_" + bp.name, shape[w], b));
     }
   }
+  if (kv) {
+    for (std::string& f : kv_flags(c, in, r, *kv)) out.flags.push_back(std::move(f));
+    std::vector<Tensor> more = kv_case_tensors(c, in, r, *kv, label);
+    out.tensors.insert(out.tensors.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
   return out;
 }
 
@@ -190,6 +198,11 @@ ExportSummary export_golden(const ExportOptions& o) {
   m.reference_bits = ref::kRealBits;
   m.suite = !o.config ? o.suite : "config " + o.config_name;
   m.format = o.format;
+  // Version 4 only where a case needs it: an export without fused cases is
+  // the same bytes as before version 4 (golden/manifest.h).
+  m.schema_version = kPlainManifestSchemaVersion;
+  for (const GoldenCase& g : suite)
+    if (g.kv) m.schema_version = kManifestSchemaVersion;
   ExportSummary summary;
   std::string sums;
   auto emit = [&](const std::string& rel, const std::string& content, CaseEntry* e) {
@@ -232,8 +245,17 @@ ExportSummary export_golden(const ExportOptions& o) {
     // acceptable output of the class yet (a case keeps the first of each).
     // A row runs over all its cases in a row, so its isolated worker serves
     // them all (a thread keeps a few workers: case by case, every call would
-    // fork one anew).
-    const std::vector<std::vector<MutantSource>> classes = by_bug_class(mutants);
+    // fork one anew). On a fused case each row granting the KV-cache write
+    // is a group of its own (the fused rows are nearly all KvCacheWrite, and
+    // each shows a different bug), and only those run there.
+    std::vector<std::vector<MutantSource>> classes = by_bug_class(mutants);
+    const std::size_t plain_groups = classes.size();
+    bool any_fused = false;
+    for (const GoldenCase& g : suite) any_fused |= g.kv.has_value();
+    if (any_fused && !o.committed_size)
+      for (const MutantSource& x : fused_mutants(o.mutants)) classes.push_back({x});
+    for (std::size_t j = plain_groups; j < classes.size(); ++j)
+      for (MutantSource& x : classes[j]) x.impl = isolate(x.impl, IsolationOptions{});
     const int nc = static_cast<int>(classes.size());
     // Per class and case: its invalid and its acceptable output.
     using Kept = std::vector<std::array<std::optional<Candidate>, 2>>;
@@ -243,13 +265,16 @@ ExportSummary export_golden(const ExportOptions& o) {
           nc, threads,
           [&](int j) {
             Kept r(static_cast<std::size_t>(n));
+            const bool fused_group = static_cast<std::size_t>(j) >= plain_groups;
             for (const MutantSource& x : classes[static_cast<std::size_t>(j)])
               for (int i = 0; i < n && !interrupt_signal(); ++i) {
                 auto& slot = r[static_cast<std::size_t>(i)];
                 if (slot[0] && slot[1]) continue;
+                const GoldenCase& g = suite[static_cast<std::size_t>(i)];
+                if (fused_group != g.kv.has_value()) continue;
                 const BuiltCase& b = built[static_cast<std::size_t>(i)];
-                std::optional<Candidate> k = run_mutant(x, suite[static_cast<std::size_t>(i)].c, b.in, b.ref,
-                                                        b.tensors.tensors, b.control ? &*b.control : nullptr);
+                std::optional<Candidate> k = run_mutant(x, g.c, b.in, b.ref, b.tensors.tensors,
+                                                        b.control ? &*b.control : nullptr, g.kv ? &*g.kv : nullptr);
                 if (!k) continue;
                 auto& place = slot[k->entry.result == OutputResult::kInvalid ? 0 : 1];
                 if (!place) place = std::move(k);
@@ -284,6 +309,7 @@ ExportSummary export_golden(const ExportOptions& o) {
       e.q_heads = g.c.q_heads;
       e.kv_heads = g.c.kv_heads;
       e.attention_factor = t.attention_factor;
+      e.kv_write = g.kv;
       const std::string stem = "cases/" + case_stem(g.id);
       switch (o.format) {
         case Format::kSafetensors:

@@ -36,10 +36,13 @@ struct CaseTensors {
 // factor must hold, so that `golden verify` recomputes what it reads
 // (golden/verifier.h); the export appends the mutants' outputs
 // (golden/outputs.h). `label` names the case in an error. The flags are
-// those the inputs imply (derive_flags), without the suite's own.
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label);
+// those the inputs imply (derive_flags), without the suite's own. `kv`, for
+// a fused case: its KV-cache write, whose tensors follow
+// (golden/kv_golden.h, kv_case_tensors).
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label,
+                                const GoldenKv* kv = nullptr);
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
-                                const std::string& label);
+                                const std::string& label, const GoldenKv* kv = nullptr);
 
 struct ExportOptions {
   std::string suite = "smoke";

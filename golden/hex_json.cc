@@ -66,7 +66,7 @@ std::string write_hex_json(const std::vector<Tensor>& tensors) {
     const Tensor& t = tensors[k];
     json values = json::array();
     for (std::int64_t i = 0; i < t.elements(); ++i) {
-      if (t.dtype == TensorDtype::kI64) {
+      if (t.dtype == TensorDtype::kI64 || t.dtype == TensorDtype::kU8) {
         values.push_back(t.int_value(i));
       } else {
         // A NaN (what a wrong kernel may write: an invalid output) is "nan"
@@ -110,6 +110,7 @@ bool store_exact(Tensor& t, std::int64_t i, double v) {
       break;
     }
     case TensorDtype::kI64:
+    case TensorDtype::kU8:
       return false;
   }
   const double back = t.value(i);
@@ -142,7 +143,7 @@ std::vector<Tensor> read_hex_json(std::string_view data, const std::string& file
     Tensor t;
     t.name = e["name"].get<std::string>();
     if (!dtype_from(e["dtype"].get<std::string>(), &t.dtype, &DtypeNames::ours))
-      throw FormatError(file, field + ".dtype", "must be one of f64, f32, f16, bf16, i64");
+      throw FormatError(file, field + ".dtype", "must be one of f64, f32, f16, bf16, i64, u8");
     if (e["shape"].size() > 8) throw FormatError(file, field + ".shape", "more than 8 dimensions");
     for (const auto& d : e["shape"]) {
       if (!d.is_number_integer()) throw FormatError(file, field + ".shape", "dimensions must be integers");
@@ -160,6 +161,11 @@ std::vector<Tensor> read_hex_json(std::string_view data, const std::string& file
         if (!v.is_number_integer()) throw FormatError(file, vf, "must be an integer");
         const std::int64_t x = v.get<std::int64_t>();
         std::memcpy(t.bytes.data() + 8 * i, &x, 8);
+        continue;
+      }
+      if (t.dtype == TensorDtype::kU8) {
+        if (!v.is_number_unsigned() || v.get<std::uint64_t>() > 255) throw FormatError(file, vf, "must be an integer in [0, 255]");
+        t.bytes[static_cast<std::size_t>(i)] = static_cast<unsigned char>(v.get<std::uint64_t>());
         continue;
       }
       double x = 0;

@@ -13,6 +13,7 @@
 #include "core/io/sha256.h"
 #include "golden/axes_json.h"
 #include "golden/bug_classes.h"
+#include "golden/kv_golden.h"
 
 namespace ropecheck::golden {
 namespace {
@@ -21,9 +22,10 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 constexpr const char* kManifest = "manifest.json";
 
-// Documents the tensors of a case once, in the manifest itself.
-ordered_json tensor_conventions() {
-  return {
+// Documents the tensors of a case once, in the manifest itself (a fused
+// case's from schema 4 on).
+ordered_json tensor_conventions(int version) {
+  ordered_json t = {
       {"q", "inputs [tokens, q_heads, head_dim] in the case dtype (bf16 as uint16 bits in npy)"},
       {"k", "inputs [tokens, kv_heads, head_dim]"},
       {"positions", "position ids, int64: [tokens]; for a case with axes, [numAxes, tokens] (axis-major: row a holds "
@@ -52,6 +54,43 @@ ordered_json tensor_conventions() {
                    "interleaved; forward: (x cos a - y sin a, x sin a + y cos a) * attention_factor; inverse "
                    "uses -a"},
   };
+  if (version < 4) return t;
+  const std::pair<const char*, const char*> fused[] = {
+      {"v", "cases with a kvWrite: the v written beside k [tokens, kv_heads, head_dim] in the case dtype (MLA: the "
+            "latent kv_c [tokens, 1, latentDim])"},
+      {"slot_mapping", "cases with a kvWrite: the slot of each token [tokens], int64; -1 is a padding token (nothing "
+                       "written, its q and k still rotated); slot s is block s / blockSize, entry s % blockSize"},
+      {"k_scale", "cases with a kvWrite: the fp32 scale(s) of k [1 (per_tensor) or kv_heads (per_head)]: the "
+                  "cache holds round(k / s) (scaleDirection divide) or round(k * s) (multiply), computed in fp32"},
+      {"v_scale", "as k_scale, for v (MLA: equal to k_scale)"},
+      {"k_cache_before", "cases with a kvWrite: the K cache before the call, in the cache dtype (fp8 as uint8 "
+                         "codes) and the layout's shape: NHD [numBlocks, blockSize, kv_heads, head_dim], HND "
+                         "[numBlocks, kv_heads, blockSize, head_dim], mla_joint [numBlocks, blockSize, latentDim + "
+                         "head_dim] ([kv_c | k_pe]), mla_split [numBlocks, blockSize, head_dim]"},
+      {"v_cache_before", "as k_cache_before, for the V cache (mla_split: kv_c's cache [numBlocks, blockSize, "
+                         "latentDim]; none for mla_joint)"},
+      {"k_cache_expected", "the K cache a correct kernel leaves, exactly rounded: every written element holds the "
+                           "exact value (the rotated k, pass-through channels as given) scaled and rounded to "
+                           "nearest even in the cache dtype (saturating when saturate is true); every other "
+                           "element as before"},
+      {"v_cache_expected", "as k_cache_expected, for the V cache"},
+      {"k_cache_index", "element [t, h, c] of k is written to the K cache's flat element k_cache_index[t, h, c] (-1 "
+                        "for a padding token), int64"},
+      {"v_cache_index", "element [t, h, c] of v is written to the flat element v_cache_index[t, h, c] of the V "
+                        "cache (of the K cache for mla_joint), -1 for a padding token"},
+      {"k_cache_lo_<policy>", "the lowest code ordinal element [t, h, c] of k may be written as, for a kernel with "
+                              "that precision policy's rotation and the kvWrite's declared scale arithmetic "
+                              "(docs/ERROR_MODEL.md, E9); a code's ordinal is its magnitude bits, negated when its "
+                              "sign bit is set (+0 and -0 are 0)"},
+      {"k_cache_hi_<policy>", "the highest such ordinal; a written element is correct when lo <= ordinal <= hi, "
+                              "every element no token writes must keep the bits of the cache before"},
+      {"v_cache_lo", "as k_cache_lo_<policy>, for v (exact inputs: the same for every policy)"},
+      {"v_cache_hi", "as k_cache_hi_<policy>, for v"},
+      {"k_cache_output_<n>", "schema 4: the K cache a mutant left (a case's outputs name theirs)"},
+      {"v_cache_output_<n>", "as k_cache_output_<n>, for the V cache"},
+  };
+  for (const auto& [k, v] : fused) t[k] = v;
+  return t;
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
@@ -75,15 +114,25 @@ ordered_json outputs_to_json(const std::vector<OutputEntry>& outputs) {
   for (const OutputEntry& e : outputs) {
     ordered_json units = ordered_json::object();
     for (const auto& [policy, u] : e.worst_units) units[policy] = std::isinf(u) ? ordered_json("inf") : ordered_json(u);
-    a.push_back({{"result", output_result_name(e.result)},
-                 {"mutant", e.mutant},
-                 {"bugClass", e.bug_class},
-                 {"publishedBug", e.published_bug.empty() ? ordered_json(nullptr) : ordered_json(e.published_bug)},
-                 {"comment", e.comment},
-                 {"q", e.q},
-                 {"k", e.k},
-                 {"worstUnits", units},
-                 {"allowedBy", e.allowed_by}});
+    ordered_json o = {{"result", output_result_name(e.result)},
+                      {"mutant", e.mutant},
+                      {"bugClass", e.bug_class},
+                      {"publishedBug", e.published_bug.empty() ? ordered_json(nullptr) : ordered_json(e.published_bug)},
+                      {"comment", e.comment},
+                      {"q", e.q},
+                      {"k", e.k}};
+    if (!e.k_cache.empty()) {  // a fused case's (schema 4)
+      o["kCache"] = e.k_cache;
+      o["vCache"] = e.v_cache.empty() ? ordered_json(nullptr) : ordered_json(e.v_cache);
+    }
+    o["worstUnits"] = units;
+    if (!e.k_cache.empty()) {
+      ordered_json steps = ordered_json::object();
+      for (const auto& [policy, s] : e.cache_steps) steps[policy] = std::isinf(s) ? ordered_json("inf") : ordered_json(s);
+      o["cacheSteps"] = steps;
+    }
+    o["allowedBy"] = e.allowed_by;
+    a.push_back(o);
   }
   return a;
 }
@@ -97,7 +146,27 @@ bool output_tensor_name(const std::string& s, const std::string& w) {
   return !n.empty() && n.size() <= 6 && n[0] != '0' && n.find_first_not_of("0123456789") == std::string::npos;
 }
 
-std::vector<OutputEntry> parse_outputs(const json& a, const std::string& file, const std::string& path) {
+// A policy-keyed object of numbers >= 0 or "inf", one per exported policy.
+std::vector<std::pair<std::string, double>> per_policy_units(const json& units, const std::string& file,
+                                                             const std::string& path) {
+  if (!units.is_object()) bad(file, path, "must be an object");
+  std::vector<std::pair<std::string, double>> out;
+  for (const BudgetPolicy& bp : budget_policies()) {
+    const std::string up = path + "." + bp.name;
+    if (!units.contains(bp.name)) bad(file, up, "missing (every exported policy has its worst units)");
+    const json& v = units.at(bp.name);
+    double d = 0;
+    if (v.is_string() && v.get<std::string>() == "inf") d = HUGE_VAL;
+    else if (v.is_number()) d = v.get<double>();
+    else bad(file, up, "must be a number or \"inf\"");
+    if (!(d >= 0)) bad(file, up, "must be >= 0");
+    out.emplace_back(bp.name, d);
+  }
+  if (units.size() != out.size()) bad(file, path, "names a policy the export does not have");
+  return out;
+}
+
+std::vector<OutputEntry> parse_outputs(const json& a, const std::string& file, const std::string& path, bool fused) {
   if (!a.is_array()) bad(file, path, "must be an array");
   std::vector<OutputEntry> out;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -123,19 +192,24 @@ std::vector<OutputEntry> parse_outputs(const json& a, const std::string& file, c
     if (!output_tensor_name(e.q, "q")) bad(file, p + ".q", "must be q_expected or q_output_<n>");
     if (!output_tensor_name(e.k, "k")) bad(file, p + ".k", "must be k_expected or k_output_<n>");
     const json& units = r.at("worstUnits");
-    if (!units.is_object()) bad(file, p + ".worstUnits", "must be an object");
-    for (const BudgetPolicy& bp : budget_policies()) {
-      const std::string up = p + ".worstUnits." + bp.name;
-      if (!units.contains(bp.name)) bad(file, up, "missing (every exported policy has its worst units)");
-      const json& v = units.at(bp.name);
-      double d = 0;
-      if (v.is_string() && v.get<std::string>() == "inf") d = HUGE_VAL;
-      else if (v.is_number()) d = v.get<double>();
-      else bad(file, up, "must be a number or \"inf\"");
-      if (!(d >= 0)) bad(file, up, "must be >= 0");
-      e.worst_units.emplace_back(bp.name, d);
+    e.worst_units = per_policy_units(units, file, p + ".worstUnits");
+    // A fused case's output names the caches it left (schema 4).
+    const json& x = a[i];  // vCache may be null (mla_joint): present all the same
+    if (fused != x.contains("kCache") || fused != x.contains("vCache") || fused != x.contains("cacheSteps"))
+      bad(file, p + ".kCache",
+          fused ? "an output of a case with a kvWrite names kCache, vCache and cacheSteps"
+                : "only an output of a case with a kvWrite names kCache, vCache or cacheSteps");
+    if (fused) {
+      e.k_cache = r.string("kCache");
+      if (!output_tensor_name(e.k_cache, "k_cache")) bad(file, p + ".kCache", "must be k_cache_expected or k_cache_output_<n>");
+      const json& vc = r.at("vCache");
+      if (!vc.is_null()) {
+        if (!vc.is_string() || !output_tensor_name(vc.get<std::string>(), "v_cache"))
+          bad(file, p + ".vCache", "must be v_cache_expected, v_cache_output_<n> or null (mla_joint)");
+        e.v_cache = vc.get<std::string>();
+      }
+      e.cache_steps = per_policy_units(r.at("cacheSteps"), file, p + ".cacheSteps");
     }
-    if (units.size() != e.worst_units.size()) bad(file, p + ".worstUnits", "names a policy the export does not have");
     const json& allowed = r.at("allowedBy");
     if (!allowed.is_array()) bad(file, p + ".allowedBy", "must be an array");
     for (const json& x : allowed) {
@@ -187,6 +261,8 @@ bool parse_format(std::string_view s, Format* out) {
 std::string manifest_to_json(const Manifest& m) {
   ordered_json flags = ordered_json::object();
   for (const auto& f : flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
+  if (m.schema_version >= 4)
+    for (const auto& f : fused_flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
   ordered_json policies = ordered_json::object();
   for (const auto& p : budget_policies()) {
     const ropecheck_policy_t& b = p.policy.base;
@@ -222,6 +298,7 @@ std::string manifest_to_json(const Manifest& m) {
               {"files", files}};
     if (!e.model.empty()) c["model"] = e.model;
     if (e.axes.multi()) c["axes"] = axes_to_json(e.axes);
+    if (e.kv_write) c["kvWrite"] = kv_write_to_json(*e.kv_write);
     if (m.schema_version >= 3) c["outputs"] = outputs_to_json(e.outputs);
     cases.push_back(c);
   }
@@ -232,7 +309,7 @@ std::string manifest_to_json(const Manifest& m) {
                     {"suite", m.suite},
                     {"format", format_name(m.format)},
                     {"numberOfCases", m.cases.size()},
-                    {"tensors", tensor_conventions()},
+                    {"tensors", tensor_conventions(m.schema_version)},
                     {"flags", flags},
                     {"policies", policies},
                     {"cases", cases}};
@@ -319,7 +396,7 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
       if (m.schema_version < 3)
         bad(file, p + ".outputs", "outputs other than the exact one need schemaVersion 3 (this manifest states " +
                                       std::to_string(m.schema_version) + ")");
-      e.outputs = parse_outputs(c.at("outputs"), file, p + ".outputs");
+      e.outputs = parse_outputs(c.at("outputs"), file, p + ".outputs", c.has("kvWrite"));
     } else if (m.schema_version >= 3) {
       bad(file, p + ".outputs", "missing (schemaVersion 3 lists every case's outputs, [] for none)");
     }
@@ -331,6 +408,18 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
     e.q_heads = static_cast<int>(c.integer("qHeads", 1, 4096));
     e.kv_heads = static_cast<int>(c.integer("kvHeads", 1, 4096));
     if (e.q_heads % e.kv_heads) bad(file, p + ".qHeads", "must be a multiple of kvHeads");
+    if (c.has("kvWrite")) {
+      if (m.schema_version < 4)
+        bad(file, p + ".kvWrite", "a KV-cache write needs schemaVersion 4 (this manifest states " +
+                                      std::to_string(m.schema_version) + ")");
+      if (e.axes.multi()) bad(file, p + ".kvWrite", "a case with a KV-cache write has one position axis");
+      Case shape;
+      shape.tokens = e.tokens;
+      shape.q_heads = e.q_heads;
+      shape.kv_heads = e.kv_heads;
+      shape.shape = e.config.shape;
+      e.kv_write = parse_kv_write(c.at("kvWrite"), shape, file, p + ".kvWrite");
+    }
     if (!parse_hex_float(c.string("attentionFactorHex"), &e.attention_factor) || !(e.attention_factor > 0) ||
         !std::isfinite(e.attention_factor))
       bad(file, p + ".attentionFactorHex", "must be a positive finite hex float");

@@ -1,14 +1,16 @@
 // manifest.json of a golden export: what every case is (id, config, shapes,
 // flags, why it exists, its position axes, its outputs other than the exact
-// one) and which files hold it, with the SHA-256 and size of each;
-// golden/schema/ropecheck_golden_manifest_v3.schema.json is its JSON Schema
-// (v1: exports written before multi-axis cases, v2: before the outputs).
+// one, its KV-cache write) and which files hold it, with the SHA-256 and
+// size of each; golden/schema/ropecheck_golden_manifest_v4.schema.json is
+// its JSON Schema (v1: exports written before multi-axis cases, v2: before
+// the outputs, v3: without fused cases).
 // Readers verify every file against the manifest before parsing it, and the
 // manifest against SHA256SUMS (the `sha256sum -c` list of all files).
 #ifndef ROPECHECK_GOLDEN_MANIFEST_H_
 #define ROPECHECK_GOLDEN_MANIFEST_H_
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,12 +28,18 @@ namespace ropecheck::golden {
 // its positions tensor is [num_axes, tokens] and a pair_axis tensor is
 // written. Version 3 (issue #36): every case lists its "outputs" other than
 // the exact one, the bug catalogue's invalid and acceptable outputs
-// (golden/outputs.h), and the manifest defines their "bugClasses". Exports
-// are written in the newest version; every version from
-// kOldestManifestSchemaVersion on is read (a version 1 file has no axes, a
-// version 1 or 2 file no outputs), a newer one is refused naming the
-// versions this reader knows.
-inline constexpr int kManifestSchemaVersion = 3;
+// (golden/outputs.h), and the manifest defines their "bugClasses". Version 4
+// (issue #32, fused cases): a case may carry "kvWrite", the KV-cache write
+// it makes (golden/kv_golden.h), its files then hold the caches before and
+// after and their admissible codes, and its outputs name the caches a
+// mutant left. An export is written in version 4 when it holds a fused
+// case and in version 3 otherwise (the same bytes as before version 4);
+// every version from kOldestManifestSchemaVersion on is read (a version 1
+// file has no axes, a version 1 or 2 file no outputs, a version 1 to 3 file
+// no kvWrite), a newer one is refused naming the versions this reader
+// knows.
+inline constexpr int kManifestSchemaVersion = 4;
+inline constexpr int kPlainManifestSchemaVersion = 3;  // an export without fused cases
 inline constexpr int kOldestManifestSchemaVersion = 1;
 // "ropecheck_golden_manifest_v<version>.schema.json"
 std::string manifest_schema_name(int version);
@@ -61,6 +69,9 @@ struct CaseEntry {
   double attention_factor = 1;
   std::vector<FileEntry> files;
   std::vector<OutputEntry> outputs;  // schema 3: invalid and acceptable outputs
+  // Schema 4: the case's KV-cache write as the manifest states it (layout
+  // and declared arithmetic; slots, scales, v and caches are in its files).
+  std::optional<GoldenKv> kv_write;
 };
 
 struct Manifest {

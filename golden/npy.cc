@@ -146,7 +146,7 @@ Tensor read_npy(std::string_view data, const std::string& file, const std::strin
   NpyHeader(data.substr(start, hlen), file).parse(&descr, &fortran, &t.shape);
   if (fortran) throw FormatError(file, "header.fortran_order", "must be False");
   if (!dtype_from(descr, &t.dtype, &DtypeNames::npy))
-    throw FormatError(file, "header.descr", "must be one of <f8, <f4, <f2, <u2 (bf16 bits), <i8 (got '" + descr + "')");
+    throw FormatError(file, "header.descr", "must be one of <f8, <f4, <f2, <u2 (bf16 bits), <i8, |u1 (got '" + descr + "')");
   const std::int64_t count = checked_elements(t.shape, file, "header.shape");
   const std::size_t want = static_cast<std::size_t>(count) * tensor_dtype_size(t.dtype);
   const std::size_t have = data.size() - start - hlen;

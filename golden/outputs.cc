@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/judge/judge.h"
+#include "core/judge/kv_cache_judge.h"
 #include "core/kernel/kernel_call.h"
 #include "golden/bug_classes.h"
 #include "golden/catalog.h"
@@ -37,9 +38,9 @@ std::vector<double> f64_values(const Tensor& t) {
 }
 
 // The name of a stored tensor with these very bits, else a new
-// "<w>_output_<n>" appended to `tensors`.
-std::string place_output(std::vector<Tensor>* tensors, int w, Tensor t) {
-  const std::string expected = std::string(kQk[w]) + "_expected", prefix = std::string(kQk[w]) + "_output_";
+// "<base>_output_<n>" appended to `tensors` (base: q, k, k_cache, v_cache).
+std::string place_output(std::vector<Tensor>* tensors, const std::string& base, Tensor t) {
+  const std::string expected = base + "_expected", prefix = base + "_output_";
   int outputs = 0;
   for (const Tensor& s : *tensors) {
     const bool output = s.name.compare(0, prefix.size(), prefix) == 0;
@@ -104,16 +105,29 @@ std::vector<MutantSource> shown_mutants(std::span<const MutantSource> mutants) {
   return out;
 }
 
+std::vector<MutantSource> fused_mutants(std::span<const MutantSource> mutants) {
+  std::vector<MutantSource> out;
+  for (const MutantSource& m : mutants) {
+    if (!find_mutant_class(m.name)) throw std::logic_error(m.name + ": no bug class in golden/bug_classes.cc");
+    if (m.impl->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) out.push_back(m);
+  }
+  return out;
+}
+
 std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const QkBuffers& in,
                                     const ReferenceResult& ref, const std::vector<Tensor>& tensors,
-                                    const QkBuffers* control) {
+                                    const QkBuffers* control, const GoldenKv* kv) {
   const MutantClass* cls = find_mutant_class(m.name);
   if (!cls) throw std::logic_error(m.name + ": no bug class in golden/bug_classes.cc");
   if (!outside_capabilities(*m.impl, c).empty()) return std::nullopt;
-  const KernelRun run = call_kernel(*m.impl, c, in);
+  if (kv && (!(m.impl->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) ||
+             !kv_write_outside_declared(m.impl->kv_policy, m.impl->kv_cache_kinds, kv->spec, kv->direction).empty()))
+    return std::nullopt;
+  const KvRun given = kv ? kv->run() : KvRun{};
+  const KernelRun run = call_kernel(*m.impl, c, in, 0, std::nullopt, nullptr, nullptr, kv ? &given : nullptr);
   // A call that crashed, hung or misbehaved computed no output to store.
-  if (!run.ok() || (control && run.out.bytes == control->bytes) ||
-      judge(*m.impl, c, in, ref, run).outcome != Outcome::kFail)
+  if (!run.ok() || (kv && !run.kv) || (!kv && control && run.out.bytes == control->bytes) ||
+      (kv ? judge_with_kv_write(*m.impl, c, in, ref, run) : judge(*m.impl, c, in, ref, run)).outcome != Outcome::kFail)
     return std::nullopt;
   const std::string where = "case " + std::to_string(c.index);
   Candidate k;
@@ -129,10 +143,26 @@ std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const 
       throw std::logic_error(where + ": " + m.name + " wrote a " + kQk[w] + " buffer of another size");
     *written[w] = Tensor{like.name, like.dtype, like.shape, {run.out.bytes[w].begin(), run.out.bytes[w].end()}};
   }
+  std::vector<Tensor> with;  // the case's tensors and the run's caches, for cache_measure
+  if (kv) {
+    with = tensors;
+    k.k_cache = cache_tensor("k_cache", *kv, 0, run.kv->k_cache);
+    with.push_back(*k.k_cache);
+    if (kv->has_v_cache()) {
+      k.v_cache = cache_tensor("v_cache", *kv, 1, run.kv->v_cache);
+      with.push_back(*k.v_cache);
+    }
+  }
   for (const BudgetPolicy& p : budget_policies()) {
     const OutputMeasure mm = measure_pair(k.q, k.k, tensors, p.name, where);
     e.worst_units.emplace_back(p.name, mm.worst_units);
-    if (mm.within) e.allowed_by.push_back(p.name);
+    bool within = mm.within;
+    if (k.k_cache) {
+      const CacheMeasure cm = cache_measure(with, *kv, "k_cache", k.v_cache ? "v_cache" : "", p.name, where);
+      e.cache_steps.emplace_back(p.name, cm.steps);
+      within = within && cm.within;
+    }
+    if (within) e.allowed_by.push_back(p.name);
   }
   if (e.allowed_by.size() == e.worst_units.size()) return std::nullopt;  // every exported budget meets it
   e.result = e.allowed_by.empty() ? OutputResult::kInvalid : OutputResult::kAcceptable;
@@ -159,27 +189,48 @@ std::vector<OutputEntry> keep_outputs(std::vector<std::optional<Candidate>> cand
   std::vector<OutputEntry> out;
   for (std::optional<Candidate>& k : candidates) {
     if (!k) continue;
-    k->entry.q = place_output(tensors, 0, std::move(k->q));
-    k->entry.k = place_output(tensors, 1, std::move(k->k));
+    k->entry.q = place_output(tensors, "q", std::move(k->q));
+    k->entry.k = place_output(tensors, "k", std::move(k->k));
+    if (k->k_cache) k->entry.k_cache = place_output(tensors, "k_cache", std::move(*k->k_cache));
+    if (k->v_cache) k->entry.v_cache = place_output(tensors, "v_cache", std::move(*k->v_cache));
     out.push_back(std::move(k->entry));
   }
   return out;
 }
 
 int check_case_outputs(const std::string& where, const std::vector<OutputEntry>& outputs,
-                       const std::vector<Tensor>& stored) {
-  for (const BudgetPolicy& p : budget_policies())
+                       const std::vector<Tensor>& stored, const GoldenKv* kv) {
+  for (const BudgetPolicy& p : budget_policies()) {
     if (!measure_pair(need_tensor(stored, "q_expected", where), need_tensor(stored, "k_expected", where), stored, p.name,
                       where)
              .within)
       throw FormatError(where, "q_expected, k_expected", std::string("exceed the budget of policy ") + p.name +
                                                               ": the correctly rounded result must meet every budget");
+    if (kv && !cache_measure(stored, *kv, "k_cache_expected", kv->has_v_cache() ? "v_cache_expected" : "", p.name, where)
+                   .within)
+      throw FormatError(where, "k_cache_expected, v_cache_expected",
+                        std::string("lie outside the codes of policy ") + p.name +
+                            ": the exactly rounded caches must meet every policy's codes");
+  }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const OutputEntry& e = outputs[i];
     const std::string field = "output " + std::to_string(i) + " (" + e.mutant + ")";
-    for (const auto& [policy, units] : e.worst_units) {
-      const OutputMeasure m =
+    if ((kv != nullptr) == e.k_cache.empty() || (kv && e.cache_steps.size() != e.worst_units.size()))
+      throw FormatError(where, field, kv ? "names no kCache or lacks cacheSteps: every output of a case with a "
+                                           "kvWrite has both"
+                                         : "names a kCache in a case without a kvWrite");
+    for (std::size_t j = 0; j < e.worst_units.size(); ++j) {
+      const auto& [policy, units] = e.worst_units[j];
+      OutputMeasure m =
           measure_pair(need_tensor(stored, e.q, where), need_tensor(stored, e.k, where), stored, policy, where);
+      if (kv) {
+        const CacheMeasure cm = cache_measure(stored, *kv, e.k_cache, e.v_cache, policy, where);
+        if (e.cache_steps[j].first != policy || !exactly_equal(cm.steps, e.cache_steps[j].second))
+          throw FormatError(where, field + " cacheSteps." + policy,
+                            "is " + format_hex_float(e.cache_steps[j].second) + " where its caches give " +
+                                format_hex_float(cm.steps));
+        m.within = m.within && cm.within;
+      }
       bool allowed = false;
       for (const std::string& a : e.allowed_by) allowed |= a == policy;
       if (m.within != allowed)

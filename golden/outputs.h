@@ -18,6 +18,7 @@
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
 #include "core/judge/reference_result.h"
+#include "golden/kv_golden.h"
 #include "golden/tensor_file.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -44,6 +45,15 @@ struct OutputEntry {
   // / budget (output_measure); infinity where unbounded.
   std::vector<std::pair<std::string, double>> worst_units;
   std::vector<std::string> allowed_by;  // the policies whose budget it meets; empty when invalid
+  // A fused case's (schema 4): the tensors holding the caches it left,
+  // "k_cache_output_<n>" / "v_cache_output_<n>" or the expected ones
+  // ("k_cache_expected"; v_cache "" for MLA_JOINT), and per exported policy
+  // the codes its worst written element lies outside its admissible ones
+  // (cache_measure; infinity for a byte changed outside every entry). Empty
+  // for a case without a KV-cache write. Its result and allowedBy weigh
+  // q, k and the caches together.
+  std::string k_cache, v_cache;
+  std::vector<std::pair<std::string, double>> cache_steps;
 };
 
 // One output of a tensor (q or k) against one policy's budget: the largest
@@ -60,6 +70,9 @@ OutputMeasure output_measure(const Tensor& out, const Tensor& expected_f64, cons
 // says why the others cannot); throws std::logic_error naming a row that
 // golden/bug_classes.cc does not classify.
 std::vector<MutantSource> shown_mutants(std::span<const MutantSource> mutants);
+// The rows of `mutants` a fused case (a KV-cache write) runs: those
+// granting KV_CACHE_WRITE, in the catalogue's order (same throw).
+std::vector<MutantSource> fused_mutants(std::span<const MutantSource> mutants);
 
 // What one mutant wrote on one case, kept as a candidate output when the
 // gate's judge fails it under its declared policy and at least one
@@ -67,15 +80,19 @@ std::vector<MutantSource> shown_mutants(std::span<const MutantSource> mutants);
 struct Candidate {
   OutputEntry entry;
   Tensor q, k;
+  std::optional<Tensor> k_cache, v_cache;  // a fused case's
 };
 // The mutant runs as given (the exporter isolates it: a crash, hang or
 // misbehaviour is no output) on the case's inputs; `tensors` are the case's
 // (inputs, expected values, budgets). `control`, when given, is what the
 // catalogue's clean kernel wrote on the case: a mutant writing those very
-// bits did not touch the case, and is not judged.
+// bits did not touch the case, and is not judged. `kv`, for a fused case:
+// the write the case makes; only a row granting KV_CACHE_WRITE and
+// declaring that write runs there, judged on q, k and the caches together
+// (core/judge/kv_cache_judge.h, judge_with_kv_write).
 std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const QkBuffers& in,
                                     const ReferenceResult& ref, const std::vector<Tensor>& tensors,
-                                    const QkBuffers* control = nullptr);
+                                    const QkBuffers* control = nullptr, const GoldenKv* kv = nullptr);
 // The rows grouped by bug class, classes and rows in the catalogue's order:
 // a case stores the first invalid and the first acceptable output of each
 // class, so it shows every class it can at a size that stays small.
@@ -89,9 +106,11 @@ std::vector<OutputEntry> keep_outputs(std::vector<std::optional<Candidate>> cand
 // outputs meet every policy's budget, and each stored output is what its
 // entry says (fails the budgets it is rejected by, meets those of allowedBy,
 // worst units as stated). Throws FormatError naming the file, the output
-// and the policy otherwise. Returns the outputs checked.
+// and the policy otherwise. Returns the outputs checked. With `kv` (a fused
+// case) the caches count too: the expected caches meet every policy's
+// codes, and each output's cacheSteps are as stated.
 int check_case_outputs(const std::string& where, const std::vector<OutputEntry>& outputs,
-                       const std::vector<Tensor>& stored);
+                       const std::vector<Tensor>& stored, const GoldenKv* kv = nullptr);
 
 }  // namespace ropecheck::golden
 

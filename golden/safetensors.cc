@@ -60,7 +60,7 @@ std::vector<Tensor> read_safetensors(std::string_view data, const std::string& f
     t.name = it.key();
     if (!e["dtype"].is_string() ||
         !dtype_from(e["dtype"].get<std::string>(), &t.dtype, &DtypeNames::safetensors))
-      throw FormatError(file, field + ".dtype", "must be one of F64, F32, F16, BF16, I64");
+      throw FormatError(file, field + ".dtype", "must be one of F64, F32, F16, BF16, I64, U8");
     if (!e["shape"].is_array() || e["shape"].size() > 8)
       throw FormatError(file, field + ".shape", "must be an array of at most 8 dimensions");
     for (const auto& d : e["shape"]) {

@@ -6,6 +6,7 @@
 #include "core/cases/axis_cases.h"
 #include "core/cases/rng.h"
 #include "golden/axis_suites.h"
+#include "golden/fused_suites.h"
 #include "golden/suite_builder.h"
 
 namespace ropecheck::golden {
@@ -222,13 +223,15 @@ std::vector<GoldenCase> build_config_suite(const ModelRope& m, const std::string
   return b.take();
 }
 
-std::vector<std::string> golden_suite_names() { return {"smoke", "standard", "long-context"}; }
+std::vector<std::string> golden_suite_names() { return {"smoke", "standard", "long-context", "fused"}; }
 
 std::vector<GoldenCase> build_golden_suite(const std::string& name) {
   if (name == "smoke") return smoke();
   if (name == "standard") return standard();
   if (name == "long-context") return long_context();
-  throw std::invalid_argument("--suite: no golden suite named '" + name + "' (known: smoke, standard, long-context)");
+  if (name == "fused") return fused_suite();
+  throw std::invalid_argument("--suite: no golden suite named '" + name +
+                              "' (known: smoke, standard, long-context, fused)");
 }
 
 }  // namespace ropecheck::golden

@@ -8,15 +8,19 @@
 //                model_configs.h in fp32 and bf16, the control cases, and
 //                the multi-axis models in fp32 and bf16.
 //   long-context positions up to 2^20, past 2^24 and past int32.
+//   fused        RoPE fused with a paged KV-cache write (fused_suites.h),
+//                manifest schema 4; committed under golden/vectors/fused.
 #ifndef ROPECHECK_GOLDEN_SUITES_H_
 #define ROPECHECK_GOLDEN_SUITES_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cases/cases.h"
 #include "core/config/config.h"
 #include "core/config/model_rope.h"
+#include "golden/kv_golden.h"
 
 namespace ropecheck::golden {
 
@@ -27,6 +31,9 @@ struct GoldenCase {
   std::string model;     // published model the config is taken from, or ""
   Case c;                // config, shapes, positions and data seed (contiguous, in place)
   std::vector<std::string> extra_flags;  // flags not derivable from c (RealModelConfig)
+  // A fused case (manifest schema 4): the KV-cache write it makes, complete
+  // (v and the caches before filled: fill_golden_kv).
+  std::optional<GoldenKv> kv;
 };
 
 std::vector<std::string> golden_suite_names();

@@ -12,7 +12,7 @@ namespace {
 constexpr DtypeNames kNames[] = {
     {TensorDtype::kF64, "f64", "F64", "<f8"},  {TensorDtype::kF32, "f32", "F32", "<f4"},
     {TensorDtype::kF16, "f16", "F16", "<f2"},  {TensorDtype::kBF16, "bf16", "BF16", "<u2"},
-    {TensorDtype::kI64, "i64", "I64", "<i8"},
+    {TensorDtype::kI64, "i64", "I64", "<i8"},  {TensorDtype::kU8, "u8", "U8", "|u1"},
 };
 
 }  // namespace
@@ -64,6 +64,8 @@ std::size_t tensor_dtype_size(TensorDtype t) {
       return 2;
     case TensorDtype::kF32:
       return 4;
+    case TensorDtype::kU8:
+      return 1;
     default:
       return 8;
   }
@@ -89,12 +91,14 @@ double Tensor::value(std::int64_t i) const {
     case TensorDtype::kBF16:
       return load_as_double(p, 0, ROPECHECK_DTYPE_BF16);
     case TensorDtype::kI64:
+    case TensorDtype::kU8:
       return static_cast<double>(int_value(i));
   }
   return 0;
 }
 
 std::int64_t Tensor::int_value(std::int64_t i) const {
+  if (dtype == TensorDtype::kU8) return bytes[static_cast<std::size_t>(i)];
   std::int64_t v = 0;
   std::memcpy(&v, bytes.data() + static_cast<std::size_t>(i) * 8, 8);
   return v;

@@ -20,9 +20,10 @@
 
 namespace ropecheck::golden {
 
-enum class TensorDtype { kF64, kF32, kF16, kBF16, kI64 };
+// kU8: the codes of an fp8 KV cache (fused cases), a byte each.
+enum class TensorDtype { kF64, kF32, kF16, kBF16, kI64, kU8 };
 std::size_t tensor_dtype_size(TensorDtype t);
-const char* tensor_dtype_name(TensorDtype t);  // "f64", "f32", "f16", "bf16", "i64"
+const char* tensor_dtype_name(TensorDtype t);  // "f64", "f32", "f16", "bf16", "i64", "u8"
 
 struct Tensor {
   std::string name;
@@ -31,7 +32,7 @@ struct Tensor {
   std::vector<unsigned char> bytes;  // little-endian, row-major
   std::int64_t elements() const;
   double value(std::int64_t i) const;  // element i as a double (exact for every dtype but i64)
-  std::int64_t int_value(std::int64_t i) const;  // element i of an i64 tensor
+  std::int64_t int_value(std::int64_t i) const;  // element i of an i64 or u8 tensor
 };
 
 class FormatError : public std::runtime_error {

@@ -8,6 +8,7 @@
 
 #include "core/isolation/interrupt.h"
 #include "core/judge/conformance.h"
+#include "core/judge/kv_cache_judge.h"
 #include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 
@@ -74,8 +75,8 @@ std::string hex_of(double v) { return format_hex_float(v); }
 // with other inputs is a different case, judged correctly against its own
 // recomputed outputs (docs/RELIABILITY.md).
 void check_against_reference(const std::string& dir, const CaseEntry& e, const std::vector<Tensor>& stored,
-                             const Case& c, const QkBuffers& in) {
-  const CaseTensors want = derive_case_tensors(c, in, dir + " case " + std::to_string(e.id));
+                             const Case& c, const QkBuffers& in, const GoldenKv* kv) {
+  const CaseTensors want = derive_case_tensors(c, in, dir + " case " + std::to_string(e.id), kv);
   if (std::memcmp(&want.attention_factor, &e.attention_factor, sizeof(double)) != 0)
     throw FormatError((std::filesystem::path(dir) / "manifest.json").string(),
                       "case " + std::to_string(e.id) + " attentionFactorHex",
@@ -95,6 +96,23 @@ void check_against_reference(const std::string& dir, const CaseEntry& e, const s
                           (ints ? std::to_string(t.int_value(k)) : hex_of(t.value(k))) +
                           ": the export was altered (its checksums with it)");
   }
+}
+
+// A kernel granting the KV-cache write on a fused case: skipped outside
+// what it declares (the case, or the case's write), else called twice with
+// the case's write as the conformance property calls a kernel, and judged
+// on q, k and the caches.
+CaseOutcome judge_fused(const ropecheck_impl_t& impl, const LoadedCase& L) {
+  std::string why = outside_capabilities(impl, L.c);
+  if (why.empty()) why = kv_write_outside_declared(impl.kv_policy, impl.kv_cache_kinds, L.kv->spec, L.kv->direction);
+  if (!why.empty()) {
+    CaseOutcome out;
+    out.outcome = Outcome::kSkipped;
+    out.message = "outside capabilities: " + why;
+    return out;
+  }
+  const KvRun given = L.kv->run();
+  return judge_with_kv_write(impl, L.c, L.in, L.ref, call_kernel_twice(impl, L.c, L.in, nullptr, &given));
 }
 
 }  // namespace
@@ -144,8 +162,9 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
     const auto& stored = need(ts, kQk[w], sd, {c.tokens, g.heads[w], hd}, where).bytes;
     L.in.bytes[w].assign(stored.begin(), stored.end());
   }
-  check_against_reference(dir, e, ts, c, L.in);
-  L.outputs = check_case_outputs(where, e.outputs, ts);
+  if (e.kv_write) L.kv = read_golden_kv(*e.kv_write, c, ts, where);
+  check_against_reference(dir, e, ts, c, L.in, L.kv ? &*L.kv : nullptr);
+  L.outputs = check_case_outputs(where, e.outputs, ts, L.kv ? &*L.kv : nullptr);
   const Tensor* expected[2];
   const Tensor* exact[2];
   for (int w = 0; w < 2; ++w) {
@@ -196,8 +215,11 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
     const LoadedCase L = load_case(dir, m, e);
     for (const OutputEntry& x : e.outputs)
       ++(x.result == OutputResult::kInvalid ? r.invalid_outputs : r.acceptable_outputs);
+    r.fused_cases += L.kv.has_value();
     for (std::size_t k = 0; k < impls.size(); ++k) {
-      CaseOutcome outcome = judge_conformance(*impls[k], L.c, L.in, L.ref);
+      CaseOutcome outcome = L.kv && (impls[k]->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)
+                                ? judge_fused(*impls[k], L)
+                                : judge_conformance(*impls[k], L.c, L.in, L.ref);
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
         r.interrupted = interrupt_name();
         return r;
@@ -228,6 +250,9 @@ void print_verify_report(const VerifyReport& r, std::ostream& os) {
       os << "| " << f << " | " << n[0] << " | " << n[1] << " | " << n[2] << " |\n";
     os << "\n";
   }
+  if (r.fused_cases > 0)
+    os << "Fused cases (a KV-cache write): " << r.fused_cases
+       << "; a kernel granting KV_CACHE_WRITE is judged there on q, k and both caches, any other on q and k\n";
   os << "Outputs other than the exact one: " << r.invalid_outputs << " invalid and " << r.acceptable_outputs
      << " acceptable, each checked against every policy's budget (rejected where the manifest says, allowed by "
         "allowedBy); the exact outputs meet every budget\n";

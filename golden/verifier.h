@@ -6,6 +6,7 @@
 #ifndef ROPECHECK_GOLDEN_VERIFIER_H_
 #define ROPECHECK_GOLDEN_VERIFIER_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct LoadedCase {
   QkBuffers in;
   ReferenceResult ref;
   int outputs = 0;  // invalid and acceptable outputs checked (golden/outputs.h)
+  std::optional<GoldenKv> kv;  // a fused case's KV-cache write, read from its files
 };
 // Throws FormatError when a tensor is missing or its dtype or shape
 // disagrees with the manifest entry, when a tensor that follows from the
@@ -54,12 +56,17 @@ struct VerifyReport {
   int cases = 0;                // in the export
   // Outputs other than the exact one, each checked as load_case does.
   int invalid_outputs = 0, acceptable_outputs = 0;
+  int fused_cases = 0;          // cases with a KV-cache write (schema 4)
   std::string interrupted;      // "SIGINT": stopped early, no verdict
   // Why an implementation has no verdict to pass: judged on too few cases.
   std::string under_floor(const ImplVerdicts& v) const;
   bool passed() const;
 };
 
+// A kernel granting KV_CACHE_WRITE is called on a fused case with the
+// case's write (skipped when it does not declare that write) and judged on
+// q, k and both caches (core/judge/kv_cache_judge.h, judge_with_kv_write);
+// any other kernel is judged on the case's q and k, a rotation like any.
 // Stops between cases when SIGINT or SIGTERM arrives (core/isolation/interrupt.h).
 VerifyReport verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls,
                            const VerifyOptions& o = {});

@@ -40,15 +40,7 @@ std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_polic
   // Enough blocks for every token and a few more, so slots are scattered.
   const std::int64_t needed = (c.tokens + w.block_size - 1) / w.block_size;
   w.num_blocks = needed + rng.range(1, 3);
-  const std::int64_t d = w.head_dim, h = w.kv_heads, b = w.block_size;
-  if (w.hnd) {
-    w.slot_stride = d;
-    w.head_stride = b * d;
-  } else {
-    w.head_stride = d;
-    w.slot_stride = h * d;
-  }
-  w.block_stride = b * h * d;
+  const std::int64_t h = w.kv_heads, b = w.block_size;
   // Distinct slots from a shuffle of every slot (Fisher-Yates on the
   // suite's own generator); padding tokens only where a real one remains.
   std::vector<std::int64_t> all(static_cast<std::size_t>(w.num_blocks * b));
@@ -94,21 +86,79 @@ std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_polic
     static constexpr int kLatent[] = {512, 256};
     w.latent_dim = rng.pick(kLatent);
     w.hnd = false;
-    w.head_stride = 0;
-    if (w.kind == ROPECHECK_KV_CACHE_MLA_JOINT) {
-      w.slot_stride = w.latent_dim + d;
-    } else {
-      w.slot_stride = d;
-      w.v_slot_stride = w.latent_dim;
-      w.v_block_stride = b * w.latent_dim;
-    }
-    w.block_stride = b * w.slot_stride;
     // One scale for the whole entry (vLLM's concat_and_cache_mla `scale`).
     w.scale_kind = ROPECHECK_KV_SCALE_PER_TENSOR;
     w.k_scale.resize(1);
     w.v_scale.assign(1, w.k_scale[0]);
   }
+  lay_out_kv_write(&w);
   return w;
+}
+
+void lay_out_kv_write(KvWriteCase* w) {
+  const std::int64_t d = w->head_dim, h = w->kv_heads, b = w->block_size;
+  w->v_block_stride = w->v_slot_stride = 0;
+  if (w->mla()) {
+    w->head_stride = 0;
+    if (w->kind == ROPECHECK_KV_CACHE_MLA_JOINT) {
+      w->slot_stride = w->latent_dim + d;
+    } else {
+      w->slot_stride = d;
+      w->v_slot_stride = w->latent_dim;
+      w->v_block_stride = b * w->latent_dim;
+    }
+    w->block_stride = b * w->slot_stride;
+    return;
+  }
+  if (w->hnd) {
+    w->slot_stride = d;
+    w->head_stride = b * d;
+  } else {
+    w->head_stride = d;
+    w->slot_stride = h * d;
+  }
+  w->block_stride = b * h * d;
+}
+
+std::string kv_write_outside_declared(const ropecheck_kv_policy_t& policy, std::uint32_t kinds, const KvWriteCase& w,
+                                      ropecheck_kv_scale_direction_t direction) {
+  if (kinds == 0) kinds = 1u << ROPECHECK_KV_CACHE_K_AND_V;
+  if (!(policy.cache_dtypes & (1u << static_cast<int>(w.dtype))))
+    return std::string("kv write: cache dtype ") + cache_dtype_name(w.dtype) + " not declared";
+  if (!(policy.scale_kinds & (1u << w.scale_kind)))
+    return std::string("kv write: ") + (w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") +
+           " scales not declared";
+  if (!(kinds & (1u << w.kind))) return "kv write: cache kind not declared (kv_cache_kinds)";
+  if (policy.scale_direction != static_cast<std::uint32_t>(direction))
+    return std::string("kv write: scales meant to ") + (direction == ROPECHECK_KV_SCALE_MULTIPLY ? "multiply" : "divide") +
+           ", the kernel declares the other direction";
+  return {};
+}
+
+ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_cache, const void* v,
+                                  const std::int64_t* slots, const float* k_scale, const float* v_scale) {
+  ropecheck_kv_write_t kw{};
+  kw.struct_size = sizeof kw;
+  kw.cache_dtype = static_cast<std::uint32_t>(w.dtype);
+  kw.num_blocks = w.num_blocks;
+  kw.block_size = w.block_size;
+  kw.scale_kind = w.scale_kind;
+  kw.block_stride = w.block_stride;
+  kw.slot_stride = w.slot_stride;
+  kw.head_stride = w.head_stride;
+  kw.k_cache = k_cache;
+  kw.v_cache = v_cache;
+  kw.v = v;
+  kw.v_token_stride = static_cast<std::int64_t>(w.v_heads()) * w.v_channels();
+  kw.v_head_stride = w.mla() ? 0 : w.head_dim;
+  kw.cache_kind = w.kind;
+  kw.latent_dim = w.latent_dim;
+  kw.v_block_stride = w.v_block_stride;
+  kw.v_slot_stride = w.v_slot_stride;
+  kw.slot_mapping = slots;
+  kw.k_scale = k_scale;
+  kw.v_scale = v_scale;
+  return kw;
 }
 
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {

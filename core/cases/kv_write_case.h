@@ -83,6 +83,27 @@ struct KvWriteCase {
 inline constexpr std::int64_t kKvWriteMaxTokens = 4096;
 std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds = 0);
 
+// Sets w's strides from its kind, layout (hnd), block_size, kv_heads,
+// head_dim and latent_dim: dense caches, [blocks, block_size, heads,
+// head_dim] (NHD) or [blocks, heads, block_size, head_dim] (HND); MLA's
+// entries [kv_c | k_pe] (JOINT) or k_pe and kv_c in caches of their own
+// (SPLIT), one head.
+void lay_out_kv_write(KvWriteCase* w);
+
+// "" when a kernel declaring `policy` and the cache kinds `kinds` (0:
+// K_AND_V alone) takes the write w, whose scales are meant for `direction`
+// (a write fixed in advance, as a golden vector's is); else why not: the
+// cache dtype, scale kind or cache kind undeclared, or the other direction
+// (the same numbers would mean their reciprocals).
+std::string kv_write_outside_declared(const ropecheck_kv_policy_t& policy, std::uint32_t kinds, const KvWriteCase& w,
+                                      ropecheck_kv_scale_direction_t direction);
+
+// The write as the ABI hands it (kernel_abi.h, ropecheck_kv_write_t): w's
+// fields and strides, the buffers given (v_cache nullptr for MLA_JOINT), v
+// dense ([tokens, v_heads, v_channels]).
+ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_cache, const void* v,
+                                  const std::int64_t* slots, const float* k_scale, const float* v_scale);
+
 // The v a write stores: [tokens, kv_heads, head_dim] dense (MLA: kv_c,
 // [tokens, latent_dim]), values of the case's storage dtype drawn as the
 // case's inputs are.

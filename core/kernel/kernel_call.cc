@@ -78,7 +78,7 @@ std::string KernelRun::failure() const {
 
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
                       std::optional<PoisonKind> poison, const QkNormCase* norm,
-                      const std::vector<std::int64_t>* slot_mapping) {
+                      const std::vector<std::int64_t>* slot_mapping, const KvRun* kv_given) {
   const Geometry g = geometry(c);
   KernelRun r;
   // A private copy of q and k for a kernel in this process, which could
@@ -173,7 +173,9 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   std::vector<float> kv_k_scale, kv_v_scale;
   ByteBuffer kv_v;
   if (impl.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
-    if (std::optional<KvWriteCase> spec = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds)) {
+    std::optional<KvWriteCase> spec =
+        kv_given ? std::optional<KvWriteCase>(kv_given->spec) : kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds);
+    if (spec) {
       KvRun& kv = r.kv.emplace();
       kv.spec = std::move(*spec);
       if (slot_mapping != nullptr) {
@@ -185,37 +187,25 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         }
         kv.spec.slots = *slot_mapping;
       }
-      kv.v = make_kv_v(c, kv.spec);
-      kv.k_cache.resize(kv.spec.cache_bytes());
-      kv.v_cache.resize(kv.spec.v_cache_bytes());
-      fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
-      fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
+      if (kv_given) {
+        kv.v = kv_given->v;
+        kv.k_cache = kv_given->k_initial;
+        kv.v_cache = kv_given->v_initial;
+      } else {
+        kv.v = make_kv_v(c, kv.spec);
+        kv.k_cache.resize(kv.spec.cache_bytes());
+        kv.v_cache.resize(kv.spec.v_cache_bytes());
+        fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
+        fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
+      }
       kv.k_initial = kv.k_cache;
       kv.v_initial = kv.v_cache;
       kv_v = kv.v;
       kv_slots = kv.spec.slots;
       kv_k_scale = kv.spec.k_scale;
       kv_v_scale = kv.spec.v_scale;
-      kw.struct_size = sizeof kw;
-      kw.cache_dtype = static_cast<std::uint32_t>(kv.spec.dtype);
-      kw.num_blocks = kv.spec.num_blocks;
-      kw.block_size = kv.spec.block_size;
-      kw.scale_kind = kv.spec.scale_kind;
-      kw.block_stride = kv.spec.block_stride;
-      kw.slot_stride = kv.spec.slot_stride;
-      kw.head_stride = kv.spec.head_stride;
-      kw.k_cache = kv.k_cache.data();
-      kw.v_cache = kv.v_cache.empty() ? nullptr : kv.v_cache.data();
-      kw.v = kv_v.data();
-      kw.v_token_stride = static_cast<std::int64_t>(kv.spec.v_heads()) * kv.spec.v_channels();
-      kw.v_head_stride = kv.spec.mla() ? 0 : c.shape.head_dim;
-      kw.cache_kind = kv.spec.kind;
-      kw.latent_dim = kv.spec.latent_dim;
-      kw.v_block_stride = kv.spec.v_block_stride;
-      kw.v_slot_stride = kv.spec.v_slot_stride;
-      kw.slot_mapping = kv_slots.data();
-      kw.k_scale = kv_k_scale.data();
-      kw.v_scale = kv_v_scale.data();
+      kw = abi_kv_write(kv.spec, kv.k_cache.data(), kv.v_cache.empty() ? nullptr : kv.v_cache.data(), kv_v.data(),
+                        kv_slots.data(), kv_k_scale.data(), kv_v_scale.data());
       p.kv_write = &kw;
     }
   }
@@ -365,13 +355,14 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   return r;
 }
 
-KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm) {
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm,
+                            const KvRun* kv_given) {
   const PoisonKind kind = draw_poison_kind();
-  KernelRun first = call_kernel(impl, c, in, 0, kind, norm);
+  KernelRun first = call_kernel(impl, c, in, 0, kind, norm, nullptr, kv_given);
   if (!first.ok()) return first;
   const PoisonKind other = draw_poison_kind(&kind);
   // first's buffers are alive: other addresses, another kind of poison
-  KernelRun second = call_kernel(impl, c, in, 0, other, norm);
+  KernelRun second = call_kernel(impl, c, in, 0, other, norm, nullptr, kv_given);
   if (!second.ok()) return second;
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)

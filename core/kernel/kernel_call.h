@@ -60,15 +60,20 @@ struct KernelRun {
 // slot_mapping: the KV-cache write's slot per token in place of the case's
 // (a permutation of it: the slot-mapping property); the rest of the write
 // is the case's.
+// kv_given: for a kernel granting KV_CACHE_WRITE, the write to make in
+// place of the one drawn from the case (golden vectors read theirs from
+// files): its spec, its v, and the caches' bytes before the call
+// (k_initial, v_initial); the caller checks the kernel declares it
+// (kv_write_outside_declared).
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
                       std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr,
-                      const std::vector<std::int64_t>* slot_mapping = nullptr);
+                      const std::vector<std::int64_t>* slot_mapping = nullptr, const KvRun* kv_given = nullptr);
 // The call judged for conformance: made twice, with poisons of two
 // different kinds and different buffers; any bitwise difference between the two results is a
 // misbehaviour (it reads its output before writing it, or is not
 // deterministic). Returns the first run.
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                            const QkNormCase* norm = nullptr);
+                            const QkNormCase* norm = nullptr, const KvRun* kv_given = nullptr);
 
 // The positions buffer a kernel is called with: the case's ids for 1D; for
 // multi-axis, num_axes rows of tokens ids axis_stride apart (kernel_abi.h,

@@ -5,10 +5,10 @@
 // a declared policy allows it (HF eager's bf16 arithmetic under hf_eager),
 // and none where a mutant does not touch the case; the verifier refuses an
 // output that is not what the manifest says; older manifests are read, a
-// newer one is refused naming the versions known.
+// newer one is refused naming the versions known (fused cases, schema 4:
+// fused_golden_test.cc).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -20,6 +20,7 @@
 #include "golden/bug_classes.h"
 #include "golden/catalog.h"
 #include "golden/exporter.h"
+#include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"
 #include "golden/verifier.h"
 #include "mutants/mutant_kernel.h"
@@ -29,42 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
-// The smoke suite with the catalogue's outputs, exported once per process
-// (removed when the test binary exits); each test alters a copy.
-const fs::path& smoke() {
-  static const fs::path root = fs::temp_directory_path() / ("ropecheck_outputs_" + std::to_string(::getpid()));
-  static const struct Cleanup {
-    ~Cleanup() { fs::remove_all(root); }
-  } cleanup;
-  static const fs::path d = [] {
-    ExportOptions o;
-    o.suite = "smoke";
-    o.out_dir = (root / "smoke").string();
-    o.threads = 2;
-    for (const mutant::BugInfo& b : mutant::kBugs)
-      if (b.bug != mutant::Bug::none) o.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug)});
-    o.control = mutant::mutant_impl(mutant::Bug::none);
-    export_golden(o);
-    return root / "smoke";
-  }();
-  return d;
-}
-
-fs::path copy_of_smoke(const std::string& name) {
-  const fs::path d = smoke().parent_path() / name;
-  fs::remove_all(d);
-  fs::copy(smoke(), d, fs::copy_options::recursive);
-  return d;
-}
-
-std::string refusal(const fs::path& d) {
-  try {
-    verify_golden(d.string(), {});
-  } catch (const FormatError& e) {
-    return e.what();
-  }
-  return "";
-}
+const fs::path& smoke() { return test::catalogue_export("smoke"); }
+fs::path copy_of_smoke(const std::string& name) { return test::copy_of(smoke(), name); }
+using test::refusal;
 
 TEST(GoldenOutputs, EveryCatalogueRowHasABugClassAndQuotesItsPublishedBug) {
   std::set<std::string> classes;
@@ -191,11 +159,18 @@ TEST(GoldenOutputs, OlderManifestsAreReadANewerOneIsRefusedNamingTheVersions) {
   test::forge_manifest(d, bare.dump(1));
   EXPECT_NE(refusal(d).find("cases[1].outputs: missing"), std::string::npos) << refusal(d);
 
+  // Version 4 (fused cases) reads a version 3 export's content as it is.
   ordered_json v4 = v3;
   v4["schema"] = "ropecheck_golden_manifest_v4.schema.json";
   v4["schemaVersion"] = 4;
   test::forge_manifest(d, v4.dump(1));
-  EXPECT_NE(refusal(d).find("schemaVersion: is 4; this ropecheck reads versions 1 to 3"), std::string::npos)
+  EXPECT_EQ(refusal(d), "");
+
+  ordered_json v5 = v3;
+  v5["schema"] = "ropecheck_golden_manifest_v5.schema.json";
+  v5["schemaVersion"] = 5;
+  test::forge_manifest(d, v5.dump(1));
+  EXPECT_NE(refusal(d).find("schemaVersion: is 5; this ropecheck reads versions 1 to 4"), std::string::npos)
       << refusal(d);
 }
 

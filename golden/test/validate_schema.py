@@ -64,6 +64,19 @@ def manifest_alterations(doc):
         d = copy.deepcopy(doc)
         d["cases"][i]["outputs"][0]["q"] = "q_budget_exact_f64"
         out.append(("an output tensor that is not an output", d))
+    fused = [i for i, c in enumerate(doc["cases"]) if "kvWrite" in c]
+    if fused:
+        d = copy.deepcopy(doc)
+        d["cases"][fused[0]]["kvWrite"]["cacheDtype"] = "fp4"
+        out.append(("an unknown cache dtype", d))
+        d = copy.deepcopy(doc)
+        d["cases"][fused[0]]["kvWrite"].pop("scaleDirection")
+        out.append(("a write without its scale direction", d))
+        with_fused_outputs = [i for i in fused if doc["cases"][i]["outputs"]]
+        if with_fused_outputs:
+            d = copy.deepcopy(doc)
+            d["cases"][with_fused_outputs[0]]["outputs"][0].pop("cacheSteps")
+            out.append(("a fused case's output without cacheSteps", d))
     return out
 
 

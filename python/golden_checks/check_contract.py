@@ -20,13 +20,22 @@ policy of the manifest requires
 
 and each output's worstUnits to be max |out - expected_f64| / budget as
 recomputed here (infinity for a non-finite output or any difference where
-the budget is 0). Exit 0 when every check holds, 1 otherwise, 2 when the
-export cannot be read (the message names the file and field).
+the budget is 0). A fused case (schema 4, "kvWrite": RoPE fused with a
+paged KV-cache write) adds its caches: an output meets a policy's budget
+only when, besides q and k, every element its tokens write into the caches
+(k_cache_index, v_cache_index) holds a code whose ordinal lies in
+[<w>_cache_lo, <w>_cache_hi] and every other element keeps the bits of the
+cache before the call; cacheSteps is the most codes any written element
+lies outside (infinity for a changed unwritten element, or a NaN written
+into a 16- or 32-bit cache). Exit 0 when every check holds, 1 otherwise, 2
+when the export cannot be read (the message names the file and field).
 
 --widen F plays a consumer that multiplies every budget by F: it still
 requires the valid outputs to pass, and reports each output it then accepts
 under a policy that must reject it (invalid outputs first, then acceptable
 ones under the policies outside their allowedBy): exit 1 when there is one.
+A cache's admissible codes [lo, hi] widen to [lo - m, hi + m] with m =
+floor((F - 1) (hi - lo + 1) / 2): F times as many codes.
 That wrong outputs pass a tenfold budget is what shows the budgets are
 tight.
 """
@@ -40,9 +49,11 @@ import sys
 
 import numpy as np
 
-SCHEMA_VERSIONS = (1, 2, 3)  # the manifest versions this reader knows
-_NUMPY = {"f64": "<f8", "f32": "<f4", "f16": "<f2", "bf16": "<u2", "i64": "<i8"}
-_SAFETENSORS = {"F64": "f64", "F32": "f32", "F16": "f16", "BF16": "bf16", "I64": "i64"}
+SCHEMA_VERSIONS = (1, 2, 3, 4)  # the manifest versions this reader knows
+_NUMPY = {"f64": "<f8", "f32": "<f4", "f16": "<f2", "bf16": "<u2", "i64": "<i8", "u8": "|u1"}
+_SAFETENSORS = {"F64": "f64", "F32": "f32", "F16": "f16", "BF16": "bf16", "I64": "i64", "U8": "u8"}
+# A KV cache's sign bit per cache dtype (its codes are sign-magnitude).
+_CACHE_SIGN = {"f32": 1 << 31, "f16": 1 << 15, "bf16": 1 << 15, "fp8_e4m3fn": 1 << 7, "fp8_e5m2": 1 << 7}
 
 
 class ExportError(Exception):
@@ -61,7 +72,7 @@ def _to_f64(raw, dtype):
     """Stored values as exact float64 (bf16 is stored as its uint16 bits)."""
     if dtype == "bf16":
         return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    return raw if dtype == "i64" else raw.astype(np.float64)
+    return raw if dtype in ("i64", "u8") else raw.astype(np.float64)
 
 
 def _safetensors(data, path):
@@ -91,25 +102,25 @@ def _hex_json(data, path):
         raise ExportError(f"{path}: format: must be ropecheck-hex-json version 1")
     out = {}
     for t in doc["tensors"]:
-        if t["dtype"] == "i64":
-            values = np.array(t["values"], dtype=np.int64)
+        if t["dtype"] in ("i64", "u8"):
+            values = np.array(t["values"], dtype=np.int64 if t["dtype"] == "i64" else np.uint8)
         else:  # C99 hex floats, "inf", "-inf", "nan": float.fromhex reads them all
             values = np.array([float.fromhex(v) for v in t["values"]], dtype=np.float64)
         out[t["name"]] = values.reshape(t["shape"])
     return out
 
 
-def _npy(data, path, case_dtype):
+def _npy(data, path, case):
     import io
 
     raw = np.load(io.BytesIO(data), allow_pickle=False)
     # bf16 has no numpy dtype: '<u2' holds its bits, and only a tensor in the
-    # case dtype (an input or an output) can be one.
+    # case dtype (an input or an output) or in a bf16 KV cache can be one.
     if raw.dtype == np.uint16:
-        if case_dtype != "bf16":
-            raise ExportError(f"{path}: descr: '<u2' in a {case_dtype} case")
+        if "bf16" not in (case["dtype"], case.get("kvWrite", {}).get("cacheDtype")):
+            raise ExportError(f"{path}: descr: '<u2' in a {case['dtype']} case")
         return _to_f64(raw, "bf16")
-    return raw if raw.dtype == np.int64 else raw.astype(np.float64)
+    return raw if raw.dtype in (np.int64, np.uint8) else raw.astype(np.float64)
 
 
 def load_manifest(directory):
@@ -144,7 +155,7 @@ def load_case(directory, manifest, case):
         elif manifest["format"] == "json":
             tensors.update(_hex_json(data, path))
         else:
-            tensors[os.path.splitext(os.path.basename(f["path"]))[0]] = _npy(data, path, case["dtype"])
+            tensors[os.path.splitext(os.path.basename(f["path"]))[0]] = _npy(data, path, case)
     return tensors
 
 
@@ -166,12 +177,63 @@ def measure_output(t, q, k, policy, widen=1.0):
     return worst, within
 
 
+def _codes(values, cache_dtype):
+    """A cache tensor's codes (fp8 is stored as its codes; the others as values, exact in float64)."""
+    if cache_dtype.startswith("fp8"):
+        return values.astype(np.int64)
+    if cache_dtype == "f32":
+        return values.astype(np.float32).view(np.uint32).astype(np.int64)
+    if cache_dtype == "f16":
+        return values.astype(np.float16).view(np.uint16).astype(np.int64)
+    return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.int64)  # bf16
+
+
+def _ordinal(codes, cache_dtype):
+    """A code's place on the number line: its magnitude bits, negated when the sign bit is set."""
+    sign = _CACHE_SIGN[cache_dtype]
+    magnitude = codes & (sign - 1)
+    return np.where(codes & sign, -magnitude, magnitude)
+
+
+def measure_caches(t, case, k_cache, v_cache, policy, widen=1.0):
+    """(most codes any written element lies outside its admissible ones, whether that is 0) for a fused case."""
+    kv = case["kvWrite"]
+    dtype = kv["cacheDtype"]
+    caches = {"k": (t[k_cache], t["k_cache_before"])}
+    if v_cache is not None:
+        caches["v"] = (t[v_cache], t["v_cache_before"])
+    written = {w: np.zeros(out.size, dtype=bool) for w, (out, _) in caches.items()}
+    steps = 0.0
+    for w, lo, hi in (("k", t[f"k_cache_lo_{policy}"], t[f"k_cache_hi_{policy}"]), ("v", t["v_cache_lo"], t["v_cache_hi"])):
+        cache = "k" if w == "k" or kv["cacheKind"] == "mla_joint" else "v"
+        index = t[f"{w}_cache_index"].astype(np.int64).ravel()
+        at = index >= 0
+        where = index[at]
+        values = caches[cache][0].ravel()[where]
+        written[cache][where] = True
+        lo, hi = lo.astype(np.int64).ravel()[at], hi.astype(np.int64).ravel()[at]
+        margin = np.floor((widen - 1.0) * (hi - lo + 1) / 2.0).astype(np.int64)
+        o = _ordinal(_codes(values, dtype), dtype)
+        out = np.maximum(lo - margin - o, 0) + np.maximum(o - hi - margin, 0)
+        nan = np.isnan(values) if not dtype.startswith("fp8") else np.zeros(values.shape, dtype=bool)
+        steps = max(steps, float(np.max(np.where(nan, np.inf, out.astype(np.float64)), initial=0.0)))
+    for w, (out, before) in caches.items():
+        changed = _codes(out.ravel(), dtype) != _codes(before.ravel(), dtype)
+        if np.any(changed & ~written[w]):
+            steps = math.inf
+    return steps, steps == 0
+
+
 def check_case(t, case, policies, widen):
     """Problems of one case, and the invalid outputs a widened consumer accepts (as (output, policy))."""
     problems, accepted = [], []
+    fused = "kvWrite" in case
+    v_expected = "v_cache_expected" if fused and case["kvWrite"]["cacheKind"] != "mla_joint" else None
     for p in policies:
         if not measure_output(t, "q_expected", "k_expected", p, widen)[1]:
             problems.append(f"the exact outputs exceed the {p} budget")
+        if fused and not measure_caches(t, case, "k_cache_expected", v_expected, p, widen)[1]:
+            problems.append(f"the exactly rounded caches lie outside the {p} codes")
     for i, o in enumerate(case.get("outputs", [])):
         label = f"output {i} ({o['mutant']}, {o['bugClass']})"
         allowed = set(o["allowedBy"])
@@ -179,9 +241,20 @@ def check_case(t, case, policies, widen):
             problems.append(f"{label}: result {o['result']} with allowedBy {sorted(allowed)}")
         for p in policies:
             worst, within = measure_output(t, o["q"], o["k"], p, widen)
+            if fused:
+                steps, cache_ok = measure_caches(t, case, o["kCache"], o["vCache"], p, widen)
+                within = within and cache_ok
+                stated_steps = o["cacheSteps"][p]
+                stated_steps = math.inf if stated_steps == "inf" else stated_steps
+                if widen == 1.0 and steps != stated_steps:
+                    problems.append(f"{label}: cache steps under {p} are {steps!r} where the manifest states "
+                                    f"{stated_steps!r}")
             if widen != 1.0:  # an output this policy must reject, accepted by the wider budget
                 if within and p not in allowed:
-                    accepted.append((o, p, worst * widen))  # in units of the exact budget
+                    how = f"{worst * widen:.3g} x its budget"  # in units of the exact budget
+                    if fused:
+                        how += f", caches {measure_caches(t, case, o['kCache'], o['vCache'], p)[0]:g} code(s) outside"
+                    accepted.append((o, p, how))
                 continue
             stated = o["worstUnits"][p]
             stated = math.inf if stated == "inf" else stated
@@ -229,9 +302,9 @@ def main():
         print(f"with every budget x{a.widen:g}: {len({id(o) for _, o, _, _ in invalid})} invalid outputs accepted (in "
               f"{len({c['id'] for c, _, _, _ in invalid})} cases); outputs a policy must reject accepted, per policy: "
               + ", ".join(f"{p} {k}" for p, k in per_policy.items()))
-        for c, o, p, w in (invalid + accepted)[:5 if a.quiet else len(accepted)]:
+        for c, o, p, how in (invalid + accepted)[:5 if a.quiet else len(accepted)]:
             print(f"  accepted: case {c['id']} {c['name']}: {o['result']} {o['mutant']} ({o['bugClass']}) under {p}: "
-                  f"{w:.3g} x its budget")
+                  f"{how}")
         return 1 if accepted or failed else 0
     return 1 if failed else 0
 

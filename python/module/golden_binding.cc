@@ -22,6 +22,7 @@ py::dtype stored_dtype(golden::TensorDtype t) {
     case golden::TensorDtype::kF16: return py::dtype("<f2");
     case golden::TensorDtype::kBF16: return py::dtype("<u2");
     case golden::TensorDtype::kI64: return py::dtype("<i8");
+    case golden::TensorDtype::kU8: return py::dtype("|u1");  // an fp8 KV cache's codes
   }
   throw std::logic_error("unknown tensor dtype");
 }
