@@ -30,7 +30,7 @@ installed by `scripts/setup.sh --frameworks`), judged by `ropecheck.check` on th
 ([ERROR_MODEL.md](ERROR_MODEL.md)). Cases outside a row's declared capabilities are skipped.
 
 Worst error is in units of the budget (pass <= 1); the position columns are the worst error per
-position range as the gate prints it (budget units, then ulps of the storage dtype against the
+position range as the gate judges it (budget units, then ulps of the storage dtype against the
 correctly rounded result; `-` no case in that range). A row over several dtypes declares `hf_eager`,
 which in fp32 is `f32_angle_product`. vLLM's rows declare the largest position their cos/sin cache
 serves (`max_position`: cases beyond are skipped); its YaRN rows, whose caches end at 2048, run the

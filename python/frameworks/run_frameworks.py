@@ -13,8 +13,8 @@ docs/FRAMEWORKS.md.
 """
 import argparse
 import json
+import math
 import os
-import re
 import sys
 import time
 
@@ -30,14 +30,17 @@ from rows import ADAPTERS, all_rows  # noqa: E402
 REFUSAL = "the kernel raised CaseOutsideFramework"
 
 
-def position_ranges(tables, name):
-    """The per-position-range worst ulps row of the gate's tables, as {range: text}."""
-    m = re.search(r"\n(\| implementation \| <2\^10[^\n]*)\n\|[-:| ]+\|\n\| " + re.escape(name) + r" \|([^\n]*)", tables)
-    if not m:
-        return {}
-    heads = [h.strip() for h in m.group(1).strip("|").split("|")][1:]
-    cells = [c.strip() for c in m.group(2).strip().strip("|").split("|")]
-    return dict(zip(heads, cells))
+def fmt(v):
+    """A number as the table writes it: three decimals, or two significant ones in e-notation far from 1."""
+    if math.isinf(v):
+        return "inf"
+    return ("%.2e" if v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e5) else "%.3f") % v
+
+
+def position_ranges(result):
+    """The worst conformance error per position range (CheckResult.position_ranges), as {range: text}."""
+    return {name: f"{fmt(b['worst_budget_units'])} budget, {fmt(b['worst_ulps'])} ulp"
+            for name, b in result.position_ranges.items() if b["elements"] > 0}
 
 
 def summarize(row, result, version, seconds):
@@ -58,7 +61,7 @@ def summarize(row, result, version, seconds):
         "failed_cases": sorted({f.case for f in numeric}),
         "families": {k: v for k, v in fams.items() if v["cases"] > v["skipped"]},
         "worst_budget_units": worst, "worst_ulps": ulps,
-        "position_ranges": position_ranges(result.tables, row["id"]),
+        "position_ranges": position_ranges(result),
         "failures": [dict(case=f.case, property=f.property, family=f.family, message=f.message[:400],
                           reproduce=f.reproduce, cli_reproduce=f.cli_reproduce) for f in numeric[:20]],
         "failed_properties": sorted({f.property for f in numeric}),

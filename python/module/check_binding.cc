@@ -60,6 +60,17 @@ py::dict report_dict(const GateReport& r, const std::vector<std::string>& traceb
   for (const auto& [name, s] : i.properties) properties[py::str(name)] = property_dict(s);
   d["families"] = families;
   d["properties"] = properties;
+  // Conformance per position range (core/judge's bins): its elements, worst
+  // error in budget units and in ulps of the storage dtype.
+  py::dict bins;
+  for (int b = 0; b < kPositionBins; ++b) {
+    py::dict x;
+    x["elements"] = i.bins[b].elements;
+    x["worst_budget_units"] = i.bins[b].worst_units;
+    x["worst_ulps"] = i.bins[b].worst_ulps;
+    bins[py::str(position_bin_name(b))] = x;
+  }
+  d["position_ranges"] = bins;
   py::list fl;
   for (const FailureRecord& f : i.failures) {
     py::dict x;

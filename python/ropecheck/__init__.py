@@ -149,6 +149,9 @@ class CheckResult:
     under_floor: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     #: Cases drawn outside the kernel's declared dtypes, layouts or schemes and redrawn within them.
     redrawn: int = 0
+    #: Conformance per position range ("<2^10", "2^10..2^16", "2^16..2^20", ">=2^20"): the elements judged,
+    #: the worst error in budget units and in ulps of the storage dtype.
+    position_ranges: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -264,7 +267,7 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     return CheckResult(passed=r["passed"], suite=r["suite"], seed=r["seed"], cases=r["cases"], seconds=r["seconds"],
                        tables=r["tables"], families=r["families"], properties=r["properties"], failures=failures,
                        errors=list(r["errors"]), under_floor=[tuple(x) for x in r["under_floor"]],
-                       redrawn=int(r["redrawn"]))
+                       redrawn=int(r["redrawn"]), position_ranges=dict(r["position_ranges"]))
 
 
 def builtin_kernel(name: str) -> BuiltinKernel:
