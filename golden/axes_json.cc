@@ -22,10 +22,6 @@ std::string assignment_name(unsigned a) {
   return s;
 }
 
-[[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
-  throw FormatError(file, path, what);
-}
-
 // An array of at most max_count integers in [lo, hi].
 std::vector<std::int32_t> int_list(const JsonReader& r, const char* key, std::size_t max_count, int lo, int hi,
                                    const std::string& file) {

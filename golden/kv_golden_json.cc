@@ -15,10 +15,6 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-[[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
-  throw FormatError(file, path, what);
-}
-
 const char* kind_name(ropecheck_kv_cache_kind_t k) {
   switch (k) {
     case ROPECHECK_KV_CACHE_MLA_JOINT: return "mla_joint";

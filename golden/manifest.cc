@@ -94,10 +94,6 @@ ordered_json tensor_conventions(int version) {
   return t;
 }
 
-[[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
-  throw FormatError(file, path, what);
-}
-
 // Relative, inside the export: no absolute paths, no "..", no odd characters.
 bool safe_relative_path(const std::string& p) {
   if (p.empty() || p.size() > 200 || p[0] == '/') return false;

@@ -13,10 +13,6 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-[[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
-  throw FormatError(file, path, what);
-}
-
 // "<w>_expected" or "<w>_output_<n>", n >= 1 without leading zeros.
 bool output_tensor_name(const std::string& s, const std::string& w) {
   if (s == w + "_expected") return true;

@@ -40,6 +40,11 @@ class FormatError : public std::runtime_error {
   FormatError(const std::string& file, const std::string& field, const std::string& what)
       : std::runtime_error(file + ": " + field + ": " + what) {}
 };
+// Throws FormatError: the manifest and tensor readers' one way to refuse a
+// field (never returns, so a check reads as one line).
+[[noreturn]] inline void bad(const std::string& file, const std::string& field, const std::string& what) {
+  throw FormatError(file, field, what);
+}
 
 // Largest file a reader accepts (golden cases are a few MiB at most).
 inline constexpr std::size_t kMaxTensorFileBytes = std::size_t{1} << 30;
