@@ -6,14 +6,10 @@
 #include <map>
 #include <set>
 
+#include "core/report/report_text.h"
+
 namespace ropecheck::speed {
 namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 // The kernels a report names, rows and failures alike.
 std::set<std::string> kernels(const BenchReport& r) {
@@ -92,10 +88,10 @@ void print_comparison(const Comparison& c, const BenchReport& a, const BenchRepo
                           : r.change == Change::kMissingInB  ? "REGRESSION (missing in B)"
                                                              : "not compared";
     regressions += r.change == Change::kSlower || r.change == Change::kFailedInB || r.change == Change::kMissingInB;
-    os << "| " << r.name << " | " << (measured ? fixed(r.ratio_a, 3) : "-") << " | "
-       << (measured ? fixed(r.ratio_b, 3) : "-") << " | " << (measured ? fixed(r.slowdown, 2) + "x" : "-") << " | "
-       << (measured ? fixed(r.slowdown_fastest, 2) + "x" : "-") << " | "
-       << (measured ? "+-" + fixed(r.noise * 100, 0) + "%" : "-") << " | " << verdict
+    os << "| " << r.name << " | " << (measured ? format_fixed(r.ratio_a, 3) : "-") << " | "
+       << (measured ? format_fixed(r.ratio_b, 3) : "-") << " | " << (measured ? format_fixed(r.slowdown, 2) + "x" : "-") << " | "
+       << (measured ? format_fixed(r.slowdown_fastest, 2) + "x" : "-") << " | "
+       << (measured ? "+-" + format_fixed(r.noise * 100, 0) + "%" : "-") << " | " << verdict
        << (r.note.empty() ? "" : ": " + r.note) << " |\n";
   }
   for (const std::string& n : c.only_in_b) os << "only in B: " << n << "\n";

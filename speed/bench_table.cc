@@ -2,18 +2,10 @@
 
 #include <cstdio>
 
+#include "core/report/report_text.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck::speed {
-namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-}  // namespace
 
 std::string format_seconds(double s) {
   char buf[64];
@@ -36,8 +28,8 @@ ReportTable bench_rows_table(const BenchReport& r) {
     t.rows.push_back({row.impl, row.model, std::string(step_name(row.step)) + " " + std::to_string(row.tokens),
                       std::string(dtype_name(row.choice.dtype)),
                       std::string(layout_name(row.choice.layout)) + (row.choice.in_place ? "" : " (out of place)"),
-                      std::to_string(row.choice.threads), fixed(row.kernel.gbps(), 1), fixed(row.ratio_to(row.copy), 2),
-                      fixed(row.ratio_to(row.rmw), 2), fixed(row.copy.gbps(), 1), fixed(row.rmw.gbps(), 1),
+                      std::to_string(row.choice.threads), format_fixed(row.kernel.gbps(), 1), format_fixed(row.ratio_to(row.copy), 2),
+                      format_fixed(row.ratio_to(row.rmw), 2), format_fixed(row.copy.gbps(), 1), format_fixed(row.rmw.gbps(), 1),
                       format_seconds(row.kernel.median), format_seconds(row.kernel.min),
                       format_seconds(row.kernel.q3 - row.kernel.q1), std::to_string(row.judged)});
   }

@@ -27,4 +27,10 @@ std::string format_number(double v, const char* f) {
   return b;
 }
 
+std::string format_fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
 }  // namespace ropecheck

@@ -9,6 +9,8 @@ namespace ropecheck {
 
 std::string xml_escape(const std::string& s);
 std::string format_number(double v, const char* printf_format = "%.4g");
+// v with `digits` digits after the point ("%.*f"): "3.14", "12.0".
+std::string format_fixed(double v, int digits);
 
 }  // namespace ropecheck
 

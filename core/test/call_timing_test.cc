@@ -13,7 +13,8 @@
 #include "core/isolation/call_timing.h"
 #include "core/isolation/isolation.h"
 
-namespace ropecheck {
+// A namespace of its own: the unity build compiles it beside the other probe tests.
+namespace ropecheck::call_timing_test {
 namespace {
 
 enum Command : std::int64_t {
@@ -163,4 +164,4 @@ TEST(CallTiming, InThisProcessTheThreadsAreNotKnown) {
 }
 
 }  // namespace
-}  // namespace ropecheck
+}  // namespace ropecheck::call_timing_test

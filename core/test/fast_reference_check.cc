@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <gtest/gtest.h>
+
 #include "core/judge/reference_result.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/layout.h"
@@ -93,6 +95,12 @@ ref::FreqSpec explicit_spec(std::vector<double> w, std::optional<double> m) {
   f.inv_freq = std::move(w);
   f.attention_factor = m;
   return f;
+}
+
+void expect_identical(const char* what, const Tally& t) {
+  std::printf("%s: %s\n", what, t.line().c_str());
+  EXPECT_EQ(t.differences, 0u) << what << ": first difference: " << t.first;
+  EXPECT_GT(t.elements, 0u) << what;
 }
 
 }  // namespace ropecheck::test

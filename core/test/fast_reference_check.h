@@ -38,6 +38,8 @@ using PairFn = std::function<std::pair<double, double>(int w, std::int64_t token
 QkBuffers edge_inputs(const Case& c, const PairFn& fn);
 // The case in both layouts and both directions.
 void compare_all_ways(Case c, const PairFn& fn, Tally* t);
+// Prints the tally's line; expects no difference, on some elements.
+void expect_identical(const char* what, const Tally& t);
 
 ref::FreqSpec default_spec(std::optional<double> m = std::nullopt);
 ref::FreqSpec explicit_spec(std::vector<double> w, std::optional<double> m = std::nullopt);

@@ -16,12 +16,6 @@
 namespace ropecheck::test {
 namespace {
 
-void report(const char* what, const Tally& t) {
-  std::printf("%s: %s\n", what, t.line().c_str());
-  EXPECT_EQ(t.differences, 0u) << what << ": first difference: " << t.first;
-  EXPECT_GT(t.elements, 0u);
-}
-
 void suite(Suite s, int cases) {
   Tally drawn, f64, far;
   Rng rng(0xfa57, static_cast<std::uint64_t>(s));
@@ -40,9 +34,9 @@ void suite(Suite s, int cases) {
     }
   }
   const std::string name = suite_name(s);
-  report((name + " suite, every case").c_str(), drawn);
-  report((name + " suite, fp64 storage").c_str(), f64);
-  report((name + " suite, positions in +-2^40").c_str(), far);
+  expect_identical((name + " suite, every case").c_str(), drawn);
+  expect_identical((name + " suite, fp64 storage").c_str(), f64);
+  expect_identical((name + " suite, positions in +-2^40").c_str(), far);
 }
 
 // The element walk (counters, no divisions) yields what element(w, i)

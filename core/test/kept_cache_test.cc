@@ -15,7 +15,8 @@
 
 #include "core/isolation/isolation.h"
 
-namespace ropecheck {
+// A namespace of its own: the unity build compiles it beside the other probe tests.
+namespace ropecheck::kept_cache_test {
 namespace {
 
 enum Command : std::int64_t {
@@ -192,4 +193,4 @@ TEST(KeptCache, AStrayWriteIntoTheOtherRegionsCacheIsFoundByItsNextCall) {
 }
 
 }  // namespace
-}  // namespace ropecheck
+}  // namespace ropecheck::kept_cache_test

@@ -28,7 +28,8 @@
 
 #include "core/isolation/isolation.h"
 
-namespace ropecheck {
+// A namespace of its own: the unity build compiles it beside the other probe tests.
+namespace ropecheck::worker_test {
 namespace {
 
 enum Command : std::int64_t {
@@ -387,4 +388,4 @@ TEST(Worker, ACallCannotUndoTheHoldOnItsDescendants) {
 }
 
 }  // namespace
-}  // namespace ropecheck
+}  // namespace ropecheck::worker_test

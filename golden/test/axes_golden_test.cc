@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Removed when the test binary exits.
-const fs::path& root() {
+const fs::path& axes_root() {
   static const fs::path r = fs::temp_directory_path() / ("ropecheck_axes_golden_" + std::to_string(::getpid()));
   static const struct Cleanup {
     ~Cleanup() { fs::remove_all(r); }
@@ -36,9 +36,9 @@ const fs::path& root() {
 }
 
 fs::path export_smoke(const std::string& name) {
-  const fs::path d = root() / name;
+  const fs::path d = axes_root() / name;
   fs::remove_all(d);
-  fs::create_directories(root());
+  fs::create_directories(axes_root());
   ExportOptions o;
   o.suite = "smoke";
   o.out_dir = d.string();

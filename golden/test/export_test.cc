@@ -11,6 +11,7 @@
 
 #include "golden/catalog.h"
 #include "golden/exporter.h"
+#include "golden/test/forge.h"
 #include "golden/verifier.h"
 #include "impls/registry.h"
 
@@ -23,13 +24,6 @@ fs::path scratch(const std::string& name) {
   fs::remove_all(p);
   fs::create_directories(p.parent_path());
   return p;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 void export_to(const fs::path& dir, const std::string& suite, Format f, int threads) {
@@ -50,7 +44,7 @@ TEST(GoldenExport, SameBytesWhateverTheThreadCount) {
     for (const auto& e : fs::recursive_directory_iterator(a)) {
       if (!e.is_regular_file()) continue;
       ++files;
-      EXPECT_EQ(slurp(e.path()), slurp(b / fs::relative(e.path(), a))) << e.path();
+      EXPECT_EQ(test::slurp(e.path()), test::slurp(b / fs::relative(e.path(), a))) << e.path();
     }
     EXPECT_GT(files, 2) << format_name(f);
   }
@@ -66,7 +60,7 @@ TEST(GoldenExport, ReplacesAPreviousExportButNothingElse) {
   fs::create_directories(other);
   std::ofstream(other / "notes.txt") << "mine";
   EXPECT_THROW(export_to(other, "smoke", Format::kSafetensors, 1), std::runtime_error);
-  EXPECT_EQ(slurp(other / "notes.txt"), "mine");
+  EXPECT_EQ(test::slurp(other / "notes.txt"), "mine");
 }
 
 TEST(GoldenExport, TruncatedOrAlteredFilesAreNamed) {
@@ -74,7 +68,7 @@ TEST(GoldenExport, TruncatedOrAlteredFilesAreNamed) {
   export_to(d, "smoke", Format::kSafetensors, 2);
   const Manifest m = load_manifest(d.string());
   const fs::path victim = d / "cases" / "0003.safetensors";
-  const std::string good = slurp(victim);
+  const std::string good = test::slurp(victim);
   auto error_of = [&] {
     try {
       load_case(d.string(), m, m.cases[2]);
@@ -90,7 +84,7 @@ TEST(GoldenExport, TruncatedOrAlteredFilesAreNamed) {
   flipped[flipped.size() - 5] ^= 1;
   std::ofstream(victim, std::ios::binary | std::ios::trunc) << flipped;
   EXPECT_NE(error_of().find("0003.safetensors: sha256: does not match"), std::string::npos) << error_of();
-  std::string manifest = slurp(d / "manifest.json");
+  std::string manifest = test::slurp(d / "manifest.json");
   manifest[manifest.find("\"tokens\": 4")] = ' ';
   std::ofstream(d / "manifest.json", std::ios::binary | std::ios::trunc) << manifest;
   try {

@@ -23,7 +23,7 @@ namespace ropecheck::golden {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path& root() {
+const fs::path& hostile_root() {
   static const fs::path r = fs::temp_directory_path() / ("ropecheck_hostile_" + std::to_string(::getpid()));
   static const struct Cleanup {
     ~Cleanup() { fs::remove_all(r); }
@@ -32,7 +32,7 @@ const fs::path& root() {
 }
 
 fs::path fresh_export(const std::string& name) {
-  const fs::path& root = ropecheck::golden::root();
+  const fs::path& root = ropecheck::golden::hostile_root();
   const fs::path d = root / name;
   fs::remove_all(d);
   fs::create_directories(root);

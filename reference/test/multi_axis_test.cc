@@ -27,7 +27,7 @@ std::vector<double> rotate(ReferenceRope<Real>& rope, const std::vector<double>&
   return r;
 }
 
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
+double score(const std::vector<double>& a, const std::vector<double>& b) {
   return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
 }
 
@@ -54,8 +54,8 @@ RC_GTEST_PROP(RopeMultiAxis, ScoresDependOnlyOnPerAxisOffsets, ()) {
     pq2[a] = pq[a] + shift;
     pk2[a] = pk[a] + shift;
   }
-  const double s1 = dot(rotate(rope, q, pq, sections, layout), rotate(rope, k, pk, sections, layout));
-  const double s2 = dot(rotate(rope, q, pq2, sections, layout), rotate(rope, k, pk2, sections, layout));
+  const double s1 = score(rotate(rope, q, pq, sections, layout), rotate(rope, k, pk, sections, layout));
+  const double s2 = score(rotate(rope, q, pq2, sections, layout), rotate(rope, k, pk2, sections, layout));
   RC_ASSERT(std::fabs(s1 - s2) <= 1e-12);
   // Moving one axis only touches that axis's pairs.
   std::vector<std::int64_t> moved = pq;
