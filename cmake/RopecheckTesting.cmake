@@ -39,6 +39,7 @@ function(ropecheck_test name)
     set(env ENVIRONMENT "RC_PARAMS=${ROPECHECK_RC_PARAMS}")
   endif()
   ropecheck_warnings(${name})
+  ropecheck_unity(${name})  # GoogleTest's and RapidCheck's headers, once per batch
   if(T_WHOLE)
     add_test(NAME ${name} COMMAND ${name})
     set_tests_properties(${name} PROPERTIES LABELS "${T_LABEL}" TIMEOUT ${T_TIMEOUT} ${env})
