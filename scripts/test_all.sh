@@ -48,7 +48,7 @@ finish() {  # finish PID LOG WHAT: waits for a background step, its log shown if
 }
 
 step "Debian packages"
-scripts/setup.sh
+scripts/setup.sh --tests
 mkdir -p build
 
 step "framework venvs, in the background (log build/frameworks-install.log)"

@@ -15,7 +15,7 @@ say() { echo "$*" | tee -a "$summary"; }
 : > "$summary"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >> "$summary" 2>&1 || say "nvidia-smi failed"
 say "date: $(date -u +%F)"
-bash scripts/setup.sh >> "$log" 2>&1
+bash scripts/setup.sh --tests >> "$log" 2>&1
 cmake --preset release >> "$log" 2>&1 && cmake --build --preset release -j "$(nproc)" >> "$log" 2>&1 ||
   { say "BUILD FAILED (see $log)"; exit 1; }
 say "## property suite on the CUDA kernels (ctest -L cuda)"

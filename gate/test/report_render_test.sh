@@ -38,7 +38,7 @@ grep -q "Overall: FAIL" "$dir/fail_stdout.txt"
 grep -q "^| mutant_none |" "$dir/bench_stdout.txt"
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z "$chrome" ]]; then
-  echo "SKIP: chromium not installed (scripts/setup.sh installs it)"
+  echo "SKIP: chromium not installed (scripts/setup.sh --tests installs it)"
   exit 77
 fi
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking

@@ -9,7 +9,7 @@
 set -euo pipefail
 bin=$1 src=$2 work=$3 py=$4
 if ! "$py" -c "import torch" 2>/dev/null; then
-  echo "SKIP: $py cannot import torch (install python3-torch: scripts/setup.sh)"; exit 77
+  echo "SKIP: $py cannot import torch (install python3-torch: scripts/setup.sh --tests)"; exit 77
 fi
 rm -rf "$work" && mkdir -p "$work"
 for suite in standard long-context; do

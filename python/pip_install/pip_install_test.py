@@ -68,7 +68,7 @@ def require(done, step):
 def main(repo, work, build_dir):
     if importlib.util.find_spec("venv") is None or importlib.util.find_spec("ensurepip") is None:
         print("pip_install: SKIPPED: this python3 cannot make a venv with pip (no venv/ensurepip module: "
-              "Debian's python3-venv, which scripts/setup.sh installs)")
+              "Debian's python3-venv, which scripts/setup.sh --tests installs)")
         return SKIP
     pins = section(os.path.join(repo, "python", "frameworks", "constraints.txt"), "pip")
     shutil.rmtree(work, ignore_errors=True)

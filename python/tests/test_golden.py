@@ -127,7 +127,7 @@ def test_a_missing_directory_is_refused():
 
 
 def test_torch_tensors_hold_the_stored_values():
-    torch = pytest.importorskip("torch", reason="python3-torch is not installed (scripts/setup.sh installs it)")
+    torch = pytest.importorskip("torch", reason="python3-torch is not installed (scripts/setup.sh --tests installs it)")
     export = rg.load(smoke("safetensors"))
     dtypes = set()
     for case in export.cases:
