@@ -6,6 +6,8 @@
 
 #include "cli/list_command.h"
 #include "cli/properties_command.h"
+#include "cli/run_main.h"
+#include "cli/verdict_supervisor.h"
 #include "cli/zoo_command.h"
 #include "core/isolation/interrupt.h"
 
@@ -69,6 +71,14 @@ int run_command(CommandLine& cl, const char* argv0) {
     return interrupt_signal() ? interrupted_exit_code() : 2;
   }
   return 2;
+}
+
+int run_main(int argc, char** argv) {
+  CommandLine cl;
+  const int rc = parse_command_line(cl, argc, argv, std::cout, std::cerr);
+  if (rc != kRunCommand) return rc;
+  // Exit status 0 only with a verdict written (cli/verdict_supervisor.h).
+  return run_supervised([&] { return run_command(cl, argv[0]); });
 }
 
 }  // namespace ropecheck::cli
