@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,11 @@ struct Case {
   MemoryLayout memory = MemoryLayout::kTokenMajor;
   SizeClass size_class = SizeClass::kTiny;
   int num_threads = 0;  // apply_params.num_threads (0: the kernel's choice)
+  // The dtype of the cos/sin cache the caller passes in to a kernel granting
+  // CALLER_COS_SIN_CACHE (ABI 1.6) when the case fixes it (a golden case's,
+  // whose files hold that cache); unset, it is drawn among the dtypes the
+  // kernel declares (core/cases/cos_sin_cache_case.h).
+  std::optional<ropecheck_dtype_t> caller_cache_dtype;
 
   // seq_len when it splits the tokens into sequences, else 0 (one run): a
   // case derived by changing its token count falls back to one run.

@@ -21,6 +21,7 @@ std::vector<ropecheck_dtype_t> declared_cache_dtypes(std::uint32_t declared, rop
 }
 
 ropecheck_dtype_t caller_cache_dtype(const Case& c, std::uint32_t declared) {
+  if (c.caller_cache_dtype) return *c.caller_cache_dtype;  // the case's own (outside_capabilities checks it)
   const std::vector<ropecheck_dtype_t> options = declared_cache_dtypes(declared, c.dtype);
   if (options.empty()) return ROPECHECK_DTYPE_F32;  // a table validation refuses; never called with one
   Rng rng(c.seed ^ (static_cast<std::uint64_t>(c.suite) << 56), kCacheStream + static_cast<std::uint64_t>(c.index));

@@ -22,7 +22,8 @@ namespace ropecheck {
 std::vector<ropecheck_dtype_t> declared_cache_dtypes(std::uint32_t declared, ropecheck_dtype_t storage);
 
 // The dtype case c's caller cache is in for a kernel declaring `declared`
-// (non-empty, validated: core/kernel/impl_validation).
+// (non-empty, validated: core/kernel/impl_validation): the case's own
+// when it fixes one (Case::caller_cache_dtype), else drawn.
 ropecheck_dtype_t caller_cache_dtype(const Case& c, std::uint32_t declared);
 
 }  // namespace ropecheck

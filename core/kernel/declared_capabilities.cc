@@ -61,6 +61,10 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
     if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
       return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
   }
+  if ((k.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) && c.caller_cache_dtype &&
+      !cos_sin_cache_dtype_accepted(impl.cos_sin_cache_dtypes, *c.caller_cache_dtype, c.dtype))
+    return "the case's cos/sin cache in " + std::string(dtype_name(*c.caller_cache_dtype)) +
+           " (it declares other cos_sin_cache_dtypes)";
   return {};
 }
 
