@@ -86,6 +86,25 @@ constexpr FlagInfo kFusedFlags[] = {
      "half the rope dims rotated (vLLM PR #41185)"},
 };
 
+// The flags of cases with a qk-norm or the caller's cos/sin cache (manifest
+// schema 5 lists them).
+constexpr FlagInfo kFusedInputFlags[] = {
+    {"QkNorm", "the call carries a qk-norm (qkNorm): every head of q and k normalised by RMSNorm over its head_dim "
+               "channels, then rotated; pass-through channels hold the normalised values",
+     "the norm applied after the rotation (tenstorrent/tt-mlir PR #9042); eps dropped; the statistic over the "
+     "rotary channels; q's weight used for k"},
+    {"QkNormOnePlusW", "Gemma's weight form: x * (1 + w) / rms", "1 + w taken for w, or the reverse"},
+    {"QkNormRoundedIntermediate", "the budgets assume the normalised value rounded to the case dtype (transformers' "
+                                  "Qwen3RMSNorm / Gemma3RMSNorm), not kept in fp32",
+     "an intermediate rounded where fp32 is declared"},
+    {"CallerCosSinCache", "the kernel reads the caller's cos/sin cache (cos_sin_cache [rows, rotary_dim], cos half "
+                          "then sin half; NaN in the rows no position names) and must not modify it",
+     "the cache downcast to the query dtype (SGLang PR #33117); its halves swapped; the row of the token index "
+     "read in place of its position's"},
+    {"CallerCacheInActivationDtype", "the caller's cos/sin cache is in the case dtype (bf16/fp16), not fp32",
+     "a budget that ignores the cache's rounding"},
+};
+
 // Tightest to loosest within each group; every one passes check_policy().
 // Which one describes which framework code: golden/README.md.
 const BudgetPolicy kPolicies[] = {
@@ -135,11 +154,14 @@ bool is_subnormal(double v, ropecheck_dtype_t t) {
 
 std::span<const FlagInfo> flag_catalog() { return kFlags; }
 std::span<const FlagInfo> fused_flag_catalog() { return kFusedFlags; }
+std::span<const FlagInfo> fused_input_flag_catalog() { return kFusedInputFlags; }
 
 const FlagInfo* find_flag(const std::string& name) {
   for (const auto& f : kFlags)
     if (name == f.name) return &f;
   for (const auto& f : kFusedFlags)
+    if (name == f.name) return &f;
+  for (const auto& f : kFusedInputFlags)
     if (name == f.name) return &f;
   return nullptr;
 }

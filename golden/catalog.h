@@ -24,7 +24,10 @@ struct FlagInfo {
 std::span<const FlagInfo> flag_catalog();
 // The flags of fused cases (a KV-cache write; manifest schema 4 lists them).
 std::span<const FlagInfo> fused_flag_catalog();
-// Either catalogue's.
+// The flags of cases with a qk-norm or the caller's cos/sin cache
+// (manifest schema 5 lists them).
+std::span<const FlagInfo> fused_input_flag_catalog();
+// Any catalogue's.
 const FlagInfo* find_flag(const std::string& name);
 
 // Flags that follow from a case's parameters and input bits. A generator may

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -86,6 +87,24 @@ Tensor positions_tensor(const Case& c) {
   return i64_tensor("positions", {n, c.tokens}, rows);
 }
 
+// The fused part a case has, and the capability a catalogue row must grant
+// to run there: a plain case runs the rows a plain case can show
+// (shown_mutants), a fused one only the rows granting its part's
+// capability, each a group of its own (each shows a different bug).
+enum class CasePart { kPlain, kKvWrite, kQkNorm, kCallerCache };
+CasePart case_part(const GoldenCase& g) {
+  return g.kv ? CasePart::kKvWrite : g.norm ? CasePart::kQkNorm : g.c.caller_cache_dtype ? CasePart::kCallerCache
+                                                                                       : CasePart::kPlain;
+}
+std::uint32_t part_capability(CasePart p) {
+  switch (p) {
+    case CasePart::kKvWrite: return ROPECHECK_CAP_KV_CACHE_WRITE;
+    case CasePart::kQkNorm: return ROPECHECK_CAP_QK_NORM;
+    case CasePart::kCallerCache: return ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
+    default: return 0;
+  }
+}
+
 // A case's tensors with the inputs and exact result the mutants' runs are
 // judged against.
 struct BuiltCase {
@@ -97,12 +116,16 @@ struct BuiltCase {
 BuiltCase build_case(const GoldenCase& g, const ropecheck_impl_t* control) {
   BuiltCase b;
   b.in = make_inputs(g.c);
+  // A qk-norm case's inputs: every head scaled as its norm says (some near
+  // eps's order).
+  if (g.norm) b.in = inputs_for_norm(g.c, b.in, g.norm->norm);
   b.ref = compute_reference(g.c, b.in);
   b.tensors = derive_case_tensors(g.c, b.in, b.ref, "golden case " + std::to_string(g.id) + " (" + g.name + ")",
-                                  g.kv ? &*g.kv : nullptr);
+                                  g.kv ? &*g.kv : nullptr, g.norm ? &*g.norm : nullptr);
   b.tensors.flags.insert(b.tensors.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
-  // The catalogue's clean kernel writes no cache: a fused case has no control.
-  if (control && !g.kv && outside_capabilities(*control, g.c).empty()) {
+  // The catalogue's clean kernel writes no cache, normalises nothing and
+  // reads no caller's cache: a fused case has no control.
+  if (control && case_part(g) == CasePart::kPlain && outside_capabilities(*control, g.c).empty()) {
     KernelRun run = call_kernel(*control, g.c, b.in);
     if (run.ok()) b.control = std::move(run.out);
   }
@@ -120,12 +143,13 @@ std::string case_stem(int id) {
 std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
 
 
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label, const GoldenKv* kv) {
-  return derive_case_tensors(c, in, compute_reference(c, in), label, kv);
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label, const GoldenKv* kv,
+                                const GoldenNorm* norm) {
+  return derive_case_tensors(c, in, compute_reference(c, in), label, kv, norm);
 }
 
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& r, const std::string& label,
-                                const GoldenKv* kv) {
+                                const GoldenKv* kv, const GoldenNorm* norm) {
   const Geometry geo = geometry(c);
   CaseTensors out;
   out.attention_factor = r.attention_factor;
@@ -139,14 +163,23 @@ CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const Refere
     out.tensors.push_back(std::move(t));
   }
   out.tensors.push_back(positions_tensor(c));
+  // A qk-norm case's expected values and budgets: the normalised values
+  // rotated, judged as the gate's NormalisesEachHeadThenRotates judges.
+  const std::optional<NormedExpected> normed =
+      norm ? std::optional<NormedExpected>(normed_expected(c, in, *norm, r.attention_factor, label)) : std::nullopt;
   for (int w = 0; w < 2; ++w) {
     Tensor e{std::string(kQk[w]) + "_expected", storage_tensor_dtype(c.dtype), shape[w], {in.bytes[w].begin(), in.bytes[w].end()}};
     std::vector<double> e64(static_cast<std::size_t>(geo.elements[w]));
-    for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
-    for (const ReferenceElement& x : r.elements(w)) {
-      require_finite(x.rounded, label, "expected value");
-      store_value(e.bytes.data(), x.offset, c.dtype, x.rounded);
-      e64[static_cast<std::size_t>(x.offset)] = x.terms.value;
+    if (normed) {
+      e.bytes.assign(normed->rounded[w].begin(), normed->rounded[w].end());
+      e64 = normed->exact[w];
+    } else {
+      for (std::size_t i = 0; i < e64.size(); ++i) e64[i] = load_as_double(in.bytes[w].data(), i, c.dtype);
+      for (const ReferenceElement& x : r.elements(w)) {
+        require_finite(x.rounded, label, "expected value");
+        store_value(e.bytes.data(), x.offset, c.dtype, x.rounded);
+        e64[static_cast<std::size_t>(x.offset)] = x.terms.value;
+      }
     }
     out.tensors.push_back(std::move(e));
     out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_expected_f64", shape[w], e64));
@@ -157,17 +190,32 @@ CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const Refere
   out.tensors.push_back(f64_tensor("angle", {c.tokens, pairs}, r.angle));
   out.tensors.push_back(f64_tensor("cos", {c.tokens, pairs}, r.cos));
   out.tensors.push_back(f64_tensor("sin", {c.tokens, pairs}, r.sin));
-  for (const BudgetPolicy& bp : budget_policies()) {
-    const ErrorModel model = case_error_model(bp.policy, c, r.attention_factor);
+  const auto policies = budget_policies();
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    const BudgetPolicy& bp = policies[p];
+    // A case reading the caller's cache: a reader's budgets (E4c).
+    const ErrorModel model = case_error_model(bp.policy, c, r.attention_factor, c.caller_cache_dtype);
     for (int w = 0; w < 2; ++w) {
       std::vector<double> b(static_cast<std::size_t>(geo.elements[w]), 0.0);
-      for (const ReferenceElement& x : r.elements(w)) {
-        const double v = model.budget(x.terms);
-        require_finite(v, label, "budget");
-        b[static_cast<std::size_t>(x.offset)] = v;
+      if (normed) {
+        b = normed->budgets[p][w];
+      } else {
+        for (const ReferenceElement& x : r.elements(w)) {
+          const double v = model.budget(x.terms);
+          require_finite(v, label, "budget");
+          b[static_cast<std::size_t>(x.offset)] = v;
+        }
       }
       out.tensors.push_back(f64_tensor(std::string(kQk[w]) + "_budget_" + bp.name, shape[w], b));
     }
+  }
+  if (norm) {
+    for (std::string& f : norm_flags(*norm)) out.flags.push_back(std::move(f));
+    for (Tensor& t : norm_tensors(c, *norm)) out.tensors.push_back(std::move(t));
+  }
+  if (c.caller_cache_dtype) {
+    for (std::string& f : cos_sin_cache_flags(c)) out.flags.push_back(std::move(f));
+    out.tensors.push_back(cos_sin_cache_tensor(c));
   }
   if (kv) {
     for (std::string& f : kv_flags(c, in, r, *kv)) out.flags.push_back(std::move(f));
@@ -202,7 +250,9 @@ ExportSummary export_golden(const ExportOptions& o) {
   // the same bytes as before version 4 (golden/manifest.h).
   m.schema_version = kPlainManifestSchemaVersion;
   for (const GoldenCase& g : suite)
-    if (g.kv) m.schema_version = kManifestSchemaVersion;
+    if (g.kv) m.schema_version = std::max(m.schema_version, kKvManifestSchemaVersion);
+  for (const GoldenCase& g : suite)
+    if (g.norm || g.c.caller_cache_dtype) m.schema_version = kManifestSchemaVersion;
   ExportSummary summary;
   std::string sums;
   auto emit = [&](const std::string& rel, const std::string& content, CaseEntry* e) {
@@ -247,15 +297,21 @@ ExportSummary export_golden(const ExportOptions& o) {
     // them all (a thread keeps a few workers: case by case, every call would
     // fork one anew). On a fused case each row granting the KV-cache write
     // is a group of its own (the fused rows are nearly all KvCacheWrite, and
-    // each shows a different bug), and only those run there.
+    // each shows a different bug), and only those run there; the same for
+    // the rows granting QK_NORM on a qk-norm case and CALLER_COS_SIN_CACHE
+    // on a case reading the caller's cache (case_part).
     std::vector<std::vector<MutantSource>> classes = by_bug_class(mutants);
-    const std::size_t plain_groups = classes.size();
-    bool any_fused = false;
-    for (const GoldenCase& g : suite) any_fused |= g.kv.has_value();
-    if (any_fused && !o.committed_size)
-      for (const MutantSource& x : fused_mutants(o.mutants)) classes.push_back({x});
-    for (std::size_t j = plain_groups; j < classes.size(); ++j)
-      for (MutantSource& x : classes[j]) x.impl = isolate(x.impl, IsolationOptions{});
+    std::vector<CasePart> group_part(classes.size(), CasePart::kPlain);
+    for (const CasePart part : {CasePart::kKvWrite, CasePart::kQkNorm, CasePart::kCallerCache}) {
+      bool any = false;
+      for (const GoldenCase& g : suite) any |= case_part(g) == part;
+      if (!any || o.committed_size) continue;
+      for (MutantSource x : rows_granting(o.mutants, part_capability(part))) {
+        x.impl = isolate(x.impl, IsolationOptions{});
+        classes.push_back({x});
+        group_part.push_back(part);
+      }
+    }
     const int nc = static_cast<int>(classes.size());
     // Per class and case: its invalid and its acceptable output.
     using Kept = std::vector<std::array<std::optional<Candidate>, 2>>;
@@ -265,16 +321,17 @@ ExportSummary export_golden(const ExportOptions& o) {
           nc, threads,
           [&](int j) {
             Kept r(static_cast<std::size_t>(n));
-            const bool fused_group = static_cast<std::size_t>(j) >= plain_groups;
+            const CasePart part = group_part[static_cast<std::size_t>(j)];
             for (const MutantSource& x : classes[static_cast<std::size_t>(j)])
               for (int i = 0; i < n && !interrupt_signal(); ++i) {
                 auto& slot = r[static_cast<std::size_t>(i)];
                 if (slot[0] && slot[1]) continue;
                 const GoldenCase& g = suite[static_cast<std::size_t>(i)];
-                if (fused_group != g.kv.has_value()) continue;
+                if (part != case_part(g)) continue;
                 const BuiltCase& b = built[static_cast<std::size_t>(i)];
-                std::optional<Candidate> k = run_mutant(x, g.c, b.in, b.ref, b.tensors.tensors,
-                                                        b.control ? &*b.control : nullptr, g.kv ? &*g.kv : nullptr);
+                std::optional<Candidate> k =
+                    run_mutant(x, g.c, b.in, b.ref, b.tensors.tensors, b.control ? &*b.control : nullptr,
+                               g.kv ? &*g.kv : nullptr, g.norm ? &*g.norm : nullptr);
                 if (!k) continue;
                 auto& place = slot[k->entry.result == OutputResult::kInvalid ? 0 : 1];
                 if (!place) place = std::move(k);
@@ -310,6 +367,8 @@ ExportSummary export_golden(const ExportOptions& o) {
       e.kv_heads = g.c.kv_heads;
       e.attention_factor = t.attention_factor;
       e.kv_write = g.kv;
+      e.qk_norm = g.norm;
+      if (g.c.caller_cache_dtype) e.cos_sin_cache = golden_cos_sin_cache(g.c);
       const std::string stem = "cases/" + case_stem(g.id);
       switch (o.format) {
         case Format::kSafetensors:

@@ -38,11 +38,16 @@ struct CaseTensors {
 // (golden/outputs.h). `label` names the case in an error. The flags are
 // those the inputs imply (derive_flags), without the suite's own. `kv`, for
 // a fused case: its KV-cache write, whose tensors follow
-// (golden/kv_golden.h, kv_case_tensors).
+// (golden/kv_golden.h, kv_case_tensors). `norm`, for a qk-norm case: its
+// expected values and budgets are the normalised values rotated
+// (golden/qk_norm_golden.h), its weights follow the budgets. A case
+// reading the caller's cos/sin cache (c.caller_cache_dtype) adds the cache
+// (golden/cos_sin_cache_golden.h) and its budgets are a reader's of it.
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label,
-                                const GoldenKv* kv = nullptr);
+                                const GoldenKv* kv = nullptr, const GoldenNorm* norm = nullptr);
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
-                                const std::string& label, const GoldenKv* kv = nullptr);
+                                const std::string& label, const GoldenKv* kv = nullptr,
+                                const GoldenNorm* norm = nullptr);
 
 struct ExportOptions {
   std::string suite = "smoke";

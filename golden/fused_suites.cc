@@ -310,6 +310,53 @@ std::vector<GoldenCase> fused_suite() {
     g.extra_flags.push_back("RealModelConfig");
     add_kv(g, k);
   }
+  // The qk-norm (ABI 1.5, schema 5): every head of q and k normalised by
+  // RMSNorm over its head_dim channels, then rotated. Weights, eps and
+  // per-head input scales (some heads near eps's order) are qk_norm_case's
+  // draws for the case; the intermediate is the arithmetic the budgets
+  // assume: fp32 kept (vLLM's and TensorRT-LLM's fused_qk_norm_rope),
+  // rounded to the dtype before the weight (transformers' Qwen3RMSNorm) or
+  // after it (Gemma3RMSNorm).
+  constexpr auto W = ROPECHECK_NORM_WEIGHT_W;
+  constexpr auto ONE_PLUS_W = ROPECHECK_NORM_WEIGHT_ONE_PLUS_W;
+  const auto norm = [](GoldenCase& g, ropecheck_norm_weight_form_t form, ropecheck_norm_intermediate_t inter) {
+    g.norm = make_golden_norm(g.c, form, inter);
+  };
+  norm(b.add("qk-norm/w/keep-f32/bf16", "qk-norm w (Qwen3, OLMo 2) kept in fp32 before the rotation (vLLM's fused "
+             "kernel)", default_spec(1000000.0), h16, HS, BF16, {0, 3, 17, 1000}, 2, 1),
+       W, ROPECHECK_NORM_KEEP_F32);
+  norm(b.add("qk-norm/w/round-before-weight/bf16", "qk-norm w as transformers' Qwen3RMSNorm: x * rsqrt rounded to "
+             "bf16, then times the weight in bf16", default_spec(1000000.0), h16, HS, BF16, {5, 6, 40, 4095}, 2, 1),
+       W, ROPECHECK_NORM_ROUND_BEFORE_WEIGHT);
+  norm(b.add("qk-norm/one-plus-w/round-after-weight/bf16", "Gemma 3's 1 + w, the fp32 result rounded to bf16 "
+             "(Gemma3RMSNorm)", default_spec(), h16, HS, BF16, {1, 2, 64, 333}, 2, 1),
+       ONE_PLUS_W, ROPECHECK_NORM_ROUND_AFTER_WEIGHT);
+  norm(b.add("qk-norm/one-plus-w/keep-f32/interleaved/f32", "1 + w in fp32 with interleaved pairs: a fused path "
+             "hard-coding NeoX pairs shows (SGLang PR #30342, vLLM #49290)", default_spec(), h16, IL, F32,
+             {0, 7, 100}, 2, 2),
+       ONE_PLUS_W, ROPECHECK_NORM_KEEP_F32);
+  norm(b.add("qk-norm/partial-rotary/w/keep-f32/bf16", "partial rotary, 8 of 16 channels rotate: the norm's "
+             "statistic is over all 16, the other 8 hold the normalised values", default_spec(), {16, 8}, HS, BF16,
+             {2, 9, 99}, 2, 1),
+       W, ROPECHECK_NORM_KEEP_F32);
+  // The caller's cos/sin cache (ABI 1.6, schema 5): [rows, rotary_dim],
+  // cos half then sin half, in fp32 or the activation dtype, NaN in the rows
+  // no position names; positions that are not the token indices, so a
+  // kernel reading the row of the token index reads NaN.
+  const auto cache = [](GoldenCase& g, ropecheck_dtype_t dtype) { g.c.caller_cache_dtype = dtype; };
+  cache(b.add("caller-cache/f32-cache/half-split/bf16", "an fp32 cos/sin cache with bf16 activations (vLLM, "
+              "FlashInfer): downcasting it to bf16 is SGLang PR #33117", default_spec(), h16, HS, BF16,
+              {3, 7, 8, 30}, 2, 1),
+        ROPECHECK_DTYPE_F32);
+  cache(b.add("caller-cache/bf16-cache/interleaved/bf16", "the cos/sin cache in the activation dtype, bf16, "
+              "interleaved pairs", default_spec(), h16, IL, BF16, {4, 5, 21}, 2, 1),
+        BF16);
+  cache(b.add("caller-cache/f32-cache/interleaved/f32", "an fp32 cos/sin cache with fp32 activations, interleaved",
+              default_spec(500000.0), h8, IL, F32, {1, 12, 13, 40}, 2, 2),
+        ROPECHECK_DTYPE_F32);
+  cache(b.add("caller-cache/f16-cache/half-split/f16", "the cos/sin cache in the activation dtype, fp16",
+              default_spec(), h8, HS, F16, {2, 19, 20}, 2, 1),
+        F16);
   return b.take();
 }
 

@@ -7,7 +7,11 @@
 // per-tensor and per-head scales, divided by (vLLM) or multiplied with
 // (FlashInfer), saturating), a prefill whose slots ascend across blocks,
 // and MLA's latent caches (DeepSeek's [kv_c | k_pe] entry, and FlashInfer's
-// split ckv / kpe caches). Small: one or two kv heads of 8 or 16 channels,
+// split ckv / kpe caches); then (schema 5) the qk-norm before the rotation
+// (golden/qk_norm_golden.h: w and 1 + w, fp32 kept or rounded to the
+// dtype, partial rotary) and the caller's cos/sin cache
+// (golden/cos_sin_cache_golden.h: fp32 and the activation dtype, both
+// layouts). Small: one or two kv heads of 8 or 16 channels,
 // a few tokens, so the committed vectors stay small.
 #ifndef ROPECHECK_GOLDEN_FUSED_SUITES_H_
 #define ROPECHECK_GOLDEN_FUSED_SUITES_H_

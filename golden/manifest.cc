@@ -91,6 +91,21 @@ ordered_json tensor_conventions(int version) {
       {"v_cache_output_<n>", "as k_cache_output_<n>, for the V cache"},
   };
   for (const auto& [k, v] : fused) t[k] = v;
+  if (version < 5) return t;
+  const std::pair<const char*, const char*> inputs[] = {
+      {"q_norm_weight", "cases with a qkNorm: the norm's weight w of q [head_dim] in the case dtype; every head of q "
+                        "is normalised over all its head_dim channels, n_j = x_j w'_j / sqrt(mean_j(x_j^2) + eps) "
+                        "(w' = w, or 1 + w for weightForm one_plus_w), then its rotary channels rotated; such a "
+                        "case's q_expected / q_expected_f64 are the normalised values rotated (pass-through channels: "
+                        "the normalised values, with a budget of their own)"},
+      {"k_norm_weight", "as q_norm_weight, for k"},
+      {"cos_sin_cache", "cases with a cosSinCache: the caller's cos/sin cache [rows, rotary_dim] in its dtype, row p "
+                        "holding attention_factor * cos(p w_i) for i < rotary_dim / 2, then attention_factor * "
+                        "sin(p w_i), each exact value rounded once to the dtype; every row no position names holds "
+                        "a quiet NaN. A kernel reads it (no angles of its own) and must not modify it; such a case's "
+                        "budgets are those of a kernel reading it"},
+  };
+  for (const auto& [k, v] : inputs) t[k] = v;
   return t;
 }
 
@@ -140,6 +155,9 @@ std::string manifest_to_json(const Manifest& m) {
   for (const auto& f : flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
   if (m.schema_version >= 4)
     for (const auto& f : fused_flag_catalog()) flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
+  if (m.schema_version >= 5)
+    for (const auto& f : fused_input_flag_catalog())
+      flags[f.name] = {{"description", f.description}, {"bugClass", f.bug_class}};
   ordered_json policies = ordered_json::object();
   for (const auto& p : budget_policies()) {
     const ropecheck_policy_t& b = p.policy.base;
@@ -176,6 +194,8 @@ std::string manifest_to_json(const Manifest& m) {
     if (!e.model.empty()) c["model"] = e.model;
     if (e.axes.multi()) c["axes"] = axes_to_json(e.axes);
     if (e.kv_write) c["kvWrite"] = kv_write_to_json(*e.kv_write);
+    if (e.qk_norm) c["qkNorm"] = norm_to_json(*e.qk_norm);
+    if (e.cos_sin_cache) c["cosSinCache"] = cos_sin_cache_to_json(*e.cos_sin_cache);
     if (m.schema_version >= 3) c["outputs"] = outputs_to_json(e.outputs);
     cases.push_back(c);
   }
@@ -297,6 +317,17 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
       shape.shape = e.config.shape;
       e.kv_write = parse_kv_write(c.at("kvWrite"), shape, file, p + ".kvWrite");
     }
+    for (const char* key : {"qkNorm", "cosSinCache"}) {
+      if (!c.has(key)) continue;
+      if (m.schema_version < 5)
+        bad(file, p + "." + key, std::string(key[0] == 'q' ? "a qk-norm" : "the caller's cos/sin cache") +
+                                     " needs schemaVersion 5 (this manifest states " +
+                                     std::to_string(m.schema_version) + ")");
+      if (e.axes.multi() || e.kv_write || (c.has("qkNorm") && c.has("cosSinCache")))
+        bad(file, p + "." + key, "a case carries at most one of kvWrite, qkNorm and cosSinCache, and no axes with it");
+    }
+    if (c.has("qkNorm")) e.qk_norm = parse_qk_norm(c.at("qkNorm"), file, p + ".qkNorm");
+    if (c.has("cosSinCache")) e.cos_sin_cache = parse_cos_sin_cache(c.at("cosSinCache"), e.dtype, file, p + ".cosSinCache");
     if (!parse_hex_float(c.string("attentionFactorHex"), &e.attention_factor) || !(e.attention_factor > 0) ||
         !std::isfinite(e.attention_factor))
       bad(file, p + ".attentionFactorHex", "must be a positive finite hex float");

@@ -1,9 +1,9 @@
 // manifest.json of a golden export: what every case is (id, config, shapes,
 // flags, why it exists, its position axes, its outputs other than the exact
 // one, its KV-cache write) and which files hold it, with the SHA-256 and
-// size of each; golden/schema/ropecheck_golden_manifest_v4.schema.json is
+// size of each; golden/schema/ropecheck_golden_manifest_v5.schema.json is
 // its JSON Schema (v1: exports written before multi-axis cases, v2: before
-// the outputs, v3: without fused cases).
+// the outputs, v3: without fused cases, v4: KV-cache writes only).
 // Readers verify every file against the manifest before parsing it, and the
 // manifest against SHA256SUMS (the `sha256sum -c` list of all files).
 #ifndef ROPECHECK_GOLDEN_MANIFEST_H_
@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "core/config/config.h"
+#include "golden/cos_sin_cache_golden.h"
 #include "golden/outputs.h"
+#include "golden/qk_norm_golden.h"
 #include "golden/tensor_file.h"
 #include "reference/axis_spec.h"
 #include "ropecheck/kernel_abi.h"
@@ -37,8 +39,13 @@ namespace ropecheck::golden {
 // every version from kOldestManifestSchemaVersion on is read (a version 1
 // file has no axes, a version 1 or 2 file no outputs, a version 1 to 3 file
 // no kvWrite), a newer one is refused naming the versions this reader
-// knows.
-inline constexpr int kManifestSchemaVersion = 4;
+// knows. Version 5 (issue #32, the fused inputs): a case may carry "qkNorm"
+// (golden/qk_norm_golden.h: the norm's weights in its files, its expected
+// values the normalised ones rotated) or "cosSinCache" (the caller's cache,
+// golden/cos_sin_cache_golden.h); an export holding either is written in
+// version 5, one with only KV-cache writes in version 4 (as before).
+inline constexpr int kManifestSchemaVersion = 5;
+inline constexpr int kKvManifestSchemaVersion = 4;     // an export whose fused cases are KV-cache writes only
 inline constexpr int kPlainManifestSchemaVersion = 3;  // an export without fused cases
 inline constexpr int kOldestManifestSchemaVersion = 1;
 // "ropecheck_golden_manifest_v<version>.schema.json"
@@ -72,6 +79,10 @@ struct CaseEntry {
   // Schema 4: the case's KV-cache write as the manifest states it (layout
   // and declared arithmetic; slots, scales, v and caches are in its files).
   std::optional<GoldenKv> kv_write;
+  // Schema 5: the case's qk-norm (its weights are in its files) or the
+  // caller's cos/sin cache it reads (the cache is in its files).
+  std::optional<GoldenNorm> qk_norm;
+  std::optional<GoldenCosSinCache> cos_sin_cache;
 };
 
 struct Manifest {

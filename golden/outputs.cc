@@ -7,6 +7,7 @@
 
 #include "core/judge/judge.h"
 #include "core/judge/kv_cache_judge.h"
+#include "core/judge/qk_norm_judge.h"
 #include "core/kernel/kernel_call.h"
 #include "golden/bug_classes.h"
 #include "golden/catalog.h"
@@ -105,30 +106,61 @@ std::vector<MutantSource> shown_mutants(std::span<const MutantSource> mutants) {
   return out;
 }
 
-std::vector<MutantSource> fused_mutants(std::span<const MutantSource> mutants) {
+std::vector<MutantSource> rows_granting(std::span<const MutantSource> mutants, std::uint32_t capability) {
   std::vector<MutantSource> out;
   for (const MutantSource& m : mutants) {
     if (!find_mutant_class(m.name)) throw std::logic_error(m.name + ": no bug class in golden/bug_classes.cc");
-    if (m.impl->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) out.push_back(m);
+    if (m.impl->caps.flags & capability) out.push_back(m);
+  }
+  return out;
+}
+
+std::string norm_outside_declared(const ropecheck_impl_t& impl, const Case& c, const GoldenNorm& norm) {
+  if (!(impl.caps.flags & ROPECHECK_CAP_QK_NORM)) return "a qk-norm case (needs QK_NORM, ABI 1.5)";
+  if (!(impl.norm_policy.weight_forms & (1u << norm.norm.form)))
+    return std::string("the qk-norm's weight form ") +
+           (norm.norm.form == ROPECHECK_NORM_WEIGHT_ONE_PLUS_W ? "1 + w" : "w") + " (not among its norm_policy's)";
+  return outside_capabilities(impl, c);
+}
+
+CaseOutcome judge_normed_run(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const GoldenNorm& norm,
+                             const KernelRun& run) {
+  CaseOutcome out;
+  out.tokens = out.judged_tokens = c.tokens;
+  if (!run.ok()) {
+    out.outcome = Outcome::kFail;
+    out.message = run.failure();
+    return out;
+  }
+  const NormVerdict v = judge_qk_norm(impl, c, in, norm.norm, run);
+  out.worst_units = v.worst;
+  if (!v.outside.empty() || !v.first.empty()) {
+    out.outcome = Outcome::kFail;
+    out.message = "qk-norm: " + (v.outside.empty() ? v.first : v.outside) + " (" + norm.norm.describe() + ")";
   }
   return out;
 }
 
 std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const QkBuffers& in,
                                     const ReferenceResult& ref, const std::vector<Tensor>& tensors,
-                                    const QkBuffers* control, const GoldenKv* kv) {
+                                    const QkBuffers* control, const GoldenKv* kv, const GoldenNorm* norm) {
   const MutantClass* cls = find_mutant_class(m.name);
   if (!cls) throw std::logic_error(m.name + ": no bug class in golden/bug_classes.cc");
   if (!outside_capabilities(*m.impl, c).empty()) return std::nullopt;
   if (kv && (!(m.impl->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) ||
              !kv_write_outside_declared(m.impl->kv_policy, m.impl->kv_cache_kinds, kv->spec, kv->direction).empty()))
     return std::nullopt;
+  if (norm && !norm_outside_declared(*m.impl, c, *norm).empty()) return std::nullopt;
+  if (c.caller_cache_dtype && !(m.impl->caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)) return std::nullopt;
   const KvRun given = kv ? kv->run() : KvRun{};
-  const KernelRun run = call_kernel(*m.impl, c, in, 0, std::nullopt, nullptr, nullptr, kv ? &given : nullptr);
+  const KernelRun run = call_kernel(*m.impl, c, in, 0, std::nullopt, norm ? &norm->norm : nullptr, nullptr,
+                                    kv ? &given : nullptr);
   // A call that crashed, hung or misbehaved computed no output to store.
-  if (!run.ok() || (kv && !run.kv) || (!kv && control && run.out.bytes == control->bytes) ||
-      (kv ? judge_with_kv_write(*m.impl, c, in, ref, run) : judge(*m.impl, c, in, ref, run)).outcome != Outcome::kFail)
-    return std::nullopt;
+  if (!run.ok() || (kv && !run.kv) || (!kv && control && run.out.bytes == control->bytes)) return std::nullopt;
+  const CaseOutcome verdict = kv     ? judge_with_kv_write(*m.impl, c, in, ref, run)
+                              : norm ? judge_normed_run(*m.impl, c, in, *norm, run)
+                                     : judge(*m.impl, c, in, ref, run);
+  if (verdict.outcome != Outcome::kFail) return std::nullopt;
   const std::string where = "case " + std::to_string(c.index);
   Candidate k;
   OutputEntry& e = k.entry;

@@ -18,7 +18,9 @@
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
 #include "core/judge/reference_result.h"
+#include "core/judge/judge.h"
 #include "golden/kv_golden.h"
+#include "golden/qk_norm_golden.h"
 #include "golden/tensor_file.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -70,9 +72,11 @@ OutputMeasure output_measure(const Tensor& out, const Tensor& expected_f64, cons
 // says why the others cannot); throws std::logic_error naming a row that
 // golden/bug_classes.cc does not classify.
 std::vector<MutantSource> shown_mutants(std::span<const MutantSource> mutants);
-// The rows of `mutants` a fused case (a KV-cache write) runs: those
-// granting KV_CACHE_WRITE, in the catalogue's order (same throw).
-std::vector<MutantSource> fused_mutants(std::span<const MutantSource> mutants);
+// The rows of `mutants` a fused case runs: those granting its part's
+// capability (KV_CACHE_WRITE for a KV-cache write, QK_NORM for a qk-norm,
+// CALLER_COS_SIN_CACHE for the caller's cos/sin cache), in the catalogue's
+// order (same throw).
+std::vector<MutantSource> rows_granting(std::span<const MutantSource> mutants, std::uint32_t capability);
 
 // What one mutant wrote on one case, kept as a candidate output when the
 // gate's judge fails it under its declared policy and at least one
@@ -89,10 +93,23 @@ struct Candidate {
 // bits did not touch the case, and is not judged. `kv`, for a fused case:
 // the write the case makes; only a row granting KV_CACHE_WRITE and
 // declaring that write runs there, judged on q, k and the caches together
-// (core/judge/kv_cache_judge.h, judge_with_kv_write).
+// (core/judge/kv_cache_judge.h, judge_with_kv_write). `norm`, for a
+// qk-norm case: only a row granting QK_NORM with the case's weight form
+// runs, called with the norm and judged as NormalisesEachHeadThenRotates
+// judges (core/judge/qk_norm_judge.h). A case reading the caller's cos/sin
+// cache (c.caller_cache_dtype) runs a row reading it in that dtype.
 std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const QkBuffers& in,
                                     const ReferenceResult& ref, const std::vector<Tensor>& tensors,
-                                    const QkBuffers* control = nullptr, const GoldenKv* kv = nullptr);
+                                    const QkBuffers* control = nullptr, const GoldenKv* kv = nullptr,
+                                    const GoldenNorm* norm = nullptr);
+// "" when `impl` may be called with the norm on case c (it grants
+// QK_NORM with the norm's weight form, and declares the case), else why not.
+std::string norm_outside_declared(const ropecheck_impl_t& impl, const Case& c, const GoldenNorm& norm);
+// A run made with the norm judged as the gate's NormalisesEachHeadThenRotates
+// judges it (core/judge/qk_norm_judge.h): `golden verify`'s verdict on a
+// qk-norm case, and the exporter's on a row there.
+CaseOutcome judge_normed_run(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const GoldenNorm& norm,
+                             const KernelRun& run);
 // The rows grouped by bug class, classes and rows in the catalogue's order:
 // a case stores the first invalid and the first acceptable output of each
 // class, so it shows every class it can at a size that stays small.

@@ -21,6 +21,7 @@
 #include "core/config/config.h"
 #include "core/config/model_rope.h"
 #include "golden/kv_golden.h"
+#include "golden/qk_norm_golden.h"
 
 namespace ropecheck::golden {
 
@@ -34,6 +35,10 @@ struct GoldenCase {
   // A fused case (manifest schema 4): the KV-cache write it makes, complete
   // (v and the caches before filled: fill_golden_kv).
   std::optional<GoldenKv> kv;
+  // A qk-norm case (manifest schema 5): the norm it is called with and the
+  // arithmetic its budgets assume. A case reading the caller's cos/sin
+  // cache (schema 5) fixes its dtype in c.caller_cache_dtype.
+  std::optional<GoldenNorm> norm;
 };
 
 std::vector<std::string> golden_suite_names();

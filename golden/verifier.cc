@@ -75,8 +75,8 @@ std::string hex_of(double v) { return format_hex_float(v); }
 // with other inputs is a different case, judged correctly against its own
 // recomputed outputs (docs/RELIABILITY.md).
 void check_against_reference(const std::string& dir, const CaseEntry& e, const std::vector<Tensor>& stored,
-                             const Case& c, const QkBuffers& in, const GoldenKv* kv) {
-  const CaseTensors want = derive_case_tensors(c, in, dir + " case " + std::to_string(e.id), kv);
+                             const Case& c, const QkBuffers& in, const GoldenKv* kv, const GoldenNorm* norm) {
+  const CaseTensors want = derive_case_tensors(c, in, dir + " case " + std::to_string(e.id), kv, norm);
   if (std::memcmp(&want.attention_factor, &e.attention_factor, sizeof(double)) != 0)
     throw FormatError((std::filesystem::path(dir) / "manifest.json").string(),
                       "case " + std::to_string(e.id) + " attentionFactorHex",
@@ -115,6 +115,19 @@ CaseOutcome judge_fused(const ropecheck_impl_t& impl, const LoadedCase& L) {
   return judge_with_kv_write(impl, L.c, L.in, L.ref, call_kernel_twice(impl, L.c, L.in, nullptr, &given));
 }
 
+// Any kernel on a qk-norm case: skipped unless it grants QK_NORM with the
+// case's weight form (a plain rotation cannot meet the normalised values),
+// else called twice with the case's norm and judged.
+CaseOutcome judge_qk_norm_case(const ropecheck_impl_t& impl, const LoadedCase& L) {
+  if (std::string why = norm_outside_declared(impl, L.c, *L.norm); !why.empty()) {
+    CaseOutcome out;
+    out.outcome = Outcome::kSkipped;
+    out.message = "outside capabilities: " + why;
+    return out;
+  }
+  return judge_normed_run(impl, L.c, L.in, *L.norm, call_kernel_twice(impl, L.c, L.in, &L.norm->norm));
+}
+
 }  // namespace
 
 LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e) {
@@ -141,6 +154,14 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   const int pairs = c.shape.rotary_dim / 2, hd = c.shape.head_dim;
   const TensorDtype sd = storage_tensor_dtype(c.dtype);
   read_positions(ts, where, &c);
+  if (e.cos_sin_cache) {
+    if (e.cos_sin_cache->rows != c.max_abs_position() + 1)
+      throw FormatError(where, "cosSinCache.rows", "is " + std::to_string(e.cos_sin_cache->rows) +
+                                                       " where the positions need " +
+                                                       std::to_string(c.max_abs_position() + 1) +
+                                                       " (the largest position + 1)");
+    c.caller_cache_dtype = e.cos_sin_cache->dtype;
+  }
   const Tensor& angle = need(ts, "angle", TensorDtype::kF64, {c.tokens, pairs}, where);
   const Tensor& cosv = need(ts, "cos", TensorDtype::kF64, {c.tokens, pairs}, where);
   const Tensor& sinv = need(ts, "sin", TensorDtype::kF64, {c.tokens, pairs}, where);
@@ -163,7 +184,8 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
     L.in.bytes[w].assign(stored.begin(), stored.end());
   }
   if (e.kv_write) L.kv = read_golden_kv(*e.kv_write, c, ts, where);
-  check_against_reference(dir, e, ts, c, L.in, L.kv ? &*L.kv : nullptr);
+  if (e.qk_norm) L.norm = read_golden_norm(*e.qk_norm, c, ts, where);
+  check_against_reference(dir, e, ts, c, L.in, L.kv ? &*L.kv : nullptr, L.norm ? &*L.norm : nullptr);
   L.outputs = check_case_outputs(where, e.outputs, ts, L.kv ? &*L.kv : nullptr);
   const Tensor* expected[2];
   const Tensor* exact[2];
@@ -216,8 +238,11 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
     for (const OutputEntry& x : e.outputs)
       ++(x.result == OutputResult::kInvalid ? r.invalid_outputs : r.acceptable_outputs);
     r.fused_cases += L.kv.has_value();
+    r.qk_norm_cases += L.norm.has_value();
+    r.caller_cache_cases += L.c.caller_cache_dtype.has_value();
     for (std::size_t k = 0; k < impls.size(); ++k) {
-      CaseOutcome outcome = L.kv && (impls[k]->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)
+      CaseOutcome outcome = L.norm ? judge_qk_norm_case(*impls[k], L)
+                            : L.kv && (impls[k]->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)
                                 ? judge_fused(*impls[k], L)
                                 : judge_conformance(*impls[k], L.c, L.in, L.ref);
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
@@ -253,6 +278,13 @@ void print_verify_report(const VerifyReport& r, std::ostream& os) {
   if (r.fused_cases > 0)
     os << "Fused cases (a KV-cache write): " << r.fused_cases
        << "; a kernel granting KV_CACHE_WRITE is judged there on q, k and both caches, any other on q and k\n";
+  if (r.qk_norm_cases > 0)
+    os << "qk-norm cases: " << r.qk_norm_cases
+       << "; a kernel granting QK_NORM with the case's weight form is judged there on the normalised values "
+          "rotated (NormalisesEachHeadThenRotates), any other skipped\n";
+  if (r.caller_cache_cases > 0)
+    os << "Cases with the caller's cos/sin cache: " << r.caller_cache_cases
+       << "; a kernel granting CALLER_COS_SIN_CACHE reads the case's cache there, any other is judged on q and k\n";
   os << "Outputs other than the exact one: " << r.invalid_outputs << " invalid and " << r.acceptable_outputs
      << " acceptable, each checked against every policy's budget (rejected where the manifest says, allowed by "
         "allowedBy); the exact outputs meet every budget\n";

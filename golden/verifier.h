@@ -26,6 +26,7 @@ struct LoadedCase {
   ReferenceResult ref;
   int outputs = 0;  // invalid and acceptable outputs checked (golden/outputs.h)
   std::optional<GoldenKv> kv;  // a fused case's KV-cache write, read from its files
+  std::optional<GoldenNorm> norm;  // a qk-norm case's norm, read from its manifest entry and files
 };
 // Throws FormatError when a tensor is missing or its dtype or shape
 // disagrees with the manifest entry, when a tensor that follows from the
@@ -57,6 +58,7 @@ struct VerifyReport {
   // Outputs other than the exact one, each checked as load_case does.
   int invalid_outputs = 0, acceptable_outputs = 0;
   int fused_cases = 0;          // cases with a KV-cache write (schema 4)
+  int qk_norm_cases = 0, caller_cache_cases = 0;  // schema 5
   std::string interrupted;      // "SIGINT": stopped early, no verdict
   // Why an implementation has no verdict to pass: judged on too few cases.
   std::string under_floor(const ImplVerdicts& v) const;
@@ -67,6 +69,12 @@ struct VerifyReport {
 // case's write (skipped when it does not declare that write) and judged on
 // q, k and both caches (core/judge/kv_cache_judge.h, judge_with_kv_write);
 // any other kernel is judged on the case's q and k, a rotation like any.
+// On a qk-norm case a kernel granting QK_NORM with the case's weight form is
+// called with the case's norm and judged as NormalisesEachHeadThenRotates
+// judges (its declared norm policy); any other kernel is skipped. On a case
+// reading the caller's cos/sin cache, a kernel granting
+// CALLER_COS_SIN_CACHE reads the case's cache (its dtype among those it
+// declares, else skipped), any other is judged on q and k.
 // Stops between cases when SIGINT or SIGTERM arrives (core/isolation/interrupt.h).
 VerifyReport verify_golden(const std::string& dir, const std::vector<const ropecheck_impl_t*>& impls,
                            const VerifyOptions& o = {});
