@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # The committed fused golden vectors (golden/vectors/fused/, `golden export
-# --suite fused`, manifest schema 4, issue #32) end to end, as a user meets
-# them:
+# --suite fused`, manifest schema 5, issue #32: KV-cache writes, qk-norms
+# and the caller's cos/sin cache) end to end, as a user meets them:
 #   1. each committed format equals a fresh export byte for byte, the fused
 #      mutants' invalid outputs (caches included) among them;
-#   2. the manifest validates against golden/schema (v4), which refuses
+#   2. the manifest validates against golden/schema (v5), which refuses
 #      what it exists to refuse;
 #   3. `ropecheck golden verify` passes the built-in kernels (the fused
 #      vLLM-style one on the divide cases, a plain one on q and k) and the
-#      FlashInfer-style one on the multiply cases, and fails a fused mutant;
+#      FlashInfer-style one on the multiply cases, the qk-norm kernels of
+#      Qwen3's and Gemma 3's roundings and the caller's-cache kernel, and
+#      fails a fused mutant, a qk-norm one and a cos/sin-cache one;
 #   4. check_contract.py (json and numpy alone) finds the exactly rounded
 #      caches within every policy's codes and every invalid output rejected
 #      as marked, on the committed safetensors and a fresh hex JSON export;
 #      with every budget and code
 #      interval widened tenfold it accepts invalid outputs (the budgets are
-#      tight); an output's stated cache steps altered is caught.
+#      tight); an output's stated cache steps altered is caught, and so is
+#      a caller's cos/sin cache value altered in the hex JSON export.
 # Regenerate after a deliberate change:
 #   ropecheck golden export --suite fused --out golden/vectors/fused/safetensors --quiet
 # Usage: golden_fused_test.sh ROPECHECK SOURCE_DIR WORK_DIR PYTHON MUTANT_DIR
@@ -31,15 +34,19 @@ for dir in "${committed[@]}"; do
 done
 st="$src/golden/vectors/fused/safetensors"
 
-"$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v4.schema.json" \
+"$py" "$src/golden/test/validate_schema.py" "$src/golden/schema/ropecheck_golden_manifest_v5.schema.json" \
   "$st/manifest.json"
 
 "$bin" golden verify --dir "$st" | tail -1
 "$bin" golden verify --dir "$st" --impl=scalar_fused_kv_flashinfer --impl=simd_fused_kv_vllm | tail -1
-if "$bin" golden verify --dir "$st" --plugin "$mutants/mutant_kv_scales_swapped.so" >/dev/null; then
-  echo "mutant_kv_scales_swapped passed the fused vectors"; exit 1
-fi
-echo "mutant_kv_scales_swapped fails golden verify on the fused vectors, as it must"
+"$bin" golden verify --dir "$st" --impl=scalar_fused_qk_norm_qwen3 --impl=scalar_fused_qk_norm_gemma \
+  --impl=scalar_caller_cache | tail -1
+for m in mutant_kv_scales_swapped mutant_qk_norm_after_rotation mutant_cos_sin_cache_halves_swapped; do
+  if "$bin" golden verify --dir "$st" --plugin "$mutants/$m.so" >/dev/null; then
+    echo "$m passed the fused vectors"; exit 1
+  fi
+  echo "$m fails golden verify on the fused vectors, as it must"
+done
 
 contract=("$py" "$src/python/golden_checks/check_contract.py" --quiet)
 # The hex JSON format too (fp8 codes as integers, fp16/bf16/fp32 caches as
@@ -68,4 +75,30 @@ open(f"{d}/SHA256SUMS", "w").write("\n".join(sums + [hashlib.sha256(text).hexdig
 PY
 if "${contract[@]}" "$work/forged" >/dev/null; then echo "an altered cacheSteps passed check_contract.py"; exit 1; fi
 echo "check_contract.py: an altered cacheSteps is caught"
+# A value of a caller's cos/sin cache altered (one step of its dtype
+# nearer zero, the file's and the manifest's checksums recomputed): caught.
+cp -r "$work/fused-json" "$work/forged-cache"
+"$py" - "$work/forged-cache" <<'PY'
+import hashlib, json, math, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/manifest.json"))
+case = next(c for c in m["cases"] if "cosSinCache" in c)
+path = case["files"][0]["path"]
+doc = json.load(open(f"{d}/{path}"))
+t = next(t for t in doc["tensors"] if t["name"] == "cos_sin_cache")
+i = next(i for i, v in enumerate(t["values"]) if v != "nan" and float.fromhex(v) != 0)
+v = float.fromhex(t["values"][i])
+t["values"][i] = (v * (1 - 2.0 ** -6)).hex()
+data = json.dumps(doc).encode()
+open(f"{d}/{path}", "wb").write(data)
+case["files"][0]["sha256"], case["files"][0]["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+text = json.dumps(m, indent=1).encode()
+open(f"{d}/manifest.json", "wb").write(text)
+sums = [l for l in open(f"{d}/SHA256SUMS").read().splitlines() if not l.endswith(("  manifest.json", "  " + path))]
+sums += [hashlib.sha256(data).hexdigest() + "  " + path, hashlib.sha256(text).hexdigest() + "  manifest.json"]
+open(f"{d}/SHA256SUMS", "w").write("\n".join(sums) + "\n")
+PY
+if out=$("$py" "$src/python/golden_checks/check_contract.py" "$work/forged-cache"); then echo "an altered cos/sin cache passed check_contract.py"; exit 1; fi
+[[ $out == *"cos_sin_cache: the "*" half of a named row is not the exact value"* ]] || { echo "$out"; exit 1; }
+echo "check_contract.py: an altered caller's cos/sin cache is caught"
 echo "fused golden vectors: all checks passed"

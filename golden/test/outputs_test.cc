@@ -166,11 +166,18 @@ TEST(GoldenOutputs, OlderManifestsAreReadANewerOneIsRefusedNamingTheVersions) {
   test::forge_manifest(d, v4.dump(1));
   EXPECT_EQ(refusal(d), "");
 
+  // Version 5 (a qk-norm, the caller's cos/sin cache) too.
   ordered_json v5 = v3;
   v5["schema"] = "ropecheck_golden_manifest_v5.schema.json";
   v5["schemaVersion"] = 5;
   test::forge_manifest(d, v5.dump(1));
-  EXPECT_NE(refusal(d).find("schemaVersion: is 5; this ropecheck reads versions 1 to 4"), std::string::npos)
+  EXPECT_EQ(refusal(d), "");
+
+  ordered_json v6 = v3;
+  v6["schema"] = "ropecheck_golden_manifest_v6.schema.json";
+  v6["schemaVersion"] = 6;
+  test::forge_manifest(d, v6.dump(1));
+  EXPECT_NE(refusal(d).find("schemaVersion: is 6; this ropecheck reads versions 1 to 5"), std::string::npos)
       << refusal(d);
 }
 

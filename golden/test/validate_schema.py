@@ -77,6 +77,23 @@ def manifest_alterations(doc):
             d = copy.deepcopy(doc)
             d["cases"][with_fused_outputs[0]]["outputs"][0].pop("cacheSteps")
             out.append(("a fused case's output without cacheSteps", d))
+    normed = [i for i, c in enumerate(doc["cases"]) if "qkNorm" in c]
+    if normed:
+        d = copy.deepcopy(doc)
+        d["cases"][normed[0]]["qkNorm"]["intermediate"] = "round_twice"
+        out.append(("an unknown qk-norm intermediate", d))
+        if fused:
+            d = copy.deepcopy(doc)
+            d["cases"][normed[0]]["kvWrite"] = doc["cases"][fused[0]]["kvWrite"]
+            out.append(("a qk-norm case with a KV-cache write too", d))
+    cached = [i for i, c in enumerate(doc["cases"]) if "cosSinCache" in c]
+    if cached:
+        d = copy.deepcopy(doc)
+        d["cases"][cached[0]]["cosSinCache"]["dtype"] = "f64"
+        out.append(("a caller's cos/sin cache in f64", d))
+        d = copy.deepcopy(doc)
+        d["cases"][cached[0]]["cosSinCache"].pop("rows")
+        out.append(("a caller's cos/sin cache without its rows", d))
     return out
 
 

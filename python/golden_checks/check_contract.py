@@ -27,8 +27,15 @@ only when, besides q and k, every element its tokens write into the caches
 [<w>_cache_lo, <w>_cache_hi] and every other element keeps the bits of the
 cache before the call; cacheSteps is the most codes any written element
 lies outside (infinity for a changed unwritten element, or a NaN written
-into a 16- or 32-bit cache). Exit 0 when every check holds, 1 otherwise, 2
-when the export cannot be read (the message names the file and field).
+into a 16- or 32-bit cache). Schema 5 adds a case's fused inputs, each
+checked against the manifest: a qk-norm's weights (q_norm_weight,
+k_norm_weight: [head_dim], finite; such a case's expected values are the
+normalised values rotated, compared as every case's), and the caller's
+cos/sin cache (cos_sin_cache [rows, rotary_dim], rows the largest position
++ 1: the row of each position holds attention_factor * cos then * sin of
+the case's exact angles, each within half an ulp of its dtype; every other
+row NaN). Exit 0 when every check holds, 1 otherwise, 2 when the export
+cannot be read (the message names the file and field).
 
 --widen F plays a consumer that multiplies every budget by F: it still
 requires the valid outputs to pass, and reports each output it then accepts
@@ -49,7 +56,7 @@ import sys
 
 import numpy as np
 
-SCHEMA_VERSIONS = (1, 2, 3, 4)  # the manifest versions this reader knows
+SCHEMA_VERSIONS = (1, 2, 3, 4, 5)  # the manifest versions this reader knows
 _NUMPY = {"f64": "<f8", "f32": "<f4", "f16": "<f2", "bf16": "<u2", "i64": "<i8", "u8": "|u1"}
 _SAFETENSORS = {"F64": "f64", "F32": "f32", "F16": "f16", "BF16": "bf16", "I64": "i64", "U8": "u8"}
 # A KV cache's sign bit per cache dtype (its codes are sign-magnitude).
@@ -224,6 +231,53 @@ def measure_caches(t, case, k_cache, v_cache, policy, widen=1.0):
     return steps, steps == 0
 
 
+# Significand bits and the smallest normal exponent of the caller's cache dtypes.
+_FLOAT_FORMAT = {"f32": (24, -126), "f16": (11, -14), "bf16": (8, -126)}
+
+
+def half_ulp(x, dtype):
+    """Half an ulp of |x| in dtype (at the subnormal spacing below the normal range)."""
+    p, emin = _FLOAT_FORMAT[dtype]
+    with np.errstate(divide="ignore"):
+        e = np.maximum(np.floor(np.log2(np.abs(x))), emin)
+    return np.ldexp(0.5, (e - (p - 1)).astype(np.int64))
+
+
+def check_inputs(t, case):
+    """Problems of a case's fused inputs (schema 5) against its manifest entry."""
+    problems = []
+    d, rd = case["config"]["head_dim"], case["config"]["rotary_dim"]
+    if "qkNorm" in case:
+        for w in ("q", "k"):
+            weight = t[f"{w}_norm_weight"]
+            if weight.shape != (d,) or not np.all(np.isfinite(weight)):
+                problems.append(f"{w}_norm_weight: must be [{d}] finite weights")
+        if float.fromhex(case["qkNorm"]["epsHex"]) != case["qkNorm"]["eps"]:
+            problems.append("qkNorm: eps and epsHex differ")
+    if "cosSinCache" in case:
+        c = case["cosSinCache"]
+        cache, positions = t["cos_sin_cache"], t["positions"].astype(np.int64).ravel()
+        if cache.shape != (c["rows"], rd) or c["rows"] != int(positions.max()) + 1:
+            problems.append(f"cos_sin_cache: shape {cache.shape} where rows {c['rows']} (the largest position + 1) "
+                            f"x rotary_dim {rd} are stated")
+            return problems
+        named = np.zeros(c["rows"], dtype=bool)
+        named[positions] = True
+        if not np.all(np.isnan(cache[~named])):
+            problems.append("cos_sin_cache: a row no position names holds a value (every such row is NaN)")
+        m = float.fromhex(case["attentionFactorHex"])
+        for half, name in ((0, "cos"), (1, "sin")):
+            # The exact value is m * cos(a) for the case's exact angle a; t[name] is it
+            # rounded to float64, so allow that rounding beside the cache's own.
+            exact = m * t[name]
+            got = cache[positions][:, half * (rd // 2):(half + 1) * (rd // 2)]
+            allowed = half_ulp(exact, c["dtype"]) + np.abs(exact) * 2.0 ** -50
+            if not np.all(np.abs(got - exact) <= allowed):
+                problems.append(f"cos_sin_cache: the {name} half of a named row is not the exact value rounded to "
+                                f"{c['dtype']}")
+    return problems
+
+
 def check_case(t, case, policies, widen):
     """Problems of one case, and the invalid outputs a widened consumer accepts (as (output, policy))."""
     problems, accepted = [], []
@@ -281,6 +335,7 @@ def main():
         for case in m["cases"]:
             t = load_case(a.dir, m, case)
             problems, acc = check_case(t, case, policies, a.widen)
+            problems = check_inputs(t, case) + problems
             n += 1
             for o in case.get("outputs", []):
                 counts[o["result"]] += 1
