@@ -27,8 +27,9 @@ struct MutantClass {
   // "" when a plain golden case can show the bug; else why none can (a
   // plain case is one sequence, in place, with q and k, its whole cos/sin
   // cache and no cache write or qk-norm): the exporter does not call the row
-  // there. A row granting the KV-cache write runs on every fused case
-  // (golden/fused_suites.h) whatever this says (outputs.h, fused_mutants).
+  // there. A row granting the KV-cache write, the qk-norm or the caller's
+  // cos/sin cache runs on every fused case with that part
+  // (golden/fused_suites.h) whatever this says (outputs.h, rows_granting).
   const char* not_shown = "";
 };
 std::span<const MutantClass> mutant_classes();

@@ -12,6 +12,7 @@
 
 #include "core/cases/cos_sin_cache_case.h"
 #include "core/kernel/caller_cos_sin_cache.h"
+#include "core/kernel/declared_capabilities.h"
 #include "reference/rotation.h"
 #include "reference/rounding.h"
 #include "ropecheck/float_compare.h"
@@ -39,6 +40,31 @@ TEST(CallerCosSinCache, ItsDtypeIsOneTheKernelDeclaresDrawnPerCase) {
   EXPECT_EQ(drawn_narrow.size(), 3u);
   EXPECT_EQ(declared_cache_dtypes(ROPECHECK_COS_SIN_CACHE_OF_STORAGE, ROPECHECK_DTYPE_BF16).size(), 1u);
   EXPECT_EQ(declared_cache_dtypes(1u << ROPECHECK_DTYPE_F64, ROPECHECK_DTYPE_F32).size(), 0u);
+}
+
+// A case that fixes its cache's dtype (a golden case, whose files hold the
+// cache) hands exactly that one to a kernel declaring it, and a kernel
+// that does not read it is outside its capabilities, named.
+TEST(CallerCosSinCache, ACaseFixingItsDtypeGetsItOrDeclinesTheKernel) {
+  Case c;
+  c.shape = {8, 8};
+  c.tokens = 2;
+  c.positions = {3, 5};
+  c.dtype = ROPECHECK_DTYPE_BF16;
+  for (const ropecheck_dtype_t d : {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16}) {
+    c.caller_cache_dtype = d;
+    EXPECT_EQ(caller_cache_dtype(c, kF32OrStorage), d);
+  }
+  ropecheck_impl_t reader{};
+  reader.caps.layouts = reader.caps.dtypes = reader.caps.schemes = ~0u;
+  reader.caps.max_head_dim = 1024;
+  reader.caps.flags = ROPECHECK_CAP_CALLER_COS_SIN_CACHE | ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_POS_INT64;
+  reader.cos_sin_cache_dtypes = 1u << ROPECHECK_DTYPE_F32;
+  c.caller_cache_dtype = ROPECHECK_DTYPE_BF16;
+  EXPECT_NE(outside_capabilities(reader, c).find("the case's cos/sin cache in bf16"), std::string::npos)
+      << outside_capabilities(reader, c);
+  c.caller_cache_dtype = ROPECHECK_DTYPE_F32;
+  EXPECT_EQ(outside_capabilities(reader, c), "");
 }
 
 // A few small cases of every dtype, one with an attention factor m != 1.
