@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 
+#include "golden/catalog.h"
 #include "golden/exporter.h"
 #include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"
@@ -39,8 +40,9 @@ bool carries_flag(const CaseEntry& e, const std::string& f) {
 TEST(GoldenFusedInputs, TheSuiteCoversTheNormsAndCachesIssue32Asks) {
   const Manifest m = load_manifest(fused_inputs_export().string());
   EXPECT_EQ(m.schema_version, 5);
-  std::set<std::string> norms, caches;
+  std::set<std::string> norms, caches, flags;
   for (const CaseEntry& e : m.cases) {
+    flags.insert(e.flags.begin(), e.flags.end());
     EXPECT_LE(int(e.kv_write.has_value()) + int(e.qk_norm.has_value()) + int(e.cos_sin_cache.has_value()), 1)
         << "case " << e.id;
     if (e.qk_norm) {
@@ -61,6 +63,7 @@ TEST(GoldenFusedInputs, TheSuiteCoversTheNormsAndCachesIssue32Asks) {
     EXPECT_TRUE(norms.count(want)) << want;
   for (const char* want : {"f32 cache", "activation-dtype cache", "half_split", "interleaved"})
     EXPECT_TRUE(caches.count(want)) << want;
+  for (const FlagInfo& f : fused_input_flag_catalog()) EXPECT_TRUE(flags.count(f.name)) << f.name << " on no case";
 }
 
 // The three qk-norm kernels (vLLM's fp32, transformers' Qwen3 and Gemma 3
