@@ -38,14 +38,19 @@ st="$src/golden/vectors/fused/safetensors"
   "$st/manifest.json"
 
 "$bin" golden verify --dir "$st" | tail -1
-"$bin" golden verify --dir "$st" --impl=scalar_fused_kv_flashinfer --impl=simd_fused_kv_vllm | tail -1
-"$bin" golden verify --dir "$st" --impl=scalar_fused_qk_norm_qwen3 --impl=scalar_fused_qk_norm_gemma \
-  --impl=scalar_caller_cache | tail -1
-for m in mutant_kv_scales_swapped mutant_qk_norm_after_rotation mutant_cos_sin_cache_halves_swapped; do
-  if "$bin" golden verify --dir "$st" --plugin "$mutants/$m.so" >/dev/null; then
-    echo "$m passed the fused vectors"; exit 1
-  fi
-  echo "$m fails golden verify on the fused vectors, as it must"
+"$bin" golden verify --dir "$st" --impl=scalar_fused_kv_flashinfer --impl=simd_fused_kv_vllm \
+  --impl=scalar_fused_qk_norm_qwen3 --impl=scalar_fused_qk_norm_gemma --impl=scalar_caller_cache | tail -1
+# One run for the three rows (each its own verdict line): a KV-cache write,
+# a qk-norm and a cos/sin-cache bug.
+rows=(mutant_kv_scales_swapped mutant_qk_norm_after_rotation mutant_cos_sin_cache_halves_swapped)
+plugins=()
+for m in "${rows[@]}"; do plugins+=(--plugin "$mutants/$m.so"); done
+if out=$("$bin" golden verify --dir "$st" "${plugins[@]}" 2>&1); then
+  echo "$out" | grep '^## '; echo "a fused row passed the fused vectors"; exit 1
+fi
+for m in "${rows[@]}"; do
+  [[ $out =~ "## $m: "[0-9]+" passed, "([1-9][0-9]*)" failed" ]] || { echo "$out" | grep '^## '; echo "$m passed"; exit 1; }
+  echo "$m fails golden verify on ${BASH_REMATCH[1]} fused cases, as it must"
 done
 
 contract=("$py" "$src/python/golden_checks/check_contract.py" --quiet)
