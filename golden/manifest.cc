@@ -326,7 +326,14 @@ Manifest parse_manifest_checked(std::string_view text, const std::string& file) 
       if (e.axes.multi() || e.kv_write || (c.has("qkNorm") && c.has("cosSinCache")))
         bad(file, p + "." + key, "a case carries at most one of kvWrite, qkNorm and cosSinCache, and no axes with it");
     }
-    if (c.has("qkNorm")) e.qk_norm = parse_qk_norm(c.at("qkNorm"), file, p + ".qkNorm");
+    if (c.has("qkNorm")) {
+      e.qk_norm = parse_qk_norm(c.at("qkNorm"), file, p + ".qkNorm");
+      // Every element's exact norm is computed (MPFR, no sampling): bounded.
+      const std::int64_t elements = e.tokens * (e.q_heads + e.kv_heads) * e.config.shape.head_dim;
+      if (elements > kMaxQkNormElements)
+        bad(file, p + ".qkNorm", "a qk-norm case of " + std::to_string(elements) + " q and k elements; at most " +
+                                     std::to_string(kMaxQkNormElements) + " are judged");
+    }
     if (c.has("cosSinCache")) e.cos_sin_cache = parse_cos_sin_cache(c.at("cosSinCache"), e.dtype, file, p + ".cosSinCache");
     if (!parse_hex_float(c.string("attentionFactorHex"), &e.attention_factor) || !(e.attention_factor > 0) ||
         !std::isfinite(e.attention_factor))

@@ -48,6 +48,9 @@ inline constexpr int kManifestSchemaVersion = 5;
 inline constexpr int kKvManifestSchemaVersion = 4;     // an export whose fused cases are KV-cache writes only
 inline constexpr int kPlainManifestSchemaVersion = 3;  // an export without fused cases
 inline constexpr int kOldestManifestSchemaVersion = 1;
+// The q and k elements of a qk-norm case at most (tokens * (qHeads +
+// kvHeads) * head_dim): each one's exact norm is computed when it is read.
+inline constexpr std::int64_t kMaxQkNormElements = std::int64_t{1} << 20;
 // "ropecheck_golden_manifest_v<version>.schema.json"
 std::string manifest_schema_name(int version);
 

@@ -9,6 +9,7 @@
 #include "core/isolation/interrupt.h"
 #include "core/judge/conformance.h"
 #include "core/judge/kv_cache_judge.h"
+#include "core/kernel/declared_capabilities.h"
 #include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 
@@ -155,6 +156,12 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   const TensorDtype sd = storage_tensor_dtype(c.dtype);
   read_positions(ts, where, &c);
   if (e.cos_sin_cache) {
+    // The cache is rebuilt to check it: no larger than the gate hands a
+    // kernel (core/kernel/declared_capabilities.h).
+    if (e.cos_sin_cache->rows * c.shape.rotary_dim > max_cache_elements())
+      throw FormatError(where, "cosSinCache.rows",
+                        "is " + std::to_string(e.cos_sin_cache->rows) + ": rows * rotary_dim must be at most " +
+                            std::to_string(max_cache_elements()) + " elements");
     if (e.cos_sin_cache->rows != c.max_abs_position() + 1)
       throw FormatError(where, "cosSinCache.rows", "is " + std::to_string(e.cos_sin_cache->rows) +
                                                        " where the positions need " +

@@ -196,6 +196,20 @@ TEST(GoldenFusedInputs, OlderManifestsReadAndAlteredOnesAreRefusedNamingTheField
   test::forge_manifest(d, m.dump(1));
   EXPECT_NE(test::refusal(d).find("cosSinCache.rows: is "), std::string::npos) << test::refusal(d);
 
+  // A cache too large to rebuild (positions to 2^24 - 1), refused before it is built.
+  m = orig;
+  m["cases"][static_cast<std::size_t>(cache)]["cosSinCache"]["rows"] = 1 << 24;
+  test::forge_manifest(d, m.dump(1));
+  EXPECT_NE(test::refusal(d).find("cosSinCache.rows: is 16777216: rows * rotary_dim must be at most"),
+            std::string::npos)
+      << test::refusal(d);
+
+  // A qk-norm case too large to normalise exactly element by element.
+  m = orig;
+  m["cases"][static_cast<std::size_t>(norm)]["tokens"] = 1 << 20;
+  test::forge_manifest(d, m.dump(1));
+  EXPECT_NE(test::refusal(d).find("].qkNorm: a qk-norm case of "), std::string::npos) << test::refusal(d);
+
   m = orig;
   m["cases"][static_cast<std::size_t>(norm)]["qkNorm"]["epsHex"] = "0x1p-10";
   test::forge_manifest(d, m.dump(1));
