@@ -38,7 +38,8 @@ function(ropecheck_unity target)
 endfunction()
 
 # Code that runs a few times per command (argument parsing, file formats,
-# the golden exporter's writing and reading) compiles at -O1 in Release:
+# the golden exporter's writing and reading, the gate's orchestration and
+# report writers) compiles at -O1 in Release:
 # its template-heavy code (CLI11, nlohmann-json) compiled 35-40% faster than
 # at -O3 (cli 33.7 -> 21.3 s, golden 36.4 -> 22.4 s of CPU per unity batch,
 # bench/RESULTS.md), and nothing per element runs in it: the judge, the
