@@ -67,13 +67,6 @@ void remove_stale_staging(const fs::path& parent, const std::string& name) {
   }
 }
 
-Tensor i64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& v) {
-  Tensor t{std::move(name), TensorDtype::kI64, std::move(shape), {}};
-  t.bytes.resize(v.size() * 8);
-  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
-  return t;
-}
-
 // The positions as written: [tokens] for 1D; [num_axes, tokens], axis-major
 // (the ABI's rows, ropecheck_apply_params_t), for multi-axis cases, whose
 // Case holds them token-major.

@@ -44,13 +44,6 @@ std::vector<std::int64_t> cache_shape(const KvWriteCase& w, int which) {
   }
 }
 
-Tensor i64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& v) {
-  Tensor t{std::move(name), TensorDtype::kI64, std::move(shape), {}};
-  t.bytes.resize(v.size() * 8);
-  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
-  return t;
-}
-
 Tensor f32_tensor(std::string name, const std::vector<float>& v) {
   Tensor t{std::move(name), TensorDtype::kF32, {static_cast<std::int64_t>(v.size())}, {}};
   t.bytes.resize(v.size() * 4);

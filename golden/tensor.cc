@@ -104,4 +104,11 @@ std::int64_t Tensor::int_value(std::int64_t i) const {
   return v;
 }
 
+Tensor i64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& v) {
+  Tensor t{std::move(name), TensorDtype::kI64, std::move(shape), {}};
+  t.bytes.resize(v.size() * 8);
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+
 }  // namespace ropecheck::golden
