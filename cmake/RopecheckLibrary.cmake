@@ -9,7 +9,7 @@
 # (CLI11, nlohmann-json, Boost.Multiprecision, GoogleTest's) is parsed and its
 # inline code generated once per batch instead of once per file: README's
 # first command on a fresh 2-core machine (#34; bench/RESULTS.md, "README's
-# command 1"). CMake leaves out of the batches every file with its own
+# first command in under 4 minutes"). CMake leaves out of the batches every file with its own
 # COMPILE_OPTIONS (the -ffp-contract=off files) and every file marked
 # SKIP_UNITY_BUILD_INCLUSION (Highway's self-including dispatch files).
 # NO_UNITY: a library whose files each define the same names on purpose
