@@ -15,6 +15,7 @@
 #include "core/cases/cases.h"
 #include "core/config/model_rope.h"
 #include "core/judge/reference_result.h"
+#include "golden/case_tensors.h"
 #include "golden/manifest.h"
 #include "golden/outputs.h"
 #include "golden/suites.h"
@@ -25,29 +26,6 @@ namespace ropecheck::golden {
 // "ropecheck <version>": no commit hash or date, so an export depends only on
 // the suite and the reference.
 std::string generator_version();
-
-struct CaseTensors {
-  std::vector<Tensor> tensors;  // in file order
-  std::vector<std::string> flags;
-  double attention_factor = 1;
-};
-// Inputs, exact outputs and budgets of a case from its inputs: what every
-// tensor of a case file that follows from its inputs and its attention
-// factor must hold, so that `golden verify` recomputes what it reads
-// (golden/verifier.h); the export appends the mutants' outputs
-// (golden/outputs.h). `label` names the case in an error. The flags are
-// those the inputs imply (derive_flags), without the suite's own. `kv`, for
-// a fused case: its KV-cache write, whose tensors follow
-// (golden/kv_golden.h, kv_case_tensors). `norm`, for a qk-norm case: its
-// expected values and budgets are the normalised values rotated
-// (golden/qk_norm_golden.h), its weights follow the budgets. A case
-// reading the caller's cos/sin cache (c.caller_cache_dtype) adds the cache
-// (golden/cos_sin_cache_golden.h) and its budgets are a reader's of it.
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label,
-                                const GoldenKv* kv = nullptr, const GoldenNorm* norm = nullptr);
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
-                                const std::string& label, const GoldenKv* kv = nullptr,
-                                const GoldenNorm* norm = nullptr);
 
 struct ExportOptions {
   std::string suite = "smoke";

@@ -102,18 +102,6 @@ std::string manifest_to_json(const Manifest& m);
 // JSON path of the offending field.
 Manifest parse_manifest(std::string_view json, const std::string& file);
 
-// Reads DIR/manifest.json, checked against DIR/SHA256SUMS (required), and
-// SHA256SUMS against expect_sums_sha256 when given (how CI pins an export:
-// checksums alone detect corruption, not tampering). An export with no case
-// is refused.
-Manifest load_manifest(const std::string& dir, const std::string& expect_sums_sha256 = {});
-// The case's tensors by name, every file's size and checksum verified first.
-std::vector<Tensor> load_case_tensors(const std::string& dir, const Manifest& m, const CaseEntry& e);
-// Reads a file of the export whole; throws FormatError naming it, also when
-// it is not a regular file (a symlink to /dev/zero, a FIFO, a directory) or
-// larger than kMaxTensorFileBytes.
-std::string read_export_file(const std::string& dir, const std::string& relative);
-
 }  // namespace ropecheck::golden
 
 #endif  // ROPECHECK_GOLDEN_MANIFEST_H_

@@ -111,4 +111,14 @@ Tensor i64_tensor(std::string name, std::vector<std::int64_t> shape, const std::
   return t;
 }
 
+Tensor f64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<double>& v) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dtype = TensorDtype::kF64;
+  t.shape = std::move(shape);
+  t.bytes.resize(v.size() * 8);
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+
 }  // namespace ropecheck::golden

@@ -34,8 +34,10 @@ struct Tensor {
   double value(std::int64_t i) const;  // element i as a double (exact for every dtype but i64)
   std::int64_t int_value(std::int64_t i) const;  // element i of an i64 or u8 tensor
 };
-// An i64 tensor of `shape` holding v (positions, slot mappings).
+// An i64 tensor of `shape` holding v (positions, slot mappings); an f64 one
+// (exact values, budgets).
 Tensor i64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& v);
+Tensor f64_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<double>& v);
 
 class FormatError : public std::runtime_error {
  public:

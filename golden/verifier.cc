@@ -10,6 +10,7 @@
 #include "core/judge/conformance.h"
 #include "core/judge/kv_cache_judge.h"
 #include "core/kernel/declared_capabilities.h"
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "ropecheck/dtype.h"
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "golden/suites.h"
 #include "golden/test/forge.h"

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "golden/catalog.h"
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "golden/test/forge.h"
 #include "golden/verifier.h"

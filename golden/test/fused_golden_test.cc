@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "golden/catalog.h"
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "core/io/sha256.h"
 #include "golden/test/forge.h"

@@ -19,6 +19,7 @@
 
 #include "golden/bug_classes.h"
 #include "golden/catalog.h"
+#include "golden/export_files.h"
 #include "golden/exporter.h"
 #include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "golden/export_files.h"
 #include "golden/manifest.h"
 #include "golden/tensor_file.h"
 
