@@ -53,38 +53,33 @@ for m in "${rows[@]}"; do
   echo "$m fails golden verify on ${BASH_REMATCH[1]} fused cases, as it must"
 done
 
-contract=("$py" "$src/python/golden_checks/check_contract.py" --quiet)
+source "$src/golden/test/contract_checks.sh"
 # The hex JSON format too (fp8 codes as integers, fp16/bf16/fp32 caches as
 # exact hex floats), exported fresh: the committed vectors are safetensors.
 "$bin" golden export --quiet --suite fused --format json --threads 2 --out "$work/fused-json" >/dev/null
 for dir in "${committed[@]}" "$work/fused-json"; do
   "${contract[@]}" "$dir"
 done
-if out=$("${contract[@]}" --widen 10 "$st"); then
-  echo "$out"; echo "with tenfold budgets every invalid fused output was still rejected: the budgets prove nothing"; exit 1
-fi
-echo "$out" | head -2
-[[ $out =~ x10:\ ([1-9][0-9]*)\ invalid\ outputs\ accepted ]] || { echo "$out"; exit 1; }
+expect_tenfold_accepts "$st" "fused output"
 # An output's stated cache steps altered (checksums recomputed): caught.
 cp -r "$st" "$work/forged"
-"$py" - "$work/forged" <<'PY'
-import hashlib, json, sys
+forge "$work/forged" cacheSteps <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from forge_export import rewrite
 d = sys.argv[1]
 m = json.load(open(f"{d}/manifest.json"))
 o = next(o for c in m["cases"] for o in c["outputs"] if o["cacheSteps"]["exact_f64"] != "inf")
 o["cacheSteps"]["exact_f64"] = o["cacheSteps"]["exact_f64"] + 1
-text = json.dumps(m, indent=1).encode()
-open(f"{d}/manifest.json", "wb").write(text)
-sums = [l for l in open(f"{d}/SHA256SUMS").read().splitlines() if not l.endswith("  manifest.json")]
-open(f"{d}/SHA256SUMS", "w").write("\n".join(sums + [hashlib.sha256(text).hexdigest() + "  manifest.json"]) + "\n")
+rewrite(d, m)
 PY
-if "${contract[@]}" "$work/forged" >/dev/null; then echo "an altered cacheSteps passed check_contract.py"; exit 1; fi
-echo "check_contract.py: an altered cacheSteps is caught"
 # A value of a caller's cos/sin cache altered (one step of its dtype
 # nearer zero, the file's and the manifest's checksums recomputed): caught.
 cp -r "$work/fused-json" "$work/forged-cache"
-"$py" - "$work/forged-cache" <<'PY'
-import hashlib, json, math, sys
+"$py" - "$work/forged-cache" "$src/golden/test" <<'PY'
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[2])
+from forge_export import rewrite
 d = sys.argv[1]
 m = json.load(open(f"{d}/manifest.json"))
 case = next(c for c in m["cases"] if "cosSinCache" in c)
@@ -95,13 +90,8 @@ i = next(i for i, v in enumerate(t["values"]) if v != "nan" and float.fromhex(v)
 v = float.fromhex(t["values"][i])
 t["values"][i] = (v * (1 - 2.0 ** -6)).hex()
 data = json.dumps(doc).encode()
-open(f"{d}/{path}", "wb").write(data)
 case["files"][0]["sha256"], case["files"][0]["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-text = json.dumps(m, indent=1).encode()
-open(f"{d}/manifest.json", "wb").write(text)
-sums = [l for l in open(f"{d}/SHA256SUMS").read().splitlines() if not l.endswith(("  manifest.json", "  " + path))]
-sums += [hashlib.sha256(data).hexdigest() + "  " + path, hashlib.sha256(text).hexdigest() + "  manifest.json"]
-open(f"{d}/SHA256SUMS", "w").write("\n".join(sums) + "\n")
+rewrite(d, m, {path: data})
 PY
 if out=$("$py" "$src/python/golden_checks/check_contract.py" "$work/forged-cache"); then echo "an altered cos/sin cache passed check_contract.py"; exit 1; fi
 [[ $out == *"cos_sin_cache: the "*" half of a named row is not the exact value"* ]] || { echo "$out"; exit 1; }
