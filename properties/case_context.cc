@@ -12,4 +12,21 @@ const ReferenceResult& CaseContext::reference() {
   return *ref_;
 }
 
+const BudgetTable& CaseContext::budgets(const ropecheck_impl_t& impl) {
+  ModelChoice m = model_choice(impl, c_);
+  for (const auto& [choice, table] : budgets_)
+    if (choice == m) return *table;
+  const ReferenceResult& ref = reference();
+  auto table = std::make_unique<BudgetTable>(budget_table(case_error_model(m, c_, ref.attention_factor), ref));
+  budgets_.emplace_back(std::move(m), std::move(table));
+  return *budgets_.back().second;
+}
+
+CaseContext& CaseContext::derived(const std::string& key, const std::function<CaseContext()>& make) {
+  for (const auto& [k, ctx] : derived_)
+    if (k == key) return *ctx;
+  derived_.emplace_back(key, std::make_unique<CaseContext>(make()));
+  return *derived_.back().second;
+}
+
 }  // namespace ropecheck::prop

@@ -27,9 +27,12 @@ PropertyResult composes_additively(const ropecheck_impl_t& impl, CaseContext& ct
   if (auto f = call_or_fail(impl, ca, x, &r1)) return *f;
   if (auto f = call_or_fail(impl, cb, r1.out, &r2)) return *f;
   if (auto f = call_or_fail(impl, cab, x, &r3)) return *f;
-  const ElementBudgets j1 = element_budgets(impl, ca, compute_reference(ca, x));
+  // f(x, a) and f(x, a + b) are the same cases for every kernel
+  // (CaseContext::derived); f(f(x, a), b) starts from the kernel's output.
+  const ElementBudgets j1 = element_budgets(impl, ctx.derived("ComposesAdditively a", [&] { return CaseContext(ca, x); }));
   const ElementBudgets j2 = element_budgets(impl, cb, compute_reference(cb, r1.out));
-  const ElementBudgets j3 = element_budgets(impl, cab, compute_reference(cab, x));
+  const ElementBudgets j3 =
+      element_budgets(impl, ctx.derived("ComposesAdditively a + b", [&] { return CaseContext(cab, x); }));
   return compare_pairs(
       ca, r2.out, r3.out, 1.0,
       [&](int w, std::int64_t oa, std::int64_t) { return j1.pair_budget[w][oa] + j2.pair_budget[w][oa] + j3.pair_budget[w][oa]; },

@@ -12,12 +12,14 @@ PropertyResult is_identity_at_position_zero(const ropecheck_impl_t& impl, CaseCo
   Case c = ctx.spec();
   for (auto& p : c.positions) p = 0;
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
-  const QkBuffers in = make_inputs(c);
-  const ReferenceResult ref = compute_reference(c, in);
+  // The same case, inputs and reference for every kernel (CaseContext::derived).
+  CaseContext& zero = ctx.derived("IsIdentityAtPositionZero", [&] { return CaseContext(c, make_inputs(c)); });
+  const QkBuffers& in = zero.inputs();
+  const ReferenceResult& ref = zero.reference();
   KernelRun run;
   if (auto f = call_or_fail(impl, c, in, &run)) return *f;
   if (!exactly_equal(ref.attention_factor, 1.0)) {
-    const CaseOutcome out = judge(impl, c, in, ref, run);
+    const CaseOutcome out = judge(impl, c, in, ref, run, &zero.budgets(impl));
     return {out.outcome, out.message, out.worst_units, {}};
   }
   const Geometry g = geometry(c);

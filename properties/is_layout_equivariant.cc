@@ -20,19 +20,25 @@ PropertyResult is_layout_equivariant(const ropecheck_impl_t& impl, CaseContext& 
   const int d = g.rotary_dim, pairs = d / 2;
   // Channel of the interleaved layout that holds half-split channel j.
   auto P = [&](int j) { return j < d ? (j < pairs ? 2 * j : 2 * (j - pairs) + 1) : j; };
-  const QkBuffers xh = make_inputs(half);
-  QkBuffers xi = xh;
-  for (int w = 0; w < 2; ++w)
-    for (std::int64_t t = 0; t < half.tokens; ++t)
-      for (int h = 0; h < g.heads[w]; ++h)
-        for (int j = 0; j < d; ++j)
-          std::copy_n(xh.bytes[w].begin() + g.offset(w, t, h, j) * g.esize, g.esize,
-                      xi.bytes[w].begin() + g.offset(w, t, h, P(j)) * g.esize);
+  // Both cases and their inputs are the same for every kernel (CaseContext::derived).
+  CaseContext& ch = ctx.derived("IsLayoutEquivariant half_split", [&] { return CaseContext(half, make_inputs(half)); });
+  const QkBuffers& xh = ch.inputs();
+  CaseContext& ci = ctx.derived("IsLayoutEquivariant interleaved", [&] {
+    QkBuffers xi = xh;
+    for (int w = 0; w < 2; ++w)
+      for (std::int64_t t = 0; t < half.tokens; ++t)
+        for (int h = 0; h < g.heads[w]; ++h)
+          for (int j = 0; j < d; ++j)
+            std::copy_n(xh.bytes[w].begin() + g.offset(w, t, h, j) * g.esize, g.esize,
+                        xi.bytes[w].begin() + g.offset(w, t, h, P(j)) * g.esize);
+    return CaseContext(inter, std::move(xi));
+  });
+  const QkBuffers& xi = ci.inputs();
   KernelRun rh, ri;
   if (auto f = call_or_fail(impl, half, xh, &rh)) return *f;
   if (auto f = call_or_fail(impl, inter, xi, &ri)) return *f;
-  const ElementBudgets jh = element_budgets(impl, half, compute_reference(half, xh));
-  const ElementBudgets ji = element_budgets(impl, inter, compute_reference(inter, xi));
+  const ElementBudgets jh = element_budgets(impl, ch);
+  const ElementBudgets ji = element_budgets(impl, ci);
   double worst = 0;
   for (int w = 0; w < 2; ++w)
     for (std::int64_t t = 0; t < half.tokens; ++t)

@@ -79,14 +79,18 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
   c.positions = base.positions_of(std::vector<std::int64_t>(columns.size(), 0));
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const Geometry g = geometry(c);
-  QkBuffers in;
-  for (int w = 0; w < 2; ++w) {
-    in.bytes[w].assign(static_cast<std::size_t>(g.elements[w]) * g.esize, 0);  // +0 in every dtype
-    for (int j : columns) store_value(in.bytes[w].data(), g.offset(w, token_of[j], 0, j), c.dtype, 1.0);
-  }
+  // The probe is the same for every kernel (CaseContext::derived).
+  CaseContext& probe = ctx.derived("IsOrthogonalWithPositiveOrientation", [&] {
+    QkBuffers in;
+    for (int w = 0; w < 2; ++w) {
+      in.bytes[w].assign(static_cast<std::size_t>(g.elements[w]) * g.esize, 0);  // +0 in every dtype
+      for (int j : columns) store_value(in.bytes[w].data(), g.offset(w, token_of[j], 0, j), c.dtype, 1.0);
+    }
+    return CaseContext(c, std::move(in));
+  });
   KernelRun run;
-  if (auto f = call_or_fail(impl, c, in, &run)) return *f;
-  const ElementBudgets jd = element_budgets(impl, c, compute_reference(c, in));
+  if (auto f = call_or_fail(impl, c, probe.inputs(), &run)) return *f;
+  const ElementBudgets jd = element_budgets(impl, probe);
   const double m2 = jd.attention_factor * jd.attention_factor;
   // R[k][j] = channel k of the output for input e_j, tensor q. Column j is
   // m times a unit vector inside pair(j), moved by at most P_j (the

@@ -18,7 +18,7 @@ PropertyResult preserves_pair_norm(const ropecheck_impl_t& impl, CaseContext& ct
   const ReferenceResult& ref = ctx.reference();
   KernelRun run;
   if (auto f = call_or_fail(impl, c, in, &run)) return *f;
-  const ElementBudgets j = element_budgets(impl, c, ref);
+  const ElementBudgets j = element_budgets(impl, ctx);
   const double m = ref.attention_factor;
   double worst = 0;
   auto fail = for_each_pair(c, [&](int w, std::int64_t t, int h, int i, std::int64_t oa,

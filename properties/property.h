@@ -7,13 +7,18 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
+#include "core/judge/budget_table.h"
 #include "core/judge/judge.h"
 #include "core/judge/reference_result.h"
 #include "ropecheck/kernel_abi.h"
@@ -43,20 +48,35 @@ struct PropertyResult {
   }
 };
 
-// One case as every property sees it: its inputs and its exact result are
-// built once, on first use, and shared by all properties and
+// One case as every property sees it: its inputs, its exact result and
+// the budgets of that result under each error model the implementations
+// declare are built once, on first use, and shared by all properties and
 // implementations that run on the case.
 class CaseContext {
  public:
   explicit CaseContext(Case c) : c_(std::move(c)) {}
+  // A case given with its inputs (a derived case: derived()).
+  CaseContext(Case c, QkBuffers in) : c_(std::move(c)), in_(std::move(in)) {}
   const Case& spec() const { return c_; }
   const QkBuffers& inputs();
   const ReferenceResult& reference();
+  // budget_table of reference() under impl's error model (model_choice):
+  // one per distinct model, whichever implementation asks first.
+  const BudgetTable& budgets(const ropecheck_impl_t& impl);
+  // A variant of this case with inputs of its own that a property derives
+  // the same way for every implementation (other positions, a probe input,
+  // another layout): made by `make` on first use under `key` (the property
+  // and the variant's role), then shared like this case, reference and
+  // budgets included. `make` may depend on this case only, never on what a
+  // kernel computed.
+  CaseContext& derived(const std::string& key, const std::function<CaseContext()>& make);
 
  private:
   Case c_;
   std::optional<QkBuffers> in_;
   std::optional<ReferenceResult> ref_;
+  std::vector<std::pair<ModelChoice, std::unique_ptr<BudgetTable>>> budgets_;
+  std::vector<std::pair<std::string, std::unique_ptr<CaseContext>>> derived_;
 };
 
 struct Property {

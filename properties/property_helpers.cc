@@ -9,9 +9,11 @@
 
 namespace ropecheck::prop {
 
-ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref) {
+ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref,
+                               const BudgetTable* table) {
+  std::optional<BudgetTable> own;
+  if (table == nullptr) table = &own.emplace(budget_table(case_error_model(impl, c, ref.attention_factor), ref));
   const Geometry g = geometry(c);
-  const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
   ElementBudgets j;
   j.attention_factor = ref.attention_factor;
   for (int w = 0; w < 2; ++w) {
@@ -20,21 +22,24 @@ ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, cons
     j.budget[w].assign(n, 0.0);
     j.pair_budget[w].assign(n, 0.0);
     j.pair_budget_no_angle[w].assign(n, 0.0);
-    // Pair by pair: the pair bounds of its two elements are the same (x, y,
-    // angle, position), worked out once.
+    const auto tw = static_cast<std::size_t>(w);
+    std::size_t k = 0;  // the pair's place in walk order
     ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
-      const double pair = model.pair_budget(pe.terms[0]);
-      const double pair_no_angle = model.pair_budget_excluding_angle(pe.terms[0]);
       for (int side = 0; side < 2; ++side) {
         const auto off = static_cast<std::size_t>(pe.offset[side]);
         j.value[w][off] = pe.terms[side].value;
-        j.budget[w][off] = model.budget(pe.terms[side]);
-        j.pair_budget[w][off] = pair;
-        j.pair_budget_no_angle[w][off] = pair_no_angle;
+        j.budget[w][off] = table->budget[tw][2 * k + static_cast<std::size_t>(side)];
+        j.pair_budget[w][off] = table->pair[tw][k];
+        j.pair_budget_no_angle[w][off] = table->pair_no_angle[tw][k];
       }
+      ++k;
     });
   }
   return j;
+}
+
+ElementBudgets element_budgets(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  return element_budgets(impl, ctx.spec(), ctx.reference(), &ctx.budgets(impl));
 }
 
 std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
@@ -117,7 +122,11 @@ PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, co
   ElementBudgets js[2];
   for (int r = 0; r < 2; ++r) {
     if (auto f = call_or_fail(impl, *cases[r], in, &runs[r])) return *f;
-    js[r] = element_budgets(impl, *cases[r], r == 0 ? ctx.reference() : compute_reference(*cases[r], in));
+    // The shifted case is the same for every kernel: its reference and
+    // budgets are shared (CaseContext::derived).
+    js[r] = element_budgets(impl, r == 0 ? ctx : ctx.derived("dots_unchanged: " + shift, [&] {
+                                                 return CaseContext(shifted, in);
+                                               }));
   }
   const Geometry g = geometry(c);
   const int group = c.q_heads / c.kv_heads;

@@ -32,7 +32,11 @@ struct ElementBudgets {
   std::array<std::vector<double>, 2> pair_budget, pair_budget_no_angle;
   double attention_factor = 1;
 };
-ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref);
+// table: budget_table of ref under impl's model, when the caller holds it.
+ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref,
+                               const BudgetTable* table = nullptr);
+// The same of a (derived) case context's own case, its table shared.
+ElementBudgets element_budgets(const ropecheck_impl_t& impl, CaseContext& ctx);
 
 // Element `off` of tensor w (0 q, 1 k) of a buffer, as a double.
 inline double stored_value(const QkBuffers& b, int w, std::int64_t off, ropecheck_dtype_t dt) {

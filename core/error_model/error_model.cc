@@ -81,6 +81,7 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
   if (m_rel_ > 0 && u_t > u_f) m_rel_ += u_t * (1 + m_rel_);
   // A caller's cache carries the exact m, folded in before its one rounding.
   if (caller_cache_) m_rel_ = 0;
+  unit_trig_ = trig_bound(1.0);
 }
 
 double ErrorModel::math_rounding(double z) const {
@@ -143,9 +144,22 @@ ErrorModel::TrigBound ErrorModel::trig_bound(double cm) const {
   return {delta, m_ * cm + delta};
 }
 
-BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
+ErrorModel::PairShared ErrorModel::pair_shared(const ElementTerms& t) const {
+  PairShared s;
+  s.angle_error = angle_error(t);
+  s.input_norm = std::hypot(std::fabs(t.x) + t.input_error_x, std::fabs(t.y) + t.input_error_y);
+  // E3-E5, per value: the kernel multiplies by cos/sin of its own angle a~,
+  // so |cos a~| <= min(1, |cos a| + A).
+  s.cos = trig_bound(std::min(1.0, std::fabs(t.cos_a) + s.angle_error));
+  s.sin = trig_bound(std::min(1.0, std::fabs(t.sin_a) + s.angle_error));
+  return s;
+}
+
+BudgetTerms ErrorModel::terms(const ElementTerms& t) const { return terms(t, pair_shared(t)); }
+
+BudgetTerms ErrorModel::terms(const ElementTerms& t, const PairShared& s) const {
   BudgetTerms r;
-  const double A = angle_error(t);
+  const double A = s.angle_error;
   // E2: a computed angle a + da rotates the exact output by da:
   // |v(a+da) - v(a)| <= |partner| |da| + |v| da^2 / 2 for every da, and
   // never more than the distance between two points on the circle.
@@ -155,16 +169,11 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
   const double av = std::fabs(t.value), ax = std::fabs(t.x) + t.input_error_x, ay = std::fabs(t.y) + t.input_error_y;
   // (The kernel's exact-angle outputs are off by at most m (dx + dy) too.)
   const double moved = m_ * (t.input_error_x + t.input_error_y);
-  const double rotated = (std::fabs(t.partner) + moved) * A + (av + moved) * A * A / 2,
-               cap = 2 * m_ * std::hypot(ax, ay);
+  const double rotated = (std::fabs(t.partner) + moved) * A + (av + moved) * A * A / 2, cap = 2 * m_ * s.input_norm;
   r.angle_capped = cap < rotated;
   r.angle = std::min(rotated, cap);
-  // E3-E5, per value: the kernel multiplies by cos/sin of its own angle a~,
-  // so |cos a~| <= min(1, |cos a| + A).
-  const TrigBound bc = trig_bound(std::min(1.0, std::fabs(t.cos_a) + A));
-  const TrigBound bs = trig_bound(std::min(1.0, std::fabs(t.sin_a) + A));
-  const TrigBound& b1 = t.side == 0 ? bc : bs;  // multiplies x
-  const TrigBound& b2 = t.side == 0 ? bs : bc;  // multiplies y
+  const TrigBound& b1 = t.side == 0 ? s.cos : s.sin;  // multiplies x
+  const TrigBound& b2 = t.side == 0 ? s.sin : s.cos;  // multiplies y
   r.trig = ax * b1.delta + ay * b2.delta;
   // E6: the products' roundings in the math dtype (an FMA rounds only one).
   const double p1 = math_rounding(ax * b1.kmax), p2 = math_rounding(ay * b2.kmax);
@@ -184,8 +193,7 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
 }
 
 double ErrorModel::trig_error(const ElementTerms& t) const {
-  return std::min(angle_error(t), 2.0) + trig_bound(1.0).delta / std::max(m_, 1e-300) +
-         4 * unit_roundoff(math_);
+  return std::min(angle_error(t), 2.0) + unit_trig_.delta / std::max(m_, 1e-300) + 4 * unit_roundoff(math_);
 }
 
 double ErrorModel::overflow_free_limit() const {
@@ -194,11 +202,15 @@ double ErrorModel::overflow_free_limit() const {
 }
 
 double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
+  return pair_budget_excluding_angle(t, std::hypot(t.x, t.y));
+}
+
+double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t, double norm) const {
   // The terms of E3..E8 for an element of magnitude m r whatever the angle
   // (|cos a~|, |sin a~| <= 1), times sqrt(2) for the two elements.
   const double ax = std::fabs(t.x), ay = std::fabs(t.y);
-  const double r = m_ * std::hypot(t.x, t.y);
-  const TrigBound b = trig_bound(1.0);
+  const double r = m_ * norm;
+  const TrigBound& b = unit_trig_;
   const double trig = (ax + ay) * b.delta;
   const double p1 = math_rounding(ax * b.kmax), p2 = math_rounding(ay * b.kmax);
   const double prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
@@ -209,8 +221,22 @@ double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
 }
 
 double ErrorModel::pair_budget(const ElementTerms& t) const {
-  const double r = m_ * std::hypot(t.x, t.y);
-  return std::min(r * angle_error(t), 2 * r) + pair_budget_excluding_angle(t);
+  const double norm = std::hypot(t.x, t.y), r = m_ * norm;
+  return std::min(r * angle_error(t), 2 * r) + pair_budget_excluding_angle(t, norm);
+}
+
+ErrorModel::PairBudgets ErrorModel::pair_budgets(const std::array<ElementTerms, 2>& t) const {
+  PairBudgets b;
+  const PairShared s = pair_shared(t[0]);
+  b.terms = {terms(t[0], s), terms(t[1], s)};
+  // Without a fused norm's input errors |(x, y)| is the norm the terms used.
+  b.norm = exactly_equal(t[0].input_error_x, 0.0) && exactly_equal(t[0].input_error_y, 0.0)
+               ? s.input_norm
+               : std::hypot(t[0].x, t[0].y);
+  b.pair_no_angle = pair_budget_excluding_angle(t[0], b.norm);
+  const double r = m_ * b.norm;
+  b.pair = std::min(r * s.angle_error, 2 * r) + b.pair_no_angle;
+  return b;
 }
 
 std::string ErrorModel::explain(const ElementTerms& t) const {

@@ -112,6 +112,17 @@ class ErrorModel {
   // (at most m r |da|) it bounds | kernel pair - exact pair |.
   double pair_budget(const ElementTerms& t) const;
   double pair_budget_excluding_angle(const ElementTerms& t) const;
+  // Everything above for both elements of one pair at once (first, second:
+  // pair_terms), bit for bit what terms(), pair_budget() and
+  // pair_budget_excluding_angle() give: the angle bound, the sin/cos bounds
+  // and |(x, y)| are the same for both elements and worked out once (the
+  // judge and the properties budget every element of every case).
+  struct PairBudgets {
+    std::array<BudgetTerms, 2> terms;
+    double pair = 0, pair_no_angle = 0;
+    double norm = 0;  // hypot(x, y)
+  };
+  PairBudgets pair_budgets(const std::array<ElementTerms, 2>& t) const;
   // Bound on |kernel cos - m cos a| and |kernel sin - m sin a| per unit of m
   // (angle, sin/cos evaluation and cache rounding): below it the sign of cos
   // or sin is uncertain, and so is how a non-finite input propagates.
@@ -134,6 +145,17 @@ class ErrorModel {
     double delta, kmax;
   };
   TrigBound trig_bound(double cm) const;
+  // What terms() needs of a pair beyond the element itself, the same for
+  // both of its elements.
+  struct PairShared {
+    double angle_error;   // A
+    double input_norm;    // hypot(|x| + dx, |y| + dy)
+    TrigBound cos, sin;   // at min(1, |cos a| + A), min(1, |sin a| + A)
+  };
+  PairShared pair_shared(const ElementTerms& t) const;
+  BudgetTerms terms(const ElementTerms& t, const PairShared& s) const;
+  // pair_budget_excluding_angle with norm = hypot(x, y).
+  double pair_budget_excluding_angle(const ElementTerms& t, double norm) const;
   // One rounding to the math dtype of a value of magnitude <= z.
   double math_rounding(double z) const;
   // A without and with the phase error of a fast sin/cos beyond its range.
@@ -148,6 +170,7 @@ class ErrorModel {
   double m_;
   double m_rel_;  // E5: relative error of the kernel's attention factor
   std::vector<AngleError> angles_;  // per frequency group
+  TrigBound unit_trig_{0, 0};       // trig_bound(1.0): whatever the angle
 };
 
 }  // namespace ropecheck

@@ -5,14 +5,15 @@
 namespace ropecheck {
 
 CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                              const ReferenceResult& ref) {
+                              const ReferenceResult& ref, const std::function<const BudgetTable*()>& budgets) {
   if (std::string why = outside_capabilities(impl, c); !why.empty()) {
     CaseOutcome out;
     out.outcome = Outcome::kSkipped;
     out.message = "outside capabilities: " + why;
     return out;
   }
-  return judge(impl, c, in, ref, call_kernel_twice(impl, c, in));
+  const KernelRun run = call_kernel_twice(impl, c, in);
+  return judge(impl, c, in, ref, run, budgets ? budgets() : nullptr);
 }
 
 std::string verdict_floor_failure(const JudgedCount& n, int min_judged) {

@@ -5,6 +5,7 @@
 #ifndef ROPECHECK_CORE_JUDGE_CONFORMANCE_H_
 #define ROPECHECK_CORE_JUDGE_CONFORMANCE_H_
 
+#include <functional>
 #include <string>
 
 #include "core/cases/buffers.h"
@@ -18,8 +19,11 @@ namespace ropecheck {
 // Skipped ("outside capabilities: <why>") when the case lies outside what
 // the kernel declares; else the judge's verdict on the first of two calls
 // (call_kernel_twice: any difference between them is a misbehaviour).
+// `budgets`, when given, is asked once the case is to be judged for the
+// budget table the caller holds (judge()).
 CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                              const ReferenceResult& ref);
+                              const ReferenceResult& ref,
+                              const std::function<const BudgetTable*()>& budgets = nullptr);
 
 // What a run judged of one kernel (for the gate: of one property).
 struct JudgedCount {

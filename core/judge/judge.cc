@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/cases/views.h"
@@ -38,7 +39,7 @@ std::string Violation::format() const {
 }
 
 CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                  const ReferenceResult& ref, const KernelRun& run) {
+                  const ReferenceResult& ref, const KernelRun& run, const BudgetTable* budgets) {
   CaseOutcome out;
   if (std::string bad = ErrorModel::check_policy(policy_of(impl)); !bad.empty()) {
     out.outcome = Outcome::kFail;
@@ -52,6 +53,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
   }
   const Geometry g = geometry(c);
   const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
+  std::optional<BudgetTable> own;
+  if (budgets == nullptr) budgets = &own.emplace(budget_table(model, ref));
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);
@@ -65,11 +68,15 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
   PositionPoint* last_point = nullptr;
   for (int w = 0; w < 2; ++w) {
     const unsigned char* got = run.out.bytes[w].data();
+    const std::vector<double>& budget_of = budgets->budget[static_cast<std::size_t>(w)];
+    const std::vector<std::uint8_t>& dominant_of = budgets->dominant[static_cast<std::size_t>(w)];
+    const std::vector<double>& norm_of = budgets->norm[static_cast<std::size_t>(w)];
+    std::size_t k = 0;  // the pair's place in walk order
     // Pair by pair: both elements share x and y, so the pair's ulp is
     // worked out once for both.
     ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
-      const double pair_ulp =
-          ref::ulp_of(ref.attention_factor * std::hypot(pe.terms[0].x, pe.terms[0].y), c.dtype);
+      const std::size_t pair_at = k++;
+      const double pair_ulp = ref::ulp_of(ref.attention_factor * norm_of[pair_at], c.dtype);
       for (int side = 0; side < 2; ++side) {
         const ElementTerms& e = pe.terms[side];
         const auto at = static_cast<std::size_t>(pe.offset[side]);
@@ -92,8 +99,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
           ++out.outside_domain;
           continue;
         }
-        const BudgetTerms terms = model.terms(e);
-        const double budget = terms.total();
+        const double budget = budget_of[2 * pair_at + static_cast<std::size_t>(side)];
         double units = std::fabs(v - e.value) / budget;
         // Rounding to the storage dtype may overflow: an infinity is what a
         // correct kernel stores when the budget interval around the exact value
@@ -117,7 +123,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
                                      "outside budget", model.explain(e)});
         const double u = std::isnan(units) ? HUGE_VAL : units;
         const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
-        const int term = dominant_term(terms);
+        const int term = dominant_of[2 * pair_at + static_cast<std::size_t>(side)];
         ++out.elements_by_term[term];
         out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
         b.worst_units = std::max(b.worst_units, u);

@@ -15,6 +15,7 @@
 #include "core/cases/buffers.h"
 #include "core/cases/cases.h"
 #include "core/kernel/kernel_call.h"
+#include "core/judge/budget_table.h"
 #include "core/judge/reference_result.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -80,8 +81,10 @@ struct CaseOutcome {
 // Judges one run against the reference, element by element: rotated
 // elements within the budget of the implementation's declared policy,
 // pass-through channels bit-identical to the input, padding untouched.
+// `budgets`: budget_table(case_error_model(impl, c, ...), ref), when the
+// caller holds it already (the gate shares one per case and model).
 CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                  const ReferenceResult& ref, const KernelRun& run);
+                  const ReferenceResult& ref, const KernelRun& run, const BudgetTable* budgets = nullptr);
 
 }  // namespace ropecheck
 

@@ -7,7 +7,6 @@
 #include <memory>
 #include <string>
 
-#include "core/cases/cos_sin_cache_case.h"
 #include "core/cases/rng.h"
 #include "reference/rotation.h"
 #include "reference/rounding.h"
@@ -266,12 +265,6 @@ ErrorModel case_error_model(const Policy& policy, const Case& c, double attentio
   return ErrorModel(policy, c.freq, c.shape, c.dtype, attention_factor, pa.group_rotary_dim, caller_cache);
 }
 
-ErrorModel case_error_model(const ropecheck_impl_t& impl, const Case& c, double attention_factor) {
-  std::optional<ropecheck_dtype_t> caller_cache;
-  if (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)
-    caller_cache = caller_cache_dtype(c, impl.cos_sin_cache_dtypes);
-  return case_error_model(policy_of(impl), c, attention_factor, caller_cache);
-}
 
 ReferenceResult compute_reference(const Case& c, const QkBuffers& in, ref::FastStats* stats) {
   switch (reference_mode()) {

@@ -197,10 +197,6 @@ ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in);
 // cos/sin cache the caller passes in (ABI 1.6) in that dtype.
 ErrorModel case_error_model(const Policy& policy, const Case& c, double attention_factor,
                             std::optional<ropecheck_dtype_t> caller_cache = std::nullopt);
-// The same for a kernel's table: its declared policy, and the caller cache
-// the case hands it when it grants CALLER_COS_SIN_CACHE
-// (core/cases/cos_sin_cache_case.h draws the dtype).
-ErrorModel case_error_model(const ropecheck_impl_t& impl, const Case& c, double attention_factor);
 
 // First difference between two results, bit for bit (the sign of zero
 // included), as "what at where"; empty when identical.

@@ -14,6 +14,7 @@
 #include "ropecheck/axes.h"
 #include "ropecheck/dtype.h"
 #include "properties/property.h"
+#include "core/judge/budget_table.h"
 #include "impls/registry.h"
 
 namespace ropecheck {
@@ -43,6 +44,40 @@ class PropertyTest : public ::testing::Test {
   const prop::Property* p_;
   const ropecheck_impl_t* impl_;
 };
+
+// What CaseContext shares across implementations: one budget table per
+// error model (kernels declaring the same policy read the same one, another
+// policy gets its own, equal to what element_budgets() works out alone), and
+// one derived case per key, made once.
+TEST(CaseContext, SharesBudgetsPerModelAndDerivedCasesPerKey) {
+  const ropecheck_impl_t* naive = find_impl("scalar_naive");
+  const ropecheck_impl_t* rotate_half = find_impl("scalar_rotate_half");  // the same policy
+  const ropecheck_impl_t* complex = find_impl("scalar_complex");          // fp64 frequencies and angles
+  ASSERT_TRUE(naive && rotate_half && complex);
+  prop::CaseContext ctx(make_case(Suite::kQuick, 1, 3));
+  const BudgetTable& a = ctx.budgets(*naive);
+  EXPECT_EQ(&a, &ctx.budgets(*rotate_half));
+  const BudgetTable& b = ctx.budgets(*complex);
+  EXPECT_NE(&a, &b);
+  EXPECT_NE(a.budget[0], b.budget[0]);
+  const BudgetTable alone = budget_table(case_error_model(*complex, ctx.spec(), ctx.reference().attention_factor),
+                                         ctx.reference());
+  EXPECT_EQ(b.budget, alone.budget);
+  EXPECT_EQ(b.pair, alone.pair);
+  int made = 0;
+  auto make = [&] {
+    ++made;
+    Case c = ctx.spec();
+    for (auto& p : c.positions) p += 5;
+    return prop::CaseContext(c, ctx.inputs());
+  };
+  prop::CaseContext& d = ctx.derived("shifted by 5", make);
+  EXPECT_EQ(&d, &ctx.derived("shifted by 5", make));
+  EXPECT_EQ(made, 1);
+  EXPECT_NE(&d, &ctx.derived("another", make));
+  EXPECT_EQ(made, 2);
+  EXPECT_EQ(d.spec().positions[0], ctx.spec().positions[0] + 5);
+}
 
 }  // namespace
 }  // namespace ropecheck

@@ -1,0 +1,59 @@
+#include "core/judge/budget_table.h"
+
+#include <cstring>
+
+#include "core/cases/cos_sin_cache_case.h"
+
+namespace ropecheck {
+
+BudgetTable budget_table(const ErrorModel& model, const ReferenceResult& ref) {
+  BudgetTable t;
+  for (int w = 0; w < 2; ++w) {
+    const std::size_t pairs = ref.pairs[static_cast<std::size_t>(w)].size();
+    auto& budget = t.budget[static_cast<std::size_t>(w)];
+    auto& dominant = t.dominant[static_cast<std::size_t>(w)];
+    auto& pair = t.pair[static_cast<std::size_t>(w)];
+    auto& no_angle = t.pair_no_angle[static_cast<std::size_t>(w)];
+    auto& norm = t.norm[static_cast<std::size_t>(w)];
+    budget.reserve(2 * pairs);
+    dominant.reserve(2 * pairs);
+    pair.reserve(pairs);
+    no_angle.reserve(pairs);
+    norm.reserve(pairs);
+    ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
+      const ErrorModel::PairBudgets b = model.pair_budgets(pe.terms);
+      for (int side = 0; side < 2; ++side) {
+        budget.push_back(b.terms[static_cast<std::size_t>(side)].total());
+        dominant.push_back(static_cast<std::uint8_t>(dominant_term(b.terms[static_cast<std::size_t>(side)])));
+      }
+      pair.push_back(b.pair);
+      no_angle.push_back(b.pair_no_angle);
+      norm.push_back(b.norm);
+    });
+  }
+  return t;
+}
+
+bool ModelChoice::operator==(const ModelChoice& o) const {
+  // Bits, not values: the policy's doubles are declared numbers, and two
+  // that differ only in the sign of a zero are merely budgeted twice.
+  return std::memcmp(&policy.base, &o.policy.base, sizeof policy.base) == 0 &&
+         std::memcmp(&policy.ext, &o.policy.ext, sizeof policy.ext) == 0 && caller_cache == o.caller_cache;
+}
+
+ModelChoice model_choice(const ropecheck_impl_t& impl, const Case& c) {
+  std::optional<ropecheck_dtype_t> caller_cache;
+  if (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)
+    caller_cache = caller_cache_dtype(c, impl.cos_sin_cache_dtypes);
+  return {policy_of(impl), caller_cache};
+}
+
+ErrorModel case_error_model(const ModelChoice& m, const Case& c, double attention_factor) {
+  return case_error_model(m.policy, c, attention_factor, m.caller_cache);
+}
+
+ErrorModel case_error_model(const ropecheck_impl_t& impl, const Case& c, double attention_factor) {
+  return case_error_model(model_choice(impl, c), c, attention_factor);
+}
+
+}  // namespace ropecheck
