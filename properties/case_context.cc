@@ -22,6 +22,15 @@ const BudgetTable& CaseContext::budgets(const ropecheck_impl_t& impl) {
   return *budgets_.back().second;
 }
 
+const KernelRun& CaseContext::base_run(const ropecheck_impl_t& impl) {
+  if (run_of_ != &impl || !run_) {
+    run_.reset();  // one implementation's buffers at a time
+    run_ = call_kernel_twice(impl, c_, inputs());
+    run_of_ = &impl;
+  }
+  return *run_;
+}
+
 CaseContext& CaseContext::derived(const std::string& key, const std::function<CaseContext()>& make) {
   for (const auto& [k, ctx] : derived_)
     if (k == key) return *ctx;

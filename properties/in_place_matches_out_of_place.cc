@@ -10,9 +10,14 @@ PropertyResult in_place_matches_out_of_place(const ropecheck_impl_t& impl, CaseC
   oop.in_place = false;
   if (auto s = skip_outside_capabilities(impl, {&ip, &oop})) return *s;
   const QkBuffers& in = ctx.inputs();
-  KernelRun a, b;
-  if (auto f = call_or_fail(impl, ip, in, &a)) return *f;
-  if (auto f = call_or_fail(impl, oop, in, &b)) return *f;
+  // The case itself is one of the two: its run is the one every property
+  // shares (CaseContext::base_run).
+  KernelRun other;
+  const KernelRun* base = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
+  if (auto f = call_or_fail(impl, ctx.spec().in_place ? oop : ip, in, &other)) return *f;
+  const KernelRun& a = ctx.spec().in_place ? *base : other;
+  const KernelRun& b = ctx.spec().in_place ? other : *base;
   const Geometry g = geometry(ip);
   for (int w = 0; w < 2; ++w)
     for (std::int64_t t = 0; t < ip.tokens; ++t)

@@ -17,8 +17,9 @@ PropertyResult is_axis_separable(const ropecheck_impl_t& impl, CaseContext& ctx)
   if (!c.axes.multi()) return PropertyResult::skip("one position axis");
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const QkBuffers& in = ctx.inputs();
-  KernelRun base;
-  if (auto f = call_or_fail(impl, c, in, &base)) return *f;
+  const KernelRun* base_run = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base_run)) return *f;
+  const KernelRun& base = *base_run;
   const ref::PairAxes pa = ref::pair_axes(c.axes, c.shape.rotary_dim);
   const int axes = c.axis_count();
   const Geometry g = geometry(c);

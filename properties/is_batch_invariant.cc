@@ -38,8 +38,9 @@ PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx
   const Case& c = ctx.spec();
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const QkBuffers& in = ctx.inputs();
-  KernelRun full;
-  if (auto f = call_or_fail(impl, c, in, &full)) return *f;
+  const KernelRun* base = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
+  const KernelRun& full = *base;
 
   // One token alone (a seeded pick; the last token when the first is 0).
   if (c.tokens > 1) {

@@ -11,8 +11,9 @@ PropertyResult keeps_pass_through_bit_exact(const ropecheck_impl_t& impl, CaseCo
   if (c.shape.rotary_dim == c.shape.head_dim) return PropertyResult::skip("no pass-through channels");
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const QkBuffers& in = ctx.inputs();
-  KernelRun run;
-  if (auto f = call_or_fail(impl, c, in, &run)) return *f;
+  const KernelRun* base = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
+  const KernelRun& run = *base;
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)
     for (std::int64_t t = 0; t < c.tokens; ++t)

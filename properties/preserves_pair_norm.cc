@@ -16,8 +16,9 @@ PropertyResult preserves_pair_norm(const ropecheck_impl_t& impl, CaseContext& ct
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const QkBuffers& in = ctx.inputs();
   const ReferenceResult& ref = ctx.reference();
-  KernelRun run;
-  if (auto f = call_or_fail(impl, c, in, &run)) return *f;
+  const KernelRun* base = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
+  const KernelRun& run = *base;
   const ElementBudgets j = element_budgets(impl, ctx);
   const double m = ref.attention_factor;
   double worst = 0;

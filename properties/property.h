@@ -70,6 +70,13 @@ class CaseContext {
   // budgets included. `make` may depend on this case only, never on what a
   // kernel computed.
   CaseContext& derived(const std::string& key, const std::function<CaseContext()>& make);
+  // The implementation's run on this case and its inputs, made once by the
+  // first property that asks (call_kernel_twice: two calls, each with other
+  // buffers and another poison, must give the same bits, or the run carries
+  // the misbehaviour) and read by every property that calls the kernel on
+  // the case itself. Kept for one implementation at a time (the gate runs
+  // a case's properties implementation by implementation).
+  const KernelRun& base_run(const ropecheck_impl_t& impl);
 
  private:
   Case c_;
@@ -77,6 +84,8 @@ class CaseContext {
   std::optional<ReferenceResult> ref_;
   std::vector<std::pair<ModelChoice, std::unique_ptr<BudgetTable>>> budgets_;
   std::vector<std::pair<std::string, std::unique_ptr<CaseContext>>> derived_;
+  const ropecheck_impl_t* run_of_ = nullptr;
+  std::optional<KernelRun> run_;
 };
 
 struct Property {

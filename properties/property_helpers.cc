@@ -49,6 +49,12 @@ std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const C
   return PropertyResult::fail(out->failure());
 }
 
+std::optional<PropertyResult> base_run_or_fail(const ropecheck_impl_t& impl, CaseContext& ctx, const KernelRun** out) {
+  *out = &ctx.base_run(impl);
+  if ((*out)->ok()) return std::nullopt;
+  return PropertyResult::fail((*out)->failure());
+}
+
 std::optional<PropertyResult> skip_outside_capabilities(const ropecheck_impl_t& impl,
                                                         std::initializer_list<const Case*> cs) {
   for (const Case* c : cs)
@@ -118,10 +124,13 @@ PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, co
   if (auto s = skip_outside_capabilities(impl, {&c, &shifted})) return *s;
   const QkBuffers& in = ctx.inputs();
   const Case* cases[2] = {&c, &shifted};
-  KernelRun runs[2];
+  KernelRun shifted_run;
+  const KernelRun* runs[2] = {nullptr, &shifted_run};
   ElementBudgets js[2];
+  if (auto f = base_run_or_fail(impl, ctx, &runs[0])) return *f;
   for (int r = 0; r < 2; ++r) {
-    if (auto f = call_or_fail(impl, *cases[r], in, &runs[r])) return *f;
+    if (r == 1)
+      if (auto f = call_or_fail(impl, *cases[r], in, &shifted_run)) return *f;
     // The shifted case is the same for every kernel: its reference and
     // budgets are shared (CaseContext::derived).
     js[r] = element_budgets(impl, r == 0 ? ctx : ctx.derived("dots_unchanged: " + shift, [&] {
@@ -138,7 +147,7 @@ PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, co
         for (int r = 0; r < 2; ++r)
           for (int j = 0; j < g.head_dim; ++j) {
             const std::int64_t oq = g.offset(0, a, h, j), ok = g.offset(1, b, h / group, j);
-            const double qv = stored_value(runs[r].out, 0, oq, c.dtype), kv = stored_value(runs[r].out, 1, ok, c.dtype);
+            const double qv = stored_value(runs[r]->out, 0, oq, c.dtype), kv = stored_value(runs[r]->out, 1, ok, c.dtype);
             dot[r] += qv * kv;
             mag += std::fabs(qv * kv);
             const double eq = js[r].budget[0][oq], ek = js[r].budget[1][ok];

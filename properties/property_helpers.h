@@ -47,6 +47,9 @@ inline double stored_value(const QkBuffers& b, int w, std::int64_t off, ropechec
 std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                                            KernelRun* out);
 
+// ctx.base_run(impl), or the failure to report when it failed.
+std::optional<PropertyResult> base_run_or_fail(const ropecheck_impl_t& impl, CaseContext& ctx, const KernelRun** out);
+
 // A skip when any of the (derived) cases lies outside the implementation's
 // declared capabilities.
 std::optional<PropertyResult> skip_outside_capabilities(const ropecheck_impl_t& impl,

@@ -18,8 +18,10 @@ PropertyResult rotates_q_the_same_without_k(const ropecheck_impl_t& impl, CaseCo
   q_alone.kv_heads = 0;
   if (auto s = skip_outside_capabilities(impl, {&c, &q_alone})) return *s;
   const QkBuffers& in = ctx.inputs();
-  KernelRun both, alone;
-  if (auto f = call_or_fail(impl, c, in, &both)) return *f;
+  const KernelRun* base = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
+  const KernelRun& both = *base;
+  KernelRun alone;
   std::vector<std::int64_t> same;
   for (std::int64_t i = 0; i < c.tokens; ++i) same.push_back(i);
   if (auto f = call_or_fail(impl, q_alone, remap_inputs(c, in, q_alone, same), &alone)) return *f;

@@ -5,15 +5,17 @@
 namespace ropecheck {
 
 CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                              const ReferenceResult& ref, const std::function<const BudgetTable*()>& budgets) {
+                              const ReferenceResult& ref, const std::function<const BudgetTable*()>& budgets,
+                              const std::function<const KernelRun&()>& run) {
   if (std::string why = outside_capabilities(impl, c); !why.empty()) {
     CaseOutcome out;
     out.outcome = Outcome::kSkipped;
     out.message = "outside capabilities: " + why;
     return out;
   }
-  const KernelRun run = call_kernel_twice(impl, c, in);
-  return judge(impl, c, in, ref, run, budgets ? budgets() : nullptr);
+  std::optional<KernelRun> own;
+  const KernelRun& r = run ? run() : own.emplace(call_kernel_twice(impl, c, in));
+  return judge(impl, c, in, ref, r, budgets ? budgets() : nullptr);
 }
 
 std::string verdict_floor_failure(const JudgedCount& n, int min_judged) {

@@ -18,12 +18,14 @@ namespace ropecheck {
 
 // Skipped ("outside capabilities: <why>") when the case lies outside what
 // the kernel declares; else the judge's verdict on the first of two calls
-// (call_kernel_twice: any difference between them is a misbehaviour).
+// (call_kernel_twice: any difference between them is a misbehaviour), or
+// on the run `run` gives (such a pair of calls the caller holds already).
 // `budgets`, when given, is asked once the case is to be judged for the
 // budget table the caller holds (judge()).
 CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                               const ReferenceResult& ref,
-                              const std::function<const BudgetTable*()>& budgets = nullptr);
+                              const std::function<const BudgetTable*()>& budgets = nullptr,
+                              const std::function<const KernelRun&()>& run = nullptr);
 
 // What a run judged of one kernel (for the gate: of one property).
 struct JudgedCount {
