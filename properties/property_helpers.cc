@@ -13,6 +13,7 @@ ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, cons
                                const BudgetTable* table) {
   std::optional<BudgetTable> own;
   if (table == nullptr) table = &own.emplace(budget_table(case_error_model(impl, c, ref.attention_factor), ref));
+  check_budget_table(*table, ref);
   const Geometry g = geometry(c);
   ElementBudgets j;
   j.attention_factor = ref.attention_factor;

@@ -1,6 +1,8 @@
 #include "core/judge/budget_table.h"
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "core/cases/cos_sin_cache_case.h"
 
@@ -32,6 +34,16 @@ BudgetTable budget_table(const ErrorModel& model, const ReferenceResult& ref) {
     });
   }
   return t;
+}
+
+void check_budget_table(const BudgetTable& t, const ReferenceResult& ref) {
+  for (std::size_t w = 0; w < 2; ++w) {
+    const std::size_t pairs = ref.pairs[w].size();
+    if (t.budget[w].size() != 2 * pairs || t.dominant[w].size() != 2 * pairs || t.pair[w].size() != pairs ||
+        t.pair_no_angle[w].size() != pairs || t.norm[w].size() != pairs)
+      throw std::logic_error("budget table of " + std::to_string(t.pair[w].size()) + " pairs for a reference of " +
+                             std::to_string(pairs) + " pairs (" + (w ? "k" : "q") + ")");
+  }
 }
 
 bool ModelChoice::operator==(const ModelChoice& o) const {

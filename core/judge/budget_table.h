@@ -31,6 +31,9 @@ struct BudgetTable {
   std::array<std::vector<double>, 2> pair, pair_no_angle, norm;
 };
 BudgetTable budget_table(const ErrorModel& model, const ReferenceResult& ref);
+// Throws std::logic_error unless `t` has an entry for every rotated element
+// of `ref` (a table of another case handed to the judge is ropecheck's bug).
+void check_budget_table(const BudgetTable& t, const ReferenceResult& ref);
 
 // Which error model a kernel's table gets on a case (case_error_model):
 // its declared policy, and the dtype of the cos/sin cache the case hands it

@@ -55,6 +55,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
   const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
   std::optional<BudgetTable> own;
   if (budgets == nullptr) budgets = &own.emplace(budget_table(model, ref));
+  check_budget_table(*budgets, ref);
   auto note = [&](Violation v) {
     ++out.violations;
     if (!out.first) out.first = std::move(v);

@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "properties/test/rapidcheck_cases.h"
@@ -64,6 +65,10 @@ TEST(CaseContext, SharesBudgetsPerModelAndDerivedCasesPerKey) {
                                          ctx.reference());
   EXPECT_EQ(b.budget, alone.budget);
   EXPECT_EQ(b.pair, alone.pair);
+  // A table is only ever read against the result it was made from.
+  prop::CaseContext other(make_case(Suite::kQuick, 1, 4));
+  EXPECT_THROW(check_budget_table(a, other.reference()), std::logic_error);
+  EXPECT_NO_THROW(check_budget_table(a, ctx.reference()));
   int made = 0;
   auto make = [&] {
     ++made;
