@@ -43,11 +43,8 @@ void print_bench(const BenchReport& r, std::ostream& os) {
      << r.judged_per_row << " kernel call(s) per row judged; " << (r.isolated ? "isolated" : "NOT isolated")
      << "; seed " << r.seed << "\n\n";
   write_markdown(bench_rows_table(r), os);
-  int skipped = 0;
-  for (const BenchRow& row : r.rows) {
+  for (const BenchRow& row : r.rows)
     if (row.status == RowStatus::kFailed) os << "FAIL " << row.name() << ": " << row.reason << "\n";
-    skipped += row.status == RowStatus::kSkipped;
-  }
   for (const auto& [name, why] : r.impl_failures) os << "FAIL " << name << ": " << why << "\n";
   for (const BenchRow& row : r.rows)
     if (row.status == RowStatus::kSkipped) os << "skipped " << row.name() << ": " << row.reason << "\n";
