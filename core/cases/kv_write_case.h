@@ -112,6 +112,10 @@ ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w);
 // The policy of E9 a table declares for a cache of dtype d.
 CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d);
 
+// Per byte of the K cache (which = 0) or the V cache (1): whether a written
+// entry covers it (MLA_JOINT: the K cache's entries hold kv_c too).
+std::vector<bool> written_bytes(const KvWriteCase& w, int which);
+
 }  // namespace ropecheck
 
 #endif  // ROPECHECK_CORE_CASES_KV_WRITE_CASE_H_

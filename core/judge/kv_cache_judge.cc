@@ -104,23 +104,6 @@ std::string cache_element_name(const Case& c, const KvWriteCase& w, bool k, std:
          std::to_string(channel) + of;
 }
 
-std::vector<bool> written_bytes(const KvWriteCase& w, int which) {
-  const std::size_t es = cache_dtype_size(w.dtype);
-  std::vector<bool> out(which == 0 ? w.cache_bytes() : w.v_cache_bytes(), false);
-  const auto mark = [&](std::int64_t element, int channels) {
-    const auto at = static_cast<std::size_t>(element) * es;
-    for (std::size_t b = 0; b < static_cast<std::size_t>(channels) * es; ++b) out[at + b] = true;
-  };
-  for (std::int64_t slot : w.slots) {
-    if (slot < 0) continue;
-    for (int h = 0; h < w.kv_heads; ++h) {
-      if (which == 0) mark(w.offset(slot, h, 0), w.head_dim);
-      if ((which == 0) == w.v_in_k_cache() && h < w.v_heads()) mark(w.v_offset(slot, h, 0), w.v_channels());
-    }
-  }
-  return out;
-}
-
 std::string kv_cache_rest_changed(const KvRun& kv) {
   const KvWriteCase& w = kv.spec;
   const std::size_t es = cache_dtype_size(w.dtype);

@@ -64,9 +64,6 @@ KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<
 // position 77" (MLA: "k_pe" or "kv_c" of the slot's entry)
 std::string cache_element_name(const Case& c, const KvWriteCase& w, bool k, std::int64_t token, int head,
                                int channel);
-// Per byte of the K cache (which = 0) or the V cache (1): whether a written
-// entry covers it (MLA_JOINT: the K cache's entries hold kv_c too).
-std::vector<bool> written_bytes(const KvWriteCase& w, int which);
 // "" when every byte of both caches that no written entry covers is as it
 // was before the call, bit for bit; else where the first changed one lies.
 std::string kv_cache_rest_changed(const KvRun& kv);

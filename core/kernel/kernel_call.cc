@@ -384,6 +384,23 @@ KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const Q
           first.misbehaviour = os.str();
           return first;
         }
+  // The entries a cache write made: the same bytes from both calls (each
+  // call's caches arrived holding other random bytes, which a correct write
+  // neither reads nor keeps in its entries).
+  if (first.kv && second.kv)
+    for (int which = 0; which < 2; ++which) {
+      const ByteBuffer& a = which == 0 ? first.kv->k_cache : first.kv->v_cache;
+      const ByteBuffer& b = which == 0 ? second.kv->k_cache : second.kv->v_cache;
+      const std::vector<bool> written = written_bytes(first.kv->spec, which);
+      for (std::size_t i = 0; i < a.size() && i < b.size() && i < written.size(); ++i)
+        if (written[i] && a[i] != b[i]) {
+          first.misbehaviour = "two calls on the same case wrote other bytes into the " +
+                               std::string(which == 0 ? "K" : "V") + " cache's entries, first at byte " +
+                               std::to_string(i) + " (" + std::to_string(a[i]) + ", then " + std::to_string(b[i]) +
+                               "): the write is not deterministic, or reads what the cache held";
+          return first;
+        }
+    }
   return first;
 }
 

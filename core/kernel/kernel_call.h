@@ -69,7 +69,8 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
                       std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr,
                       const std::vector<std::int64_t>* slot_mapping = nullptr, const KvRun* kv_given = nullptr);
 // The call judged for conformance: made twice, with poisons of two
-// different kinds and different buffers; any bitwise difference between the two results is a
+// different kinds and different buffers; any bitwise difference between the
+// two results (q and k, and the entries a KV-cache write made) is a
 // misbehaviour (it reads its output before writing it, or is not
 // deterministic). Returns the first run.
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,

@@ -138,5 +138,51 @@ TEST(CallerCosSinCache, AKernelInThisProcessWritingIntoItIsNamed) {
   FAIL() << "no quick case gives a bf16/fp16 kernel an fp32 cache";
 }
 
+// A cache write that is not the same from one call to the next (a race
+// between threads writing one entry, a write that mixes in what the entry
+// held): call_kernel_twice compares the entries both calls wrote, bit for
+// bit, as it compares q and k. The kernel below is scalar_fused_kv_vllm
+// with every byte of its K cache inverted after each second call.
+const ropecheck_impl_t* g_fused = nullptr;
+int g_calls = 0;
+ropecheck_status_t flips_every_second_write(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  const ropecheck_status_t st = g_fused->apply(ctx, p, err, n);
+  if (st == ROPECHECK_OK && p->kv_write != nullptr && ++g_calls % 2 == 0) {
+    const ropecheck_kv_write_t& w = *p->kv_write;
+    const std::size_t bytes = static_cast<std::size_t>(w.num_blocks) * static_cast<std::size_t>(w.block_stride) *
+                              (w.cache_dtype == ROPECHECK_KV_F32                                        ? 4
+                               : w.cache_dtype == ROPECHECK_KV_F16 || w.cache_dtype == ROPECHECK_KV_BF16 ? 2
+                                                                                                         : 1);
+    auto* k = static_cast<unsigned char*>(w.k_cache);
+    for (std::size_t i = 0; i < bytes; ++i) k[i] = static_cast<unsigned char>(~k[i]);
+  }
+  return st;
+}
+
+TEST(FusedKernels, TwoCallsWritingOtherCacheEntriesAreAMisbehaviour) {
+  g_fused = find_impl("scalar_fused_kv_vllm");
+  ASSERT_NE(g_fused, nullptr);
+  ropecheck_impl_t flaky = *g_fused;
+  flaky.name = "flips_every_second_write";
+  flaky.apply = flips_every_second_write;
+  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+    const Case c = make_case(Suite::kQuick, 1, i);
+    if (!outside_capabilities(*g_fused, c).empty() || !kv_write_case(c, g_fused->kv_policy, g_fused->kv_cache_kinds))
+      continue;
+    prop::CaseContext ctx(c);
+    // The kernel itself: both calls wrote the same entries.
+    const KernelRun good = call_kernel_twice(*g_fused, c, ctx.inputs());
+    ASSERT_TRUE(good.kv.has_value());
+    EXPECT_EQ(good.misbehaviour, "");
+    g_calls = 0;
+    const KernelRun bad = call_kernel_twice(flaky, c, ctx.inputs());
+    EXPECT_NE(bad.misbehaviour.find("two calls on the same case wrote other bytes into the K cache's entries"),
+              std::string::npos)
+        << bad.misbehaviour;
+    return;
+  }
+  FAIL() << "no quick case carries a cache write";
+}
+
 }  // namespace
 }  // namespace ropecheck
