@@ -8,6 +8,7 @@
 
 #include "core/isolation/interrupt.h"
 #include "core/judge/conformance.h"
+#include "core/kernel/call_twice.h"
 #include "core/judge/kv_cache_judge.h"
 #include "core/kernel/declared_capabilities.h"
 #include "golden/export_files.h"

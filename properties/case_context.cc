@@ -1,5 +1,7 @@
 #include "properties/property.h"
 
+#include "core/kernel/call_twice.h"
+
 namespace ropecheck::prop {
 
 const QkBuffers& CaseContext::inputs() {

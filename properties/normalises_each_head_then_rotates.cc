@@ -13,6 +13,7 @@
 // #49290), q's weight used for k.
 #include "core/cases/qk_norm_case.h"
 #include "core/judge/qk_norm_judge.h"
+#include "core/kernel/call_twice.h"
 #include "properties/property_helpers.h"
 
 namespace ropecheck::prop {

@@ -90,4 +90,12 @@ std::string fp_left_failure(const std::string& change) {
          "): a kernel must restore it, its caller's arithmetic runs in it";
 }
 
+std::string restore_fp_control(const FpControl& before) {
+  const FpControl now = fp_control_now();
+  if (now == before) return {};
+  const std::string change = describe_fp_change(before, now);
+  set_fp_control(before);
+  return fp_left_failure(change);
+}
+
 }  // namespace ropecheck

@@ -33,6 +33,9 @@ std::string describe_fp_change(const FpControl& before, const FpControl& after);
 
 // The failure of a call that left `change` (describe_fp_change) behind.
 std::string fp_left_failure(const std::string& change);
+// After a call made in this thread: "" when the control state is `before`,
+// else the call's failure (fp_left_failure), the state given back first.
+std::string restore_fp_control(const FpControl& before);
 
 }  // namespace ropecheck
 

@@ -1,6 +1,6 @@
 #include "core/judge/conformance.h"
 
-#include "core/kernel/kernel_call.h"
+#include "core/kernel/call_twice.h"
 
 namespace ropecheck {
 

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,44 +12,19 @@
 #include "core/isolation/isolation.h"
 #include "core/kernel/caller_cos_sin_cache.h"
 #include "core/kernel/declared_capabilities.h"
+#include "core/kernel/own_cos_sin_cache.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck {
-namespace {
 
-// Isolation's findings arrive as INTERNAL_ERROR with a message naming them.
-void take_misbehaviour(KernelRun& r) {
+void take_isolation_finding(KernelRun& r) {
   const std::string prefix = kIsolatedCallPrefix;
   if (r.status == ROPECHECK_INTERNAL_ERROR && r.message.compare(0, prefix.size(), prefix) == 0)
     r.misbehaviour = r.message;
 }
-
-// The last cos/sin cache this thread built, per implementation and spec:
-// every property calls a cache kernel on the same case or on one with
-// shifted positions, and building the cache (up to 2^24 sin/cos pairs,
-// through a forked child when isolated) was most of a gate run. Row p of a
-// cache holds position p (kernel_abi.h), so a cache of fewer rows is the
-// first rows of a longer one; a longer one is built when asked for. Each
-// call gets its own copy, so nothing a kernel does to its cache reaches
-// another call.
-struct CacheMemo {
-  // The builder: its function and context (a table's address alone could
-  // be reused by another table).
-  decltype(ropecheck_impl_t::build_cache) build = nullptr;
-  void* ctx = nullptr;
-  std::string key;
-  std::int64_t rows = 0;
-  std::vector<float, ForkPrivateAllocator<float>> cache;  // up to 64 MiB per thread
-  // Names these bytes for isolation (name_cache_contents): new with every
-  // build, so a worker keeps a cache only while it is this one.
-  std::uint64_t generation = 0;
-};
-thread_local CacheMemo t_cache_memo;
-
-}  // namespace
 
 CallPositions call_positions(const Case& c) {
   CallPositions r;
@@ -85,7 +58,8 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // write into its inputs. In place it works on r.out; an isolated kernel
   // only ever sees copies isolation makes and proves unchanged
   // (core/isolation/isolation.h), so it is handed the case's own buffers.
-  const bool private_inputs = !c.in_place && isolated_inner(impl) == nullptr;
+  const bool isolated = isolated_inner(impl) != nullptr;
+  const bool private_inputs = !c.in_place && !isolated;
   QkBuffers inputs;
   if (private_inputs) inputs = in;
   const QkBuffers& given = private_inputs ? inputs : in;
@@ -264,70 +238,26 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // in this process computes in what it left (an isolated kernel's own
   // process checks it, core/isolation/child_side.h).
   const FpControl fp_before = fp_control_now();
-  auto fp_left = [&]() -> std::string {
-    const FpControl now = fp_control_now();
-    if (now == fp_before) return {};
-    const std::string change = describe_fp_change(fp_before, now);
-    set_fp_control(fp_before);
-    return fp_left_failure(change);
-  };
+  // A cos/sin cache, the kernel's own or the caller's: a row per position
+  // from 0 to the largest (cache_rows_short fewer for the bounds check).
+  const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
   if (impl.caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if (impl.build_cache == nullptr) {
       r.status = ROPECHECK_INTERNAL_ERROR;
       r.message = "declares a cos/sin cache but exports no build_cache";
       return r;
     }
-    const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
-    std::string key = freq_cache_key(abi_freq, c.shape.rotary_dim);
-    CacheMemo& memo = t_cache_memo;
-    // The builder is the kernel's own, isolated or not (isolation only moves
-    // where it runs): kernels sharing one builder share its caches either way.
-    const ropecheck_impl_t* const inner = isolated_inner(impl);
-    const ropecheck_impl_t& builder = inner ? *inner : impl;
-    if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
-      memo.build = nullptr;  // invalid until built
-      // Rows to spare for the shifted positions the properties call the same
-      // case with (draw_shift: at most 2^12 each, two in ComposesAdditively):
-      // as many again as asked for, at most 2^13 more, within the kernel's
-      // max_position and the cache limit. A case's cache is then built once
-      // or twice instead of once per property: the builds were a third of a
-      // cache kernel's gate run, and scalar_cached's quick gate built 8.30 M
-      // rows in 216 builds, now 5.33 M in 158. The kernel is still told
-      // `rows` (cache_max_position below).
-      std::int64_t build_rows = rows + std::min<std::int64_t>(rows, std::int64_t{1} << 13);
-      if (impl.max_position > 0) build_rows = std::min(build_rows, impl.max_position);
-      build_rows = std::max(rows, std::min(build_rows, max_cache_elements() / c.shape.rotary_dim));
-      memo.cache.assign(static_cast<std::size_t>(build_rows * c.shape.rotary_dim), 0.0f);
-      // Named before the build, which an isolated builder's worker then keeps.
-      memo.generation = new_cache_generation();
-      name_cache_contents(memo.cache.data(), memo.generation);
-      if (auto st = impl.build_cache(impl.ctx, &abi_freq, c.shape.rotary_dim, build_rows, ROPECHECK_DTYPE_F32,
-                                     memo.cache.data(), err, sizeof err)) {
-        r.status = st;
-        r.message = std::string("build_cache: ") + err;
-        take_misbehaviour(r);
-        if (r.misbehaviour.empty()) r.misbehaviour = fp_left();
-        return r;
-      }
-      if (std::string left = fp_left(); !left.empty()) {
-        r.status = ROPECHECK_INTERNAL_ERROR;
-        r.misbehaviour = "build_cache: " + left;
-        return r;
-      }
-      memo.build = builder.build_cache;
-      memo.ctx = builder.ctx;
-      memo.key = std::move(key);
-      memo.rows = build_rows;
-    }
-    if (inner) {
+    const OwnCosSinCache own = own_cos_sin_cache(impl, abi_freq, c.shape.rotary_dim, rows, fp_before, &r);
+    if (own.data == nullptr) return r;
+    if (isolated) {
       // Isolation hands the kernel a copy of its own and proves it unchanged
       // (core/isolation/isolation.h): the memo itself is safe to hand over,
       // named, so its worker keeps it between calls.
-      p.cos_sin_cache = memo.cache.data();
-      name_cache_contents(memo.cache.data(), memo.generation);
+      p.cos_sin_cache = own.data;
+      name_cache_contents(own.data, own.generation);
     } else {
-      cache.assign(memo.cache.begin(), memo.cache.begin() + rows * c.shape.rotary_dim);
-      cache_given = memo.cache.data();
+      cache.assign(own.data, own.data + rows * c.shape.rotary_dim);
+      cache_given = own.data;
       p.cos_sin_cache = cache.data();
     }
     p.cache_dtype = ROPECHECK_DTYPE_F32;
@@ -335,73 +265,23 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   }
   if (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) {
     const ropecheck_dtype_t dtype = caller_cache_dtype(c, impl.cos_sin_cache_dtypes);
-    const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
     CallerCosSinCache& given_cache = thread_caller_cache();
     given_cache.build(c, dtype, rows);
     p.cos_sin_cache = given_cache.data();
     p.cache_dtype = dtype;
     p.cache_max_position = rows;
-    caller_cache_checked = isolated_inner(impl) == nullptr;
+    caller_cache_checked = !isolated;
     // Named for isolation: a worker keeps the bytes between calls handed the
     // same cache (a case's properties call its kernel many times on it).
     if (!caller_cache_checked) name_cache_contents(given_cache.data(), given_cache.generation());
   }
   r.status = impl.apply(impl.ctx, &p, err, sizeof err);
   if (r.status != ROPECHECK_OK) r.message = err;
-  const std::string fp = fp_left();
-  take_misbehaviour(r);
+  const std::string fp = restore_fp_control(fp_before);
+  take_isolation_finding(r);
   if (r.misbehaviour.empty()) r.misbehaviour = changed_input();
   if (r.misbehaviour.empty()) r.misbehaviour = fp;
   return r;
-}
-
-KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm,
-                            const KvRun* kv_given) {
-  const PoisonKind kind = draw_poison_kind();
-  KernelRun first = call_kernel(impl, c, in, 0, kind, norm, nullptr, kv_given);
-  if (!first.ok()) return first;
-  const PoisonKind other = draw_poison_kind(&kind);
-  // first's buffers are alive: other addresses, another kind of poison
-  KernelRun second = call_kernel(impl, c, in, 0, other, norm, nullptr, kv_given);
-  if (!second.ok()) return second;
-  const Geometry g = geometry(c);
-  for (int w = 0; w < 2; ++w)
-    for (std::int64_t t = 0; t < c.tokens; ++t)
-      for (int h = 0; h < g.heads[w]; ++h)
-        for (int j = 0; j < g.head_dim; ++j) {
-          const auto at = static_cast<std::size_t>(g.offset(w, t, h, j)) * g.esize;
-          if (std::memcmp(first.out.bytes[w].data() + at, second.out.bytes[w].data() + at, g.esize) == 0) continue;
-          std::ostringstream os;
-          os.precision(9);
-          os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
-             << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
-             << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
-             << (c.in_place ? std::string("it is not deterministic")
-                            : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
-                                  poison_kind_name(other) +
-                                  ": it reads its output before writing it, leaves it unwritten, or is not "
-                                  "deterministic");
-          first.misbehaviour = os.str();
-          return first;
-        }
-  // The entries a cache write made: the same bytes from both calls (each
-  // call's caches arrived holding other random bytes, which a correct write
-  // neither reads nor keeps in its entries).
-  if (first.kv && second.kv)
-    for (int which = 0; which < 2; ++which) {
-      const ByteBuffer& a = which == 0 ? first.kv->k_cache : first.kv->v_cache;
-      const ByteBuffer& b = which == 0 ? second.kv->k_cache : second.kv->v_cache;
-      const std::vector<bool> written = written_bytes(first.kv->spec, which);
-      for (std::size_t i = 0; i < a.size() && i < b.size() && i < written.size(); ++i)
-        if (written[i] && a[i] != b[i]) {
-          first.misbehaviour = "two calls on the same case wrote other bytes into the " +
-                               std::string(which == 0 ? "K" : "V") + " cache's entries, first at byte " +
-                               std::to_string(i) + " (" + std::to_string(a[i]) + ", then " + std::to_string(b[i]) +
-                               "): the write is not deterministic, or reads what the cache held";
-          return first;
-        }
-    }
-  return first;
 }
 
 }  // namespace ropecheck

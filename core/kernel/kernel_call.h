@@ -50,6 +50,10 @@ struct KernelRun {
   std::string failure() const;
 };
 
+// Isolation's findings arrive as INTERNAL_ERROR with a message naming them
+// (kIsolatedCallPrefix): such a status of r becomes its misbehaviour.
+void take_isolation_finding(KernelRun& r);
+
 // Every input the kernel receives is a private copy, compared with the
 // case after the call ("wrote into its input positions"). cache_rows_short
 // > 0 hands a cache kernel a cos/sin cache that many rows shorter than the
@@ -68,13 +72,6 @@ struct KernelRun {
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
                       std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr,
                       const std::vector<std::int64_t>* slot_mapping = nullptr, const KvRun* kv_given = nullptr);
-// The call judged for conformance: made twice, with poisons of two
-// different kinds and different buffers; any bitwise difference between the
-// two results (q and k, and the entries a KV-cache write made) is a
-// misbehaviour (it reads its output before writing it, or is not
-// deterministic). Returns the first run.
-KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                            const QkNormCase* norm = nullptr, const KvRun* kv_given = nullptr);
 
 // The positions buffer a kernel is called with: the case's ids for 1D; for
 // multi-axis, num_axes rows of tokens ids axis_stride apart (kernel_abi.h,

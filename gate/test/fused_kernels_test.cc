@@ -14,6 +14,7 @@
 
 #include "core/cases/cos_sin_cache_case.h"
 #include "core/kernel/impl_validation.h"
+#include "core/kernel/call_twice.h"
 #include "core/kernel/kernel_call.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"

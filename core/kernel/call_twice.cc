@@ -1,0 +1,62 @@
+#include "core/kernel/call_twice.h"
+
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/cases/kv_write_case.h"
+#include "ropecheck/dtype.h"
+
+namespace ropecheck {
+
+KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm,
+                            const KvRun* kv_given) {
+  const PoisonKind kind = draw_poison_kind();
+  KernelRun first = call_kernel(impl, c, in, 0, kind, norm, nullptr, kv_given);
+  if (!first.ok()) return first;
+  const PoisonKind other = draw_poison_kind(&kind);
+  // first's buffers are alive: other addresses, another kind of poison
+  KernelRun second = call_kernel(impl, c, in, 0, other, norm, nullptr, kv_given);
+  if (!second.ok()) return second;
+  const Geometry g = geometry(c);
+  for (int w = 0; w < 2; ++w)
+    for (std::int64_t t = 0; t < c.tokens; ++t)
+      for (int h = 0; h < g.heads[w]; ++h)
+        for (int j = 0; j < g.head_dim; ++j) {
+          const auto at = static_cast<std::size_t>(g.offset(w, t, h, j)) * g.esize;
+          if (std::memcmp(first.out.bytes[w].data() + at, second.out.bytes[w].data() + at, g.esize) == 0) continue;
+          std::ostringstream os;
+          os.precision(9);
+          os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
+             << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
+             << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
+             << (c.in_place ? std::string("it is not deterministic")
+                            : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
+                                  poison_kind_name(other) +
+                                  ": it reads its output before writing it, leaves it unwritten, or is not "
+                                  "deterministic");
+          first.misbehaviour = os.str();
+          return first;
+        }
+  // The entries a cache write made: the same bytes from both calls (each
+  // call's caches arrived holding other random bytes, which a correct write
+  // neither reads nor keeps in its entries).
+  if (first.kv && second.kv)
+    for (int which = 0; which < 2; ++which) {
+      const ByteBuffer& a = which == 0 ? first.kv->k_cache : first.kv->v_cache;
+      const ByteBuffer& b = which == 0 ? second.kv->k_cache : second.kv->v_cache;
+      const std::vector<bool> written = written_bytes(first.kv->spec, which);
+      for (std::size_t i = 0; i < a.size() && i < b.size() && i < written.size(); ++i)
+        if (written[i] && a[i] != b[i]) {
+          first.misbehaviour = "two calls on the same case wrote other bytes into the " +
+                               std::string(which == 0 ? "K" : "V") + " cache's entries, first at byte " +
+                               std::to_string(i) + " (" + std::to_string(a[i]) + ", then " + std::to_string(b[i]) +
+                               "): the write is not deterministic, or reads what the cache held";
+          return first;
+        }
+    }
+  return first;
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,86 @@
+#include "core/kernel/own_cos_sin_cache.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/cases/fork_private.h"
+#include "core/isolation/isolation.h"
+#include "core/kernel/caller_cos_sin_cache.h"
+#include "core/kernel/declared_capabilities.h"
+
+namespace ropecheck {
+namespace {
+
+// The last cos/sin cache this thread built, per implementation and spec:
+// every property calls a cache kernel on the same case or on one with
+// shifted positions, and building the cache (up to 2^24 sin/cos pairs,
+// through a forked child when isolated) was most of a gate run. Row p of a
+// cache holds position p (kernel_abi.h), so a cache of fewer rows is the
+// first rows of a longer one; a longer one is built when asked for. Each
+// call gets its own copy (or, isolated, a copy proven unchanged), so
+// nothing a kernel does to its cache reaches another call.
+struct CacheMemo {
+  // The builder: its function and context (a table's address alone could
+  // be reused by another table).
+  decltype(ropecheck_impl_t::build_cache) build = nullptr;
+  void* ctx = nullptr;
+  std::string key;
+  std::int64_t rows = 0;
+  std::vector<float, ForkPrivateAllocator<float>> cache;  // up to 64 MiB per thread
+  // Names these bytes for isolation (name_cache_contents): new with every
+  // build, so a worker keeps a cache only while it is this one.
+  std::uint64_t generation = 0;
+};
+thread_local CacheMemo t_cache_memo;
+
+}  // namespace
+
+OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const ropecheck_freq_spec_t& freq, int rotary_dim,
+                                 std::int64_t rows, const FpControl& fp_before, KernelRun* r) {
+  std::string key = freq_cache_key(freq, rotary_dim);
+  CacheMemo& memo = t_cache_memo;
+  // The builder is the kernel's own, isolated or not (isolation only moves
+  // where it runs): kernels sharing one builder share its caches either way.
+  const ropecheck_impl_t* const inner = isolated_inner(impl);
+  const ropecheck_impl_t& builder = inner ? *inner : impl;
+  if (memo.build != builder.build_cache || memo.ctx != builder.ctx || memo.key != key || memo.rows < rows) {
+    memo.build = nullptr;  // invalid until built
+    // Rows to spare for the shifted positions the properties call the same
+    // case with (draw_shift: at most 2^12 each, two in ComposesAdditively):
+    // as many again as asked for, at most 2^13 more, within the kernel's
+    // max_position and the cache limit. A case's cache is then built once
+    // or twice instead of once per property: the builds were a third of a
+    // cache kernel's gate run, and scalar_cached's quick gate built 8.30 M
+    // rows in 216 builds, now 5.33 M in 158. The kernel is still told
+    // `rows` (the call's cache_max_position).
+    std::int64_t build_rows = rows + std::min<std::int64_t>(rows, std::int64_t{1} << 13);
+    if (impl.max_position > 0) build_rows = std::min(build_rows, impl.max_position);
+    build_rows = std::max(rows, std::min(build_rows, max_cache_elements() / rotary_dim));
+    memo.cache.assign(static_cast<std::size_t>(build_rows * rotary_dim), 0.0f);
+    // Named before the build, which an isolated builder's worker then keeps.
+    memo.generation = new_cache_generation();
+    name_cache_contents(memo.cache.data(), memo.generation);
+    char err[1024] = {0};
+    if (auto st = impl.build_cache(impl.ctx, &freq, rotary_dim, build_rows, ROPECHECK_DTYPE_F32, memo.cache.data(),
+                                   err, sizeof err)) {
+      r->status = st;
+      r->message = std::string("build_cache: ") + err;
+      take_isolation_finding(*r);
+      if (r->misbehaviour.empty()) r->misbehaviour = restore_fp_control(fp_before);
+      return {};
+    }
+    if (std::string left = restore_fp_control(fp_before); !left.empty()) {
+      r->status = ROPECHECK_INTERNAL_ERROR;
+      r->misbehaviour = "build_cache: " + left;
+      return {};
+    }
+    memo.build = builder.build_cache;
+    memo.ctx = builder.ctx;
+    memo.key = std::move(key);
+    memo.rows = build_rows;
+  }
+  return {memo.cache.data(), memo.generation};
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,32 @@
+// The cos/sin cache a kernel granting COS_SIN_CACHE builds for itself with
+// its build_cache (kernel_abi.h), as call_kernel hands it over: built
+// through the kernel's own builder (in its worker when isolated) and kept
+// per thread between calls, so that a case's properties build it once or
+// twice instead of once per call.
+#ifndef ROPECHECK_CORE_KERNEL_OWN_COS_SIN_CACHE_H_
+#define ROPECHECK_CORE_KERNEL_OWN_COS_SIN_CACHE_H_
+
+#include <cstdint>
+
+#include "core/isolation/fp_env.h"
+#include "core/kernel/kernel_call.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck {
+
+struct OwnCosSinCache {
+  const float* data = nullptr;   // at least the rows asked for, rotary_dim fp32 values each
+  std::uint64_t generation = 0;  // names these bytes for isolation (name_cache_contents)
+};
+
+// impl's cache of frequencies `freq` over rotary_dim with at least `rows`
+// rows: the thread's last one when the same builder built it for the same
+// spec with as many rows, else built now. A build that fails, or leaves the
+// floating-point control state other than `fp_before` (given back), returns
+// a null `data` with r's status, message and misbehaviour set.
+OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const ropecheck_freq_spec_t& freq, int rotary_dim,
+                                 std::int64_t rows, const FpControl& fp_before, KernelRun* r);
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_KERNEL_OWN_COS_SIN_CACHE_H_
