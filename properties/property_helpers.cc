@@ -131,20 +131,16 @@ PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, co
   const Case& c = ctx.spec();
   if (auto s = skip_outside_capabilities(impl, {&c, &shifted})) return *s;
   const QkBuffers& in = ctx.inputs();
-  const Case* cases[2] = {&c, &shifted};
-  KernelRun shifted_run;
-  const KernelRun* runs[2] = {nullptr, &shifted_run};
-  ElementBudgets js[2];
-  if (auto f = base_run_or_fail(impl, ctx, &runs[0])) return *f;
-  for (int r = 0; r < 2; ++r) {
-    if (r == 1)
-      if (auto f = call_or_fail(impl, *cases[r], in, &shifted_run)) return *f;
-    // The shifted case is the same for every kernel: its reference and
-    // budgets are shared (CaseContext::derived).
-    js[r] = element_budgets(impl, r == 0 ? ctx : ctx.derived("dots_unchanged: " + shift, [&] {
-                                                 return CaseContext(shifted, in);
-                                               }));
-  }
+  const KernelRun* base = nullptr;
+  if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
+  KernelRun moved;
+  if (auto f = call_or_fail(impl, shifted, in, &moved)) return *f;
+  const KernelRun* runs[2] = {base, &moved};
+  // The shifted case is the same for every kernel: its reference and
+  // budgets are shared (CaseContext::derived).
+  const ElementBudgets js[2] = {
+      element_budgets(impl, ctx),
+      element_budgets(impl, ctx.derived("dots_unchanged: " + shift, [&] { return CaseContext(shifted, in); }))};
   const Geometry g = geometry(c);
   const int group = c.q_heads / c.kv_heads;
   double worst = 0;

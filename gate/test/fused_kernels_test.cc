@@ -19,6 +19,7 @@
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
+#include "ropecheck/kv_write.h"
 #include "properties/property.h"
 
 namespace ropecheck {
@@ -143,19 +144,21 @@ TEST(CallerCosSinCache, AKernelInThisProcessWritingIntoItIsNamed) {
 // between threads writing one entry, a write that mixes in what the entry
 // held): call_kernel_twice compares the entries both calls wrote, bit for
 // bit, as it compares q and k. The kernel below is scalar_fused_kv_vllm
-// with every byte of its K cache inverted after each second call.
+// with the first element of the first written K entry inverted on every
+// second call.
 const ropecheck_impl_t* g_fused = nullptr;
 int g_calls = 0;
 ropecheck_status_t flips_every_second_write(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const ropecheck_status_t st = g_fused->apply(ctx, p, err, n);
-  if (st == ROPECHECK_OK && p->kv_write != nullptr && ++g_calls % 2 == 0) {
-    const ropecheck_kv_write_t& w = *p->kv_write;
-    const std::size_t bytes = static_cast<std::size_t>(w.num_blocks) * static_cast<std::size_t>(w.block_stride) *
-                              (w.cache_dtype == ROPECHECK_KV_F32                                        ? 4
-                               : w.cache_dtype == ROPECHECK_KV_F16 || w.cache_dtype == ROPECHECK_KV_BF16 ? 2
-                                                                                                         : 1);
-    auto* k = static_cast<unsigned char*>(w.k_cache);
-    for (std::size_t i = 0; i < bytes; ++i) k[i] = static_cast<unsigned char>(~k[i]);
+  if (st != ROPECHECK_OK || p->kv_write == nullptr || ++g_calls % 2 != 0) return st;
+  const ropecheck_kv_write_t& w = *p->kv_write;
+  for (std::int64_t t = 0; t < p->num_tokens; ++t) {
+    if (w.slot_mapping[t] < 0) continue;
+    const std::size_t es = kv_dtype_size(w.cache_dtype);
+    auto* at = static_cast<unsigned char*>(w.k_cache) +
+               kv_element_offset(w.block_stride, w.slot_stride, w.head_stride, w.block_size, w.slot_mapping[t], 0, 0) * es;
+    for (std::size_t b = 0; b < es; ++b) at[b] = static_cast<unsigned char>(~at[b]);
+    break;
   }
   return st;
 }
