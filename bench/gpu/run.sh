@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one call (the device tool lends a machine
-# for one scripted run): build with CUDA, run the whole property suite on the
-# CUDA kernels (ctest label cuda), compute-sanitizer memcheck and racecheck on
-# those tests, then the benchmark beside a device copy and PyTorch eager.
-# Output: a log and a markdown summary in ${OUT:-build/gpu-results}.
+# for one scripted run of limited time):
+#   1. rope_gpu_bench (the CUDA kernels beside a device-to-device copy, CUDA
+#      events) and torch_eager.py (HF rotate_half in PyTorch eager), alone on
+#      the GPU so their timings are clean;
+#   2. at once, each under its own time limit: the GPU tests (ctest label
+#      cuda: the whole gate on cuda_cache and cuda_otf, the position check),
+#      the RapidCheck properties on the CUDA kernels, the quick gate over the
+#      default set (which includes the CUDA kernels where a device exists),
+#      the standard suite on the CUDA kernels, compute-sanitizer memcheck and
+#      racecheck.
+# Where the GPU machine can build (the project's packages installed):
+#   bash bench/gpu/run.sh
+# Where it cannot (no network, no libraries), pack here and carry the folder:
+#   bash bench/gpu/pack.sh .gpu-pack      (on the build machine)
+#   bash bench/gpu/run.sh --packed .gpu-pack
+# Output: a markdown summary, a log and the gate's JSON in ${OUT:-build/gpu-results}.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-build/gpu-results}
@@ -11,33 +23,69 @@ mkdir -p "$out"
 log="$out/gpu_log.txt"
 summary="$out/gpu_summary.md"
 : > "$log"
-say() { echo "$*" | tee -a "$summary"; }
 : > "$summary"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >> "$summary" 2>&1 || say "nvidia-smi failed"
-say "date: $(date -u +%F)"
-bash scripts/setup.sh --tests >> "$log" 2>&1
-cmake --preset release >> "$log" 2>&1 && cmake --build --preset release -j "$(nproc)" >> "$log" 2>&1 ||
-  { say "BUILD FAILED (see $log)"; exit 1; }
-say "## property suite on the CUDA kernels (ctest -L cuda)"
-ctest --preset release -L cuda --output-on-failure >> "$log" 2>&1 && say "cuda tests (gate, all properties): PASS" ||
-  say "cuda tests: FAIL (see $log)"
-./build/release/properties/properties_test --gtest_filter='*cuda_*' >> "$log" 2>&1 &&
-  say "RapidCheck properties on cuda_cache, cuda_otf: PASS" || say "RapidCheck properties on CUDA: FAIL (see $log)"
+say() { echo "$*" | tee -a "$summary"; }
+
+if [[ "${1:-}" == --packed ]]; then
+  pack=$(cd "${2:?--packed needs a folder}" && pwd)
+  export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  ropecheck=$pack/bin/ropecheck device_test=$pack/bin/cuda_device_test
+  properties_test=$pack/bin/properties_test gpu_bench=$pack/bin/rope_gpu_bench
+  (cd "$pack" && grep -v '^[a-z ]*:' MANIFEST | sha256sum --quiet -c) ||
+    { say "PACK DAMAGED: checksums differ from $pack/MANIFEST"; exit 1; }
+  say "pack: $(head -1 "$pack/MANIFEST")"
+  missing=$(ldd "$pack"/bin/* 2>&1 | grep -E 'not found|version .* not found' | sort -u)
+  [[ -z "$missing" ]] || { say "PACK CANNOT RUN HERE: $missing"; exit 1; }
+else
+  bash scripts/setup.sh --tests >> "$log" 2>&1
+  cmake --preset release >> "$log" 2>&1 && cmake --build --preset release -j "$(nproc)" >> "$log" 2>&1 ||
+    { say "BUILD FAILED (see $log)"; exit 1; }
+  ropecheck=build/release/ropecheck device_test=build/release/impls/test/cuda_device_test
+  properties_test=build/release/properties/test/properties_test gpu_bench=build/release/bench/rope_gpu_bench
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >> "$summary" 2>&1 || say "nvidia-smi failed"
+say "date: $(date -u '+%F %H:%M UTC'), $(nproc) CPUs, $(uname -r)"
+
+say "## benchmark (tokens 16384, 32/8 heads, head_dim 128, in place)"
+timeout 60 "$gpu_bench" 2>> "$log" | tee -a "$summary" || say "rope_gpu_bench failed (see $log)"
+PYTHONUNBUFFERED=1 timeout 90 python3 bench/gpu/torch_eager.py 2>> "$log" | tee -a "$summary" ||
+  say "torch comparison failed (see $log)"
+
+# step NAME SECONDS NOT COMMAND...: one check under its own limit, its output
+# in the log; it fails also when its output matches the regex NOT (a test
+# binary that skipped for want of a device, or whose filter matched nothing,
+# exits 0; - for none).
+step() {
+  local name=$1 limit=$2 not=$3; shift 3
+  local t0=$SECONDS rc=0
+  timeout "$limit" "$@" > "$out/.$name.log" 2>&1 || rc=$?
+  [[ $rc != 0 || $not == - ]] || ! grep -qE "$not" "$out/.$name.log" || rc=99
+  { echo "===== $name (rc $rc, $((SECONDS - t0)) s): $*"; cat "$out/.$name.log"; } >> "$log"
+  rm -f "$out/.$name.log"
+  case $rc in
+    0) echo "- $name: PASS ($((SECONDS - t0)) s)" ;;
+    124) echo "- $name: TIMED OUT after $limit s" ;;
+    99) echo "- $name: FAIL, its output matches '$not' ($((SECONDS - t0)) s)" ;;
+    *) echo "- $name: FAIL, exit $rc ($((SECONDS - t0)) s)" ;;
+  esac > "$out/.$name.verdict"
+}
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+cuda=(--impl cuda_cache --impl cuda_otf)
+step gpu_tests 150 'SKIPPED|Running 0 tests' "$device_test" &
+step properties 150 'Running 0 tests' "$properties_test" --gtest_filter='*cuda_*' &
+step quick_gate_default_set 150 - "$ropecheck" check --quiet --json "$out/quick_gate.json" &
+step standard_suite_cuda 150 - "$ropecheck" check --quiet --suite standard "${cuda[@]}" &
 if [[ -n "$sanitizer" ]]; then
   for tool in memcheck racecheck; do
-    if "$sanitizer" --tool "$tool" --error-exitcode 3 ./build/release/impls/test/cuda_device_test \
-        --gtest_filter='CudaDevice.KernelReports*' >> "$log" 2>&1 &&
-       "$sanitizer" --tool "$tool" --error-exitcode 3 ./build/release/ropecheck check --quiet --cases 20 \
-        --impl cuda_cache --impl cuda_otf >> "$log" 2>&1; then
-      say "compute-sanitizer $tool: clean"
-    else
-      say "compute-sanitizer $tool: ERRORS (see $log)"
-    fi
+    step "sanitizer_$tool" 150 'SKIPPED|Running 0 tests' bash -c '"$0" --tool "$1" --error-exitcode 3 "$2" --gtest_filter="CudaDevice.KernelReports*" &&
+      "$0" --tool "$1" --error-exitcode 3 "$3" check --quiet --cases 20 "${@:4}"' \
+      "$sanitizer" "$tool" "$device_test" "$ropecheck" "${cuda[@]}" &
   done
 else
   say "compute-sanitizer: not found on this machine"
 fi
-say "## benchmark (tokens 16384, 32/8 heads, head_dim 128, in place)"
-./build/release/bench/gpu/rope_gpu_bench 2>> "$log" | tee -a "$summary"
-python3 bench/gpu/torch_eager.py 2>> "$log" | tee -a "$summary" || say "torch comparison failed (see $log)"
+wait
+say "## checks"
+cat "$out"/.*.verdict | tee -a "$summary"
+rm -f "$out"/.*.verdict
+! grep -q -E 'FAIL|TIMED OUT' "$summary"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Packs what bench/gpu/run.sh needs into one folder, built on this machine,
+# for a GPU machine that has the CUDA driver but neither the network nor this
+# project's libraries (the device machines lent to sessions here): the four
+# programs, every shared library they load beyond the C/C++ runtime, and a
+# manifest (commit, sha256 of each file). The programs link the CUDA runtime
+# statically; the driver (libcuda) comes from the GPU machine.
+#   bash bench/gpu/pack.sh [DIR]     (default: .gpu-pack, ignored by git)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=${1:-.gpu-pack}
+cmake --preset release > /dev/null
+cmake --build --preset release -j "$(nproc)" --target ropecheck cuda_device_test properties_test rope_gpu_bench
+rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/lib"
+bins=(build/release/ropecheck build/release/impls/test/cuda_device_test
+      build/release/properties/test/properties_test build/release/bench/rope_gpu_bench)
+cp "${bins[@]}" "$dir/bin/"
+# glibc, libstdc++ and libgcc_s stay the GPU machine's own: they are backward
+# compatible, and a second C library in one process is not.
+for b in "${bins[@]}"; do ldd "$b"; done | awk '$3 ~ /^\// {print $3}' | sort -u |
+  grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+  while read -r lib; do cp -L "$lib" "$dir/lib/"; done
+{ echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
+  echo "built on: $(. /etc/os-release; echo "$PRETTY_NAME"), $(ldd --version | head -1)"
+  (cd "$dir" && sha256sum bin/* lib/*); } > "$dir/MANIFEST"
+du -sh "$dir"
