@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs what bench/gpu/run.sh needs into one folder, built on this machine,
 # for a GPU machine that has the CUDA driver but neither the network nor this
-# project's libraries (the device machines lent to sessions here): the four
+# project's libraries (the device machines lent to sessions here): the five
 # programs, every shared library they load beyond the C/C++ runtime, and a
 # manifest (commit, sha256 of each file). The programs link the CUDA runtime
 # statically; the driver (libcuda) comes from the GPU machine.
@@ -10,10 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:-.gpu-pack}
 cmake --preset release > /dev/null
-cmake --build --preset release -j "$(nproc)" --target ropecheck cuda_device_test properties_test rope_gpu_bench
+cmake --build --preset release -j "$(nproc)" --target ropecheck cuda_device_test properties_test rope_gpu_bench fast_sincos_sweep
 rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/lib"
 bins=(build/release/ropecheck build/release/impls/test/cuda_device_test
-      build/release/properties/test/properties_test build/release/bench/rope_gpu_bench)
+      build/release/properties/test/properties_test build/release/bench/rope_gpu_bench
+      build/release/bench/fast_sincos_sweep)
 cp "${bins[@]}" "$dir/bin/"
 # glibc, libstdc++ and libgcc_s stay the GPU machine's own: they are backward
 # compatible, and a second C library in one process is not.

@@ -3,7 +3,8 @@
 # for one scripted run of limited time):
 #   1. rope_gpu_bench (the CUDA kernels beside a device-to-device copy, CUDA
 #      events) and torch_eager.py (HF rotate_half in PyTorch eager), alone on
-#      the GPU so their timings are clean;
+#      the GPU so their timings are clean; fast_sincos_sweep (__sincosf on
+#      every fp32 below 2^24 against its documented bounds and the CPU model);
 #   2. at once, each under its own time limit: the GPU tests (ctest label
 #      cuda: the whole gate on cuda_cache and cuda_otf, the position check),
 #      the RapidCheck properties on the CUDA kernels, the quick gate over the
@@ -30,7 +31,7 @@ if [[ "${1:-}" == --packed ]]; then
   pack=$(cd "${2:?--packed needs a folder}" && pwd)
   export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   ropecheck=$pack/bin/ropecheck device_test=$pack/bin/cuda_device_test
-  properties_test=$pack/bin/properties_test gpu_bench=$pack/bin/rope_gpu_bench
+  properties_test=$pack/bin/properties_test gpu_bench=$pack/bin/rope_gpu_bench sweep=$pack/bin/fast_sincos_sweep
   (cd "$pack" && grep -v '^[a-z ]*:' MANIFEST | sha256sum --quiet -c) ||
     { say "PACK DAMAGED: checksums differ from $pack/MANIFEST"; exit 1; }
   say "pack: $(head -1 "$pack/MANIFEST")"
@@ -42,6 +43,7 @@ else
     { say "BUILD FAILED (see $log)"; exit 1; }
   ropecheck=build/release/ropecheck device_test=build/release/impls/test/cuda_device_test
   properties_test=build/release/properties/test/properties_test gpu_bench=build/release/bench/rope_gpu_bench
+  sweep=build/release/bench/fast_sincos_sweep
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >> "$summary" 2>&1 || say "nvidia-smi failed"
 say "date: $(date -u '+%F %H:%M UTC'), $(nproc) CPUs, $(uname -r)"
@@ -50,6 +52,8 @@ say "## benchmark (tokens 16384, 32/8 heads, head_dim 128, in place)"
 timeout 60 "$gpu_bench" 2>> "$log" | tee -a "$summary" || say "rope_gpu_bench failed (see $log)"
 PYTHONUNBUFFERED=1 timeout 90 python3 bench/gpu/torch_eager.py 2>> "$log" | tee -a "$summary" ||
   say "torch comparison failed (see $log)"
+say "## __sincosf against fp64, every fp32 below 2^24 (bench/gpu/fast_sincos_sweep.cu)"
+timeout 120 "$sweep" 2>> "$log" | tee -a "$summary" || say "fast_sincos_sweep: FAIL (see above and $log)"
 
 # step NAME SECONDS NOT COMMAND...: one check under its own limit, its output
 # in the log; it fails also when its output matches the regex NOT (a test

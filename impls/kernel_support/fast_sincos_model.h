@@ -19,8 +19,15 @@
 // (sin) and 2^-23 (cos), and e(0) = 0 (sin 0 = 0 and cos 0 = 1 exactly, as
 // a table-based unit returns them): amplitudes for which the whole stays
 // within the documented bounds on [-pi, pi] (max 2^-21.42 and 2^-21.31, checked over
-// every fp32 there in impls/test/fast_sincos_model_test.cc). Not measured on
-// hardware: a GPU sweep of |x| up to 2^24 would confirm or refute the slope.
+// every fp32 there in impls/test/fast_sincos_model_test.cc).
+// Measured on an H200 (sm_90, 2026-11-26; bench/gpu/fast_sincos_sweep.cu,
+// every fp32 with |x| < 2^24, figures in bench/RESULTS.md): the documented
+// bounds hold on [-pi, pi] (worst 0.968 of them for sin, 0.966 for cos), and
+// beyond pi the error reaches 0.999 of 2^-21.19 + 1.5955e-7 |x|, so the
+// reduction above is what the hardware does and the slope is tight. The
+// unit's own error there reaches 2^-21.5, more than the amplitudes here: the
+// model is gentler than the hardware inside the same bounds, so a kernel
+// simulated with it is judged against the right budget but meets less noise.
 #ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_FAST_SINCOS_MODEL_H_
 #define ROPECHECK_IMPLS_KERNEL_SUPPORT_FAST_SINCOS_MODEL_H_
 
