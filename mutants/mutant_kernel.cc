@@ -308,7 +308,8 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
 }
 
 ropecheck_impl_t table_of(const Kernel* k, const BugInfo& info) {
-  return impl::kernel_table(info.name, info.description, caps_of(k->bug), kPolicy, apply,
+  return impl::kernel_table(info.name, info.description, caps_of(k->bug),
+                            k->bug == Bug::cache_no_bounds_check ? impl::kCacheBuilderPolicy : kPolicy, apply,
                             k->bug == Bug::cache_no_bounds_check ? impl::build_cos_sin_cache_entry : nullptr, nullptr,
                             const_cast<Kernel*>(k));
 }

@@ -59,9 +59,13 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
       storage_(storage),
       math_(resolve(policy.base.math_dtype, storage)),
       cos_sin_(resolve(policy.base.cache_dtype, storage)),
-      // sin/cos are evaluated in double only for an fp64 angle with libm; a
-      // fast approximation and the fp32 angle modes work in fp32.
-      trig_(policy.base.sincos == ROPECHECK_SINCOS_LIBM && policy.base.angle_mode == ROPECHECK_ANGLE_F64
+      // sin/cos are evaluated in double for an fp64 angle with libm, or with
+      // a fast approximation declaring less error than fp32 can promise (half
+      // an fp32 ulp in [0.5, 1), 2^-25: no fp32 evaluation stays within it,
+      // e.g. impls/kernel_support/cache_builder.cc's angle addition in
+      // double); other fast approximations and the fp32 angle modes work in fp32.
+      trig_(policy.base.angle_mode == ROPECHECK_ANGLE_F64 &&
+                    (policy.base.sincos == ROPECHECK_SINCOS_LIBM || policy.base.sincos_max_abs_error < 0x1p-25)
                 ? ROPECHECK_DTYPE_F64
                 : ROPECHECK_DTYPE_F32),
       caller_cache_(caller_cache),

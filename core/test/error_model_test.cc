@@ -121,6 +121,32 @@ TEST(ErrorModel, FastSinCosBeyondItsRangeAddsAPhaseError) {
   EXPECT_NEAR(m.angle_error(terms(1000, 1.0, 0)), 1.5955e-4, 1e-9);  // slope * |x|
 }
 
+TEST(ErrorModel, AFastSinCosFinerThanFp32CanHoldIsEvaluatedInDouble) {
+  // A declared error below half an fp32 ulp in [0.5, 1) (2^-25) is one no
+  // fp32 evaluation keeps: sin/cos are doubles, rounded once to the fp32
+  // table (the cache kernels' builder, impls/kernel_support/cache_builder.cc).
+  // Its trig term is then libm's plus the declared error, not an fp32
+  // evaluation's extra rounding of m cos (YaRN's attention factor).
+  ref::FreqSpec spec;
+  spec.scheme = ROPECHECK_SCHEME_YARN;
+  spec.factor = 4;
+  spec.original_max_position = 4096;
+  const ElementTerms t = terms(12345, std::pow(10000.0, -2.0 / 128), 1, 1.5, 0.75);
+  auto trig = [&](const Policy& p) { return ErrorModel(p, spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.1).terms(t).trig; };
+  const double libm = trig(libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32));
+  const double fine = trig(fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 0x1p-49, ROPECHECK_DTYPE_F32,
+                                              ROPECHECK_DTYPE_F32));
+  const double coarse = trig(fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 0x1p-26,
+                                                ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32));
+  EXPECT_GE(fine, libm);
+  EXPECT_LT(fine, libm * (1 + 1e-6));      // 2^-49 against fp32 roundings
+  EXPECT_GT(coarse, 1.5 * libm);           // evaluated in fp32: one more rounding and the error
+  // The line itself: 2^-25 is an fp32 evaluation's.
+  const double at = trig(fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 0x1p-25, ROPECHECK_DTYPE_F32,
+                                            ROPECHECK_DTYPE_F32));
+  EXPECT_GT(at, 1.5 * libm);
+}
+
 TEST(ErrorModel, RefusesPoliciesOutsideTheModel) {
   ropecheck_policy_t p = f32_policy();
   EXPECT_TRUE(ErrorModel::check_policy(p).empty());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "impls/kernel_support/abi_check.h"
+#include "impls/kernel_support/cache_builder.h"
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/impl_table.h"
 #include "impls/kernel_support/pair_axes.h"
@@ -38,8 +39,7 @@ struct HostTables {
 inline constexpr Policy kOtfPolicy = with_fast_range(
     fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 6e-7, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
     impl::kReductionRange, impl::kReductionSlope);
-inline constexpr ropecheck_policy_t kCachePolicy =
-    libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
+inline constexpr ropecheck_policy_t kCachePolicy = impl::kCacheBuilderPolicy;  // the host builds the table
 
 // Fills p (host pointers) from an ABI call; `tables` holds what p.inv_freq
 // and p.pair_axis point into. Returns a status like check_apply.

@@ -51,7 +51,7 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
 const ropecheck_impl_t* scalar_cached_impl() {
   static const ropecheck_impl_t impl = kernel_table(
       "scalar_cached", "[max_pos, rotary_dim] fp32 cos|sin cache built in double; bounds-checked lookup", kOwn.caps,
-      libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32), apply,
+      kCacheBuilderPolicy, apply,
       build_cos_sin_cache_entry, nullptr, const_cast<Variant*>(&kOwn));
   return &impl;
 }

@@ -73,7 +73,7 @@ const ropecheck_impl_t* simd_fused_kv_vllm_impl() {
         "simd_fused_kv_vllm",
         "Highway SIMD, simd_cache's rotation, then sat(k / k_scale) of the stored k into a paged KV cache (vLLM), "
         "fp8 rounded in vector lanes",
-        kFusedCaps, libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
+        kFusedCaps, kCacheBuilderPolicy,
         apply_fused, build_cos_sin_cache_entry, target_of);
     t.kv_policy = ropecheck_kv_policy_t{sizeof(ropecheck_kv_policy_t),
                                         (1u << ROPECHECK_KV_DTYPE_COUNT) - 1u,       // every cache dtype

@@ -216,7 +216,7 @@ void simd_narrow_bf16(const float* in, int n, std::uint16_t* out) {
 const ropecheck_impl_t* simd_cache_impl() {
   static const ropecheck_impl_t impl = kernel_table(
       "simd_cache", "Highway SIMD, fp32 [max_pos, rotary_dim] cos|sin cache built in double", kCacheCaps,
-      libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32), apply_cache,
+      kCacheBuilderPolicy, apply_cache,
       build_cos_sin_cache_entry, target_of);
   return &impl;
 }
