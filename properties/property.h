@@ -54,9 +54,9 @@ struct PropertyResult {
 // implementations that run on the case.
 class CaseContext {
  public:
-  explicit CaseContext(Case c) : c_(std::move(c)) {}
+  explicit CaseContext(Case c) : c_(std::move(c)) { c_.cache_rows = c_.cos_sin_cache_rows(); }
   // A case given with its inputs (a derived case: derived()).
-  CaseContext(Case c, QkBuffers in) : c_(std::move(c)), in_(std::move(in)) {}
+  CaseContext(Case c, QkBuffers in) : c_(std::move(c)), in_(std::move(in)) { c_.cache_rows = c_.cos_sin_cache_rows(); }
   const Case& spec() const { return c_; }
   const QkBuffers& inputs();
   const ReferenceResult& reference();

@@ -6,6 +6,7 @@
 #ifndef ROPECHECK_CORE_CASES_CASES_H_
 #define ROPECHECK_CORE_CASES_CASES_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <optional>
@@ -88,6 +89,15 @@ struct Case {
   // whose files hold that cache); unset, it is drawn among the dtypes the
   // kernel declares (core/cases/cos_sin_cache_case.h).
   std::optional<ropecheck_dtype_t> caller_cache_dtype;
+  // Rows of the cos/sin cache a cache kernel is handed, at least the
+  // positions' own (cos_sin_cache_rows(); within the cache limit, else the
+  // positions' own: core/kernel/declared_capabilities.h). A case's context
+  // sets it to the case's own (properties/property.h), and the cases a
+  // property derives by picking, reordering or zeroing tokens carry it: they
+  // are handed the same table as the case, which an isolated kernel's worker
+  // then keeps instead of receiving a copy of other rows per call
+  // (core/isolation/isolation.cc).
+  std::int64_t cache_rows = 0;
 
   // seq_len when it splits the tokens into sequences, else 0 (one run): a
   // case derived by changing its token count falls back to one run.
@@ -111,6 +121,7 @@ struct Case {
   std::string family() const;    // the case family shown in the summary table
   std::string describe() const;  // one line with every parameter
   std::int64_t max_abs_position() const;
+  std::int64_t cos_sin_cache_rows() const { return std::max(cache_rows, max_abs_position() + 1); }
 };
 
 // What a generator may draw. The suites' limits are fixed (suite_limits);

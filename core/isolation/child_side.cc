@@ -60,6 +60,9 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
     // The lowest 64 KiB are never mapped (vm.mmap_min_addr): a NULL
     // pointer plus an offset. A fault within 64 KiB of the stack pointer
     // is the stack's guard page: a stack overflow.
+    for (int i = 0; i < ChildOptions::kReadOnlyRanges; ++i)
+      if (kind == FaultKind::kOther && a >= s->read_only_begin[i] && a < s->read_only_end[i])
+        kind = FaultKind::kReadOnlyInput;
     if (kind == FaultKind::kOther && a < 65536) kind = FaultKind::kNull;
     if (kind == FaultKind::kOther && sp && a + 65536 > sp && a < sp + 65536) kind = FaultKind::kStack;
     s->fault_addr = a;
@@ -122,19 +125,51 @@ int lingering_state() {
   return left;
 }
 
+// The ranges this worker made read-only (kept inputs, one per region at
+// most) and has not armed read-write since: mprotect() walks every page of
+// a range, and a kept 64 MiB cache is handed to many calls in a row.
+struct ReadOnlyRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+ReadOnlyRange g_read_only[4];
+
+// Makes [b, e) read-only unless it already is (g_read_only); errno or 0.
+int keep_read_only(std::uintptr_t b, std::uintptr_t e) {
+  for (const ReadOnlyRange& r : g_read_only)
+    if (r.begin == b && r.end == e) return 0;
+  if (::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ) != 0) return errno;
+  for (ReadOnlyRange& r : g_read_only)
+    if (r.end <= r.begin) {
+      r = {b, e};
+      return 0;
+    }
+  g_read_only[0] = {b, e};  // four regions' worth: forgetting one costs a redundant mprotect() later
+  return 0;
+}
+
 // mprotect() the call's layout: the range read-write, then each guard page
-// PROT_NONE (adjacent ones together). errno of the first failure, or 0.
+// PROT_NONE (adjacent ones together), then the kept input read-only. errno
+// of the first failure, or 0.
 int arm_guards(const ChildShared* s) {
   const std::size_t ps = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  if (s->arm_end <= s->arm_begin) return 0;
-  if (::mprotect(reinterpret_cast<void*>(s->arm_begin), s->arm_end - s->arm_begin, PROT_READ | PROT_WRITE) != 0)
-    return errno;
-  const int n = s->guards < kMaxGuards ? s->guards : kMaxGuards;
-  for (int i = 0; i < n;) {
-    std::uintptr_t b = s->guard_begin[i], e = s->guard_end[i];
-    for (++i; i < n && s->guard_begin[i] == e; ++i) e = s->guard_end[i];
-    if (b % ps != 0 || e <= b) return EINVAL;
-    if (::mprotect(reinterpret_cast<void*>(b), e - b, PROT_NONE) != 0) return errno;
+  if (s->arm_end > s->arm_begin) {
+    for (ReadOnlyRange& r : g_read_only)  // armed read-write now
+      if (r.begin < s->arm_end && s->arm_begin < r.end) r = {};
+    if (::mprotect(reinterpret_cast<void*>(s->arm_begin), s->arm_end - s->arm_begin, PROT_READ | PROT_WRITE) != 0)
+      return errno;
+    const int n = s->guards < kMaxGuards ? s->guards : kMaxGuards;
+    for (int i = 0; i < n;) {
+      std::uintptr_t b = s->guard_begin[i], e = s->guard_end[i];
+      for (++i; i < n && s->guard_begin[i] == e; ++i) e = s->guard_end[i];
+      if (b % ps != 0 || e <= b) return EINVAL;
+      if (::mprotect(reinterpret_cast<void*>(b), e - b, PROT_NONE) != 0) return errno;
+    }
+  }
+  for (int i = 0; i < ChildOptions::kReadOnlyRanges; ++i) {
+    const std::uintptr_t b = s->read_only_begin[i], e = s->read_only_end[i];
+    if (e <= b) continue;
+    if ((b | e) % ps != 0) return EINVAL;
+    if (const int err = keep_read_only(b, e)) return err;
   }
   return 0;
 }

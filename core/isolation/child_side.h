@@ -18,7 +18,7 @@
 
 namespace ropecheck {
 
-enum class FaultKind : int { kNone = 0, kGuard, kNull, kStack, kOther };
+enum class FaultKind : int { kNone = 0, kGuard, kNull, kStack, kOther, kReadOnlyInput };
 
 inline constexpr int kMaxGuards = 64;
 
@@ -42,6 +42,9 @@ struct ChildShared {
   // A worker only: made read-write before the guard pages are armed (the
   // layout of the buffers changes with every call).
   std::uintptr_t arm_begin, arm_end;
+  // A worker only: made read-only (PROT_READ) for the call, unless the
+  // worker has kept them so since (ChildOptions::read_only_begin).
+  std::uintptr_t read_only_begin[ChildOptions::kReadOnlyRanges], read_only_end[ChildOptions::kReadOnlyRanges];
   std::uint64_t seq;       // the call the parent asked for
   std::uint64_t done_seq;  // the call the worker answered
   int arm_errno;           // mprotect() failed while arming: the call did not run

@@ -85,6 +85,8 @@ std::string describe_fault(int sig, const ChildShared& s, const ChildOptions& o)
       return "a stack overflow" + at;
     case FaultKind::kOther:
       return "an access to memory it was not given" + at;
+    case FaultKind::kReadOnlyInput:
+      return "a write into " + o.read_only_name + at;
     case FaultKind::kNone:
       break;
   }

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/isolation/child_process.h"
@@ -43,8 +44,19 @@ class GuardedCopies {
   unsigned char* data(int i) const { return copies_[static_cast<std::size_t>(i)].data; }
   // Copy i already holds its source's bytes where it was placed (a worker's
   // region kept them from an earlier call, core/isolation/isolation.cc):
-  // fill() leaves them, damage() still proves them unchanged.
-  void keep(int i) { copies_[static_cast<std::size_t>(i)].kept = true; }
+  // fill() leaves them. damage() still proves them unchanged, unless
+  // `read_only`: the worker holds its pages (body_range()) read-only for
+  // the call (ChildOptions::read_only_begin), so a write faults instead.
+  void keep(int i, bool read_only = false) {
+    copies_[static_cast<std::size_t>(i)].kept = true;
+    copies_[static_cast<std::size_t>(i)].read_only = read_only;
+  }
+  // The pages between copy i's guards (its slack and data), page aligned.
+  std::pair<std::uintptr_t, std::uintptr_t> body_range(int i) const {
+    const Copy& c = copies_[static_cast<std::size_t>(i)];
+    const auto b = reinterpret_cast<std::uintptr_t>(c.slack);
+    return {b, b + c.body};
+  }
   // Canaries in every slack and every source copied in.
   void fill() const;
   std::vector<GuardRange> guards() const;
@@ -73,6 +85,7 @@ class GuardedCopies {
     std::size_t body = 0;            // bytes between the two guards
     bool pooled = false;             // a mapping of its own, back to the pool when done
     bool kept = false;               // holds src's bytes already (keep())
+    bool read_only = false;          // and the worker cannot write them (keep())
   };
   std::vector<Copy> copies_;
   std::uintptr_t arm_begin_ = 0, arm_end_ = 0;

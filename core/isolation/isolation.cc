@@ -105,6 +105,21 @@ class IsolatedCall {
     *slot_->request() = r;
     o.arm_begin = b_.arm_begin() + arm_skip_;
     o.arm_end = b_.arm_end();
+    // Every cache the arena keeps is read-only in the worker, this call's
+    // and the other region's: proven unchanged when its call placed it,
+    // nothing can write it since (a stray write faults at once).
+    int ro = 0;
+    if (read_only_.second > read_only_.first) {
+      o.read_only_begin[ro] = read_only_.first;
+      o.read_only_end[ro++] = read_only_.second;
+    }
+    for (int region = 0; region < 2; ++region)
+      if (const HeldCache& h = slot_->held(region); h.generation != 0 && ro < ChildOptions::kReadOnlyRanges) {
+        const auto start = reinterpret_cast<std::uintptr_t>(slot_->region_start(region)) + page_size();
+        o.read_only_begin[ro] = start;
+        o.read_only_end[ro++] = start + (GuardedCopies::pages_of(h.bytes) - 2) * page_size();
+      }
+    o.read_only_name = "a cos/sin cache its worker keeps (its input, or another call's), read-only there";
     return slot_->worker().call(o);
   }
   // What a worker measured of a timed call (its request page, read once it
@@ -118,10 +133,16 @@ class IsolatedCall {
   // Whether the region's first buffer holds `c` from its last call (a
   // named cache, planned first, is placed where that call's was).
   bool holds(const HeldCache& c) const { return slot_ && c.generation != 0 && held_ == c; }
-  // The held cache's pages are left as the call that placed them armed them
-  // (read-write, its guards listed again): mprotect() walks every page of
-  // its range, and over up to 64 MiB of cache per call it was 5% of a gate.
-  void leave_armed(const HeldCache& c) { arm_skip_ = GuardedCopies::pages_of(c.bytes) * page_size(); }
+  // The held cache's pages are not armed again (its guards are listed
+  // again): mprotect() walks every page of its range, and over up to 64 MiB
+  // of cache per call it was 5% of a gate. Its body is read-only in the
+  // worker instead, made so once (child_side.cc keeps it so until a call's
+  // layout covers it): a write into it faults, so nothing has to prove it
+  // unchanged after the call, which compared 10 GB of caches per quick gate.
+  void leave_armed(const HeldCache& c, std::pair<std::uintptr_t, std::uintptr_t> body) {
+    arm_skip_ = GuardedCopies::pages_of(c.bytes) * page_size();
+    read_only_ = body;
+  }
   // The call's first buffer is the named cache `c`, proven unchanged after
   // the call: the region keeps it for a later call (when the call was
   // placed at the region's start, where a later call looks for it).
@@ -144,6 +165,7 @@ class IsolatedCall {
   int region_ = 0;
   bool at_start_ = false;
   std::uintptr_t arm_skip_ = 0;
+  std::pair<std::uintptr_t, std::uintptr_t> read_only_{0, 0};
   HeldCache held_, kept_;
 };
 
@@ -239,8 +261,8 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   if (kv) c.kv_write = patch_kv_write(b, kc, *kv, &kv_patched);
   if (qn) c.qk_norm = patch_qk_norm(b, nc, *qn, &qn_patched);
   if (call.holds(named)) {
-    b.keep(cache);
-    call.leave_armed(named);
+    b.keep(cache, /*read_only=*/true);
+    call.leave_armed(named, b.body_range(cache));
   }
   b.fill();
   Request r{};
@@ -319,12 +341,12 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
   b.fill();
   const ChildRun run = call.run(r, static_cast<double>(rows) * rotary_dim);
   const ropecheck_status_t st = verdict(run, &b, &call, err, n);
-  if (st == ROPECHECK_OK) {
-    std::memcpy(out, b.data(cache), bytes);
-    // Built into a named cache (its first buffer, where an apply's cache of
-    // this size goes): the region holds its bytes for the next apply.
-    if (out == t_named_cache.data && t_named_cache.generation != 0) call.keep({t_named_cache.generation, bytes});
-  }
+  // The region does not keep what was built: a table is built with more
+  // rows than the call that asked for it hands over (own_cos_sin_cache.h),
+  // and a region holding the longer one placed every apply of the case's
+  // rows after it, a copy each, instead of holding theirs (the quick gate
+  // copied 12.5 GB of cos/sin caches into workers, then 4.6).
+  if (st == ROPECHECK_OK) std::memcpy(out, b.data(cache), bytes);
   return st;
 }
 

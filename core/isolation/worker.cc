@@ -81,6 +81,10 @@ ChildRun Worker::call(const ChildOptions& o) {
   set_guard_table(&s, o);
   s.arm_begin = o.arm_begin;
   s.arm_end = o.arm_end;
+  for (int i = 0; i < ChildOptions::kReadOnlyRanges; ++i) {
+    s.read_only_begin[i] = o.read_only_begin[i];
+    s.read_only_end[i] = o.read_only_end[i];
+  }
   s.seq = seq;
   s.done_seq = 0;
   if (stopped_) {

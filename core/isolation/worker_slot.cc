@@ -19,7 +19,11 @@ unsigned char* WorkerSlot::region_for(std::size_t pages, bool apply, int* index)
   if (pages > region_pages_) grow(pages);
   const std::uint64_t k = apply ? applies_++ : builds_++;
   *index = static_cast<int>(k % 2);
-  return arena_ + page_size() * (1 + (k % 2) * region_pages_);
+  return region_start(*index);
+}
+
+unsigned char* WorkerSlot::region_start(int index) const {
+  return arena_ + page_size() * (1 + static_cast<std::size_t>(index) * region_pages_);
 }
 
 std::size_t WorkerSlot::bytes() const { return page_size() * (1 + 2 * region_pages_); }

@@ -70,6 +70,8 @@ class WorkerSlot {
   // The region for the next call of this kind, `pages` long at least, and
   // its index (0 or 1).
   unsigned char* region_for(std::size_t pages, bool apply, int* index);
+  // Where region `index` starts (a kept cache's front guard page).
+  unsigned char* region_start(int index) const;
   // The named cache a region's first buffer holds from its last call, proven
   // unchanged by that call's checks; forgotten here, as the call now placed
   // there may write anything into the region (hold() says it again).

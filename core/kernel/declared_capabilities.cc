@@ -21,6 +21,13 @@ std::atomic<std::int64_t> g_max_cache_elements{std::int64_t{1} << 24};
 void set_max_cache_elements(std::int64_t n) { g_max_cache_elements = n; }
 std::int64_t max_cache_elements() { return g_max_cache_elements; }
 
+std::int64_t cos_sin_cache_rows(const ropecheck_impl_t& impl, const Case& c) {
+  const std::int64_t rows = c.cos_sin_cache_rows();
+  const bool fits = rows * c.shape.rotary_dim <= g_max_cache_elements &&
+                    (impl.max_position <= 0 || rows <= impl.max_position);
+  return fits ? rows : c.max_abs_position() + 1;
+}
+
 std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   const ropecheck_caps_t& k = impl.caps;
   if (!(k.layouts & (1u << c.layout))) return "layout " + std::string(layout_name(c.layout));

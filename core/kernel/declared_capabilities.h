@@ -19,6 +19,10 @@ namespace ropecheck {
 // differential fuzzer lowers it to keep executions fast.
 void set_max_cache_elements(std::int64_t n);
 std::int64_t max_cache_elements();
+// The rows of the cos/sin cache a call on `c` hands `impl` (inside its
+// capabilities): the case's cache_rows (core/cases/cases.h) where they fit
+// the limit above and impl's max_position, else the positions' own.
+std::int64_t cos_sin_cache_rows(const ropecheck_impl_t& impl, const Case& c);
 
 // Why the case lies outside the implementation's declared capabilities (or
 // the cache limit above); empty when the implementation must run it.

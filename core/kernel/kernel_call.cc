@@ -49,6 +49,8 @@ std::string KernelRun::failure() const {
   return "apply returned status " + std::to_string(status) + " on a case inside its declared capabilities: " + message;
 }
 
+KernelRun::~KernelRun() = default;
+
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short,
                       std::optional<PoisonKind> poison, const QkNormCase* norm,
                       const std::vector<std::int64_t>* slot_mapping, const KvRun* kv_given) {
@@ -239,8 +241,12 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   // process checks it, core/isolation/child_side.h).
   const FpControl fp_before = fp_control_now();
   // A cos/sin cache, the kernel's own or the caller's: a row per position
-  // from 0 to the largest (cache_rows_short fewer for the bounds check).
-  const std::int64_t rows = std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1);
+  // from 0 to the largest, or the case's rows when it carries more (a case
+  // derived from another, core/cases/cases.h); for the bounds check,
+  // cache_rows_short fewer than the largest position needs.
+  const std::int64_t rows = cache_rows_short > 0
+                                ? std::max<std::int64_t>(c.max_abs_position() + 1 - cache_rows_short, 1)
+                                : cos_sin_cache_rows(impl, c);
   if (impl.caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) {
     if (impl.build_cache == nullptr) {
       r.status = ROPECHECK_INTERNAL_ERROR;

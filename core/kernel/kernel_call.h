@@ -35,6 +35,18 @@ struct KvRun {
 };
 
 struct KernelRun {
+  // Defined in kernel_call.cc, compiled at -O3: an inline one was emitted
+  // also where the gate's orchestration compiles at -O1 (ropecheck_cold),
+  // and the linker kept that copy, whose ByteBuffer destructors walk every
+  // byte in an empty loop (a vector with its own allocator destroys element
+  // by element; -O2 deletes the loop, -O1 does not): 7% of the quick gate.
+  KernelRun() = default;
+  ~KernelRun();
+  KernelRun(const KernelRun&) = default;
+  KernelRun(KernelRun&&) noexcept = default;
+  KernelRun& operator=(const KernelRun&) = default;
+  KernelRun& operator=(KernelRun&&) noexcept = default;
+
   ropecheck_status_t status = ROPECHECK_OK;
   std::string message;
   // What ropecheck saw the call do wrong beyond its status: isolation's

@@ -1,8 +1,10 @@
 // A worker keeps a named cos/sin cache between calls (name_cache_contents,
-// core/isolation/isolation.h) instead of copying it in for every call, and
-// every call still proves its copy equal to the caller's: a kernel that
-// writes into a kept cache fails, a caller that changes the bytes under the
-// same name gets a failing call (never one judged on stale bytes), and a
+// core/isolation/isolation.h) instead of copying it in for every call: the
+// call that places it proves its copy equal to the caller's, and from then on
+// the worker holds it read-only. A kernel that writes into a kept cache (its
+// own or the other region's) faults and fails its call, a caller that
+// changes the bytes under the same name gets a failing call (a sample of the
+// pages is compared: never one judged on bytes changed throughout), and a
 // new name brings the new bytes in. A probe kernel copies the first floats
 // of its cache into q_out, then does what positions[0] says.
 #include <gtest/gtest.h>
@@ -130,7 +132,7 @@ TEST(KeptCache, BytesChangedUnderTheSameNameFailTheCallNeverPassIt) {
   cache.assign(cache.size(), 0.25f);  // not named again: the caller's mistake
   const Result c = call(t, cache, kRead);
   EXPECT_EQ(c.status, ROPECHECK_INTERNAL_ERROR);
-  EXPECT_NE(c.message.find("wrote into its input cos_sin_cache"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("whose source changed under the same name"), std::string::npos) << c.message;
   name_cache_contents(nullptr, 0);
   retire_workers();
 }
@@ -141,9 +143,9 @@ TEST(KeptCache, AWriteIntoAKeptCacheFailsTheCall) {
   name_cache_contents(cache.data(), 11);
   ASSERT_EQ(call(t, cache, kRead).status, ROPECHECK_OK);
   ASSERT_EQ(call(t, cache, kRead).status, ROPECHECK_OK);
-  const Result c = call(t, cache, kWriteCache);
+  const Result c = call(t, cache, kWriteCache);  // handed the kept copy: read-only
   EXPECT_EQ(c.status, ROPECHECK_INTERNAL_ERROR);
-  EXPECT_NE(c.message.find("wrote into its input cos_sin_cache"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("a write into a cos/sin cache its worker keeps"), std::string::npos) << c.message;
   // The worker was retired and nothing was kept: the next call is clean.
   const Result d = call(t, cache, kRead);
   EXPECT_EQ(d.status, ROPECHECK_OK) << d.message;
@@ -169,25 +171,33 @@ TEST(KeptCache, ACallWithFewerRowsLeavesTheKeptCacheInPlace) {
   cache.assign(cache.size(), 0.25f);  // not named again
   const Result e = call(t, cache, kRead);  // region of a: its cache was kept, not copied again
   EXPECT_EQ(e.status, ROPECHECK_INTERNAL_ERROR) << e.message;
-  EXPECT_NE(e.message.find("wrote into its input cos_sin_cache"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("whose source changed under the same name"), std::string::npos) << e.message;
   name_cache_contents(nullptr, 0);
   retire_workers();
 }
 
 // A kernel that writes into the cache another call keeps (the other region
-// of its arena) is found by the next call handed that cache; a copy per
-// call would have put the bytes back unseen.
-TEST(KeptCache, AStrayWriteIntoTheOtherRegionsCacheIsFoundByItsNextCall) {
+// of its arena) faults in that very call: the kept cache is read-only in the
+// worker from the call after the one that placed it; a copy per call would
+// have put the bytes back unseen. Its last byte too (the write sampling
+// would miss), and its first.
+TEST(KeptCache, AStrayWriteIntoTheOtherRegionsCacheFailsThatCall) {
   const ropecheck_impl_t* t = isolated_probe();
   std::vector<float> cache(kRows * kHeadDim, 0.5f);
   name_cache_contents(cache.data(), 13);
   const Result a = call(t, cache, kRead);
   ASSERT_EQ(a.status, ROPECHECK_OK) << a.message;
-  const Result b = call(t, cache, kWriteAddress, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.cache)));
-  ASSERT_EQ(b.status, ROPECHECK_OK) << b.message;
-  const Result c = call(t, cache, kRead);
-  EXPECT_EQ(c.status, ROPECHECK_INTERNAL_ERROR);
-  EXPECT_NE(c.message.find("wrote into its input cos_sin_cache"), std::string::npos) << c.message;
+  const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.cache));
+  const std::int64_t last = first + static_cast<std::int64_t>(sizeof(float)) * (kRows * kHeadDim - 1);
+  for (const std::int64_t at : {first, last}) {
+    const Result b = call(t, cache, kWriteAddress, at);  // the other region
+    EXPECT_EQ(b.status, ROPECHECK_INTERNAL_ERROR) << b.message;
+    EXPECT_NE(b.message.find("a write into a cos/sin cache its worker keeps"), std::string::npos) << b.message;
+    // The worker was retired: a new one gets the kept caches read-only again.
+    const Result c = call(t, cache, kRead);
+    EXPECT_EQ(c.status, ROPECHECK_OK) << c.message;
+    EXPECT_EQ(c.first, 0.5f);
+  }
   name_cache_contents(nullptr, 0);
   retire_workers();
 }
