@@ -24,18 +24,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bench/gpu/cuda_check.h"
 #include "impls/kernel_support/fast_sincos_model.h"
 
 namespace {
-
-#define CHECK(x)                                                                                \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 constexpr int kBinades = 151;  // fp32 exponent fields 0 (subnormals) .. 150 (2^23 <= |x| < 2^24)
 
@@ -134,7 +126,7 @@ double lg(double v) { return v > 0 ? std::log2(v) : -INFINITY; }
 int main() {
   namespace fs = ropecheck::impl::fast_sincos;
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, sm_%d%d\n", prop.name, prop.major, prop.minor);
   Bounds b{};
   b.c0[0] = fs::documented_sin_error();
@@ -145,20 +137,20 @@ int main() {
   b.inv_two_pi = fs::kInvTwoPi;
   const double amplitude[2] = {0x1p-24 / std::sqrt(2.0), 0x1p-23};
   Binade* d = nullptr;
-  CHECK(cudaMalloc(&d, sizeof(Binade) * kBinades));
-  CHECK(cudaMemset(d, 0, sizeof(Binade) * kBinades));
+  CUDA_CHECK(cudaMalloc(&d, sizeof(Binade) * kBinades));
+  CUDA_CHECK(cudaMemset(d, 0, sizeof(Binade) * kBinades));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  CHECK(cudaEventRecord(e0));
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  CUDA_CHECK(cudaEventRecord(e0));
   for (unsigned e = 0; e < kBinades; ++e) sweep<<<prop.multiProcessorCount * 8, 256>>>(e, b, d);
-  CHECK(cudaEventRecord(e1));
-  CHECK(cudaEventSynchronize(e1));
-  CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaEventRecord(e1));
+  CUDA_CHECK(cudaEventSynchronize(e1));
+  CUDA_CHECK(cudaGetLastError());
   float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
   Binade h[kBinades];
-  CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
   std::printf("%u arguments (every fp32 with |x| < 2^24) in %.0f ms\n\n", kBinades * (1u << 24), ms);
   std::printf("bounds: |x| <= pi: sin 2^%.2f, cos 2^%.2f (documented); beyond: 2^%.2f + %.4e |x| (the model)\n",
               lg(b.c0[0]), lg(b.c0[1]), lg(b.c0_beyond), b.slope);

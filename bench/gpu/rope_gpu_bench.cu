@@ -8,27 +8,19 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench/gpu/cuda_check.h"
 #include "impls/kernel_support/cache_builder.h"
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/cuda/launch.h"
 
 namespace {
 
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e_ = (x);                                                         \
-    if (e_ != cudaSuccess) {                                                      \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
-
 constexpr long kTokens = 16384, kMaxPos = 16384;
 constexpr int kQ = 32, kKv = 8, kD = 128, kReps = 50;
 
 float time_ms(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, a, b));
+  CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
   return ms;
 }
 
@@ -36,9 +28,9 @@ float time_ms(cudaEvent_t a, cudaEvent_t b) {
 
 int main() {
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;
-  CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
   std::printf("device: %s, driver %d, %d SMs\n", prop.name, driver, prop.multiProcessorCount);
   ropecheck_freq_spec_t f{};
   f.scheme = ROPECHECK_SCHEME_DEFAULT;
@@ -55,33 +47,33 @@ int main() {
   for (long t = 0; t < kTokens; ++t) pos_h[t] = static_cast<int>(t);
   void *q, *k, *scratch, *pos, *cache, *inv, *status;
   const size_t max_bytes = static_cast<size_t>(kTokens) * (kQ + kKv) * kD * 4;
-  CHECK(cudaMalloc(&q, max_bytes));
-  CHECK(cudaMalloc(&k, max_bytes));
-  CHECK(cudaMalloc(&scratch, 2 * max_bytes));
-  CHECK(cudaMalloc(&pos, kTokens * sizeof(int)));
-  CHECK(cudaMalloc(&cache, cache_h.size() * sizeof(float)));
-  CHECK(cudaMalloc(&inv, freqs.inv_freq.size() * sizeof(double)));
-  CHECK(cudaMalloc(&status, sizeof(int)));
-  CHECK(cudaMemset(q, 0, max_bytes));
-  CHECK(cudaMemset(k, 0, max_bytes));
-  CHECK(cudaMemset(status, 0, sizeof(int)));
-  CHECK(cudaMemcpy(pos, pos_h.data(), kTokens * sizeof(int), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(cache, cache_h.data(), cache_h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(inv, freqs.inv_freq.data(), freqs.inv_freq.size() * sizeof(double), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc(&q, max_bytes));
+  CUDA_CHECK(cudaMalloc(&k, max_bytes));
+  CUDA_CHECK(cudaMalloc(&scratch, 2 * max_bytes));
+  CUDA_CHECK(cudaMalloc(&pos, kTokens * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&cache, cache_h.size() * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&inv, freqs.inv_freq.size() * sizeof(double)));
+  CUDA_CHECK(cudaMalloc(&status, sizeof(int)));
+  CUDA_CHECK(cudaMemset(q, 0, max_bytes));
+  CUDA_CHECK(cudaMemset(k, 0, max_bytes));
+  CUDA_CHECK(cudaMemset(status, 0, sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(pos, pos_h.data(), kTokens * sizeof(int), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(cache, cache_h.data(), cache_h.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(inv, freqs.inv_freq.data(), freqs.inv_freq.size() * sizeof(double), cudaMemcpyHostToDevice));
   cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
   std::printf("| mode | dtype | kernel GB/s | d2d copy GB/s | vs copy | kernel us |\n|---|---|---:|---:|---:|---:|\n");
   for (int dtype : {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16}) {
     const size_t es = dtype == ROPECHECK_DTYPE_F32 ? 4 : 2;
     const size_t qk = static_cast<size_t>(kTokens) * (kQ + kKv) * kD * es;
     // Copy baseline: the q+k bytes once each way, device to device.
-    CHECK(cudaMemcpy(scratch, q, qk, cudaMemcpyDeviceToDevice));
-    CHECK(cudaEventRecord(a));
+    CUDA_CHECK(cudaMemcpy(scratch, q, qk, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(a));
     for (int r = 0; r < kReps; ++r)
-      CHECK(cudaMemcpyAsync(static_cast<char*>(scratch) + qk, scratch, qk, cudaMemcpyDeviceToDevice));
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
+      CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(scratch) + qk, scratch, qk, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(b));
+    CUDA_CHECK(cudaEventSynchronize(b));
     const double copy_gbps = 2.0 * qk * kReps / (time_ms(a, b) * 1e6);
     for (int cache_mode : {1, 0}) {
       ropecheck::cuda::Params p{};
@@ -104,11 +96,11 @@ int main() {
       p.inv_freq = static_cast<const double*>(inv);
       p.m = 1.0f;
       p.status = static_cast<int*>(status);
-      CHECK(ropecheck::cuda::launch(p, nullptr));  // warm-up
-      CHECK(cudaEventRecord(a));
-      for (int r = 0; r < kReps; ++r) CHECK(ropecheck::cuda::launch(p, nullptr));
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
+      CUDA_CHECK(ropecheck::cuda::launch(p, nullptr));  // warm-up
+      CUDA_CHECK(cudaEventRecord(a));
+      for (int r = 0; r < kReps; ++r) CUDA_CHECK(ropecheck::cuda::launch(p, nullptr));
+      CUDA_CHECK(cudaEventRecord(b));
+      CUDA_CHECK(cudaEventSynchronize(b));
       const double ms = time_ms(a, b) / kReps;
       const double bytes = 2.0 * qk + (cache_mode ? static_cast<double>(kTokens) * kD * 4 : 0.0);
       const double gbps = bytes / (ms * 1e6);
