@@ -98,21 +98,16 @@ std::string first_token_difference(const Case& ca, const QkBuffers& a, std::int6
   const Geometry ga = geometry(ca), gb = geometry(cb);
   for (int w = 0; w < (q_only ? 1 : 2); ++w)
     for (int h = 0; h < std::min(ga.heads[w], gb.heads[w]); ++h) {
-      // A head's channels are contiguous (geometry's offset(w, t, h, 0) + j):
-      // one compare per head, element by element only to name a difference.
-      if (std::memcmp(a.bytes[w].data() + ga.offset(w, ta, h, 0) * ga.esize,
-                      b.bytes[w].data() + gb.offset(w, tb, h, 0) * gb.esize,
-                      static_cast<std::size_t>(ga.head_dim) * ga.esize) == 0)
-        continue;
-      for (int j = 0; j < ga.head_dim; ++j) {
-        const std::int64_t oa = ga.offset(w, ta, h, j), ob = gb.offset(w, tb, h, j);
-        if (std::memcmp(a.bytes[w].data() + oa * ga.esize, b.bytes[w].data() + ob * gb.esize, ga.esize) == 0) continue;
-        char buf[256];
-        const double x = stored_value(a, w, oa, ca.dtype), y = stored_value(b, w, ob, cb.dtype);
-        std::snprintf(buf, sizeof buf, "%s[head %d, channel %d]: %.9g (%a) vs %.9g (%a)", w == 0 ? "q" : "k", h, j, x,
-                      x, y, y);
-        return buf;
-      }
+      const int j = first_differing_channel(a.bytes[w].data() + ga.offset(w, ta, h, 0) * ga.esize,
+                                            b.bytes[w].data() + gb.offset(w, tb, h, 0) * gb.esize, ga.head_dim,
+                                            ga.esize);
+      if (j < 0) continue;
+      const std::int64_t oa = ga.offset(w, ta, h, j), ob = gb.offset(w, tb, h, j);
+      char buf[256];
+      const double x = stored_value(a, w, oa, ca.dtype), y = stored_value(b, w, ob, cb.dtype);
+      std::snprintf(buf, sizeof buf, "%s[head %d, channel %d]: %.9g (%a) vs %.9g (%a)", w == 0 ? "q" : "k", h, j, x,
+                    x, y, y);
+      return buf;
     }
   return {};
 }

@@ -9,6 +9,14 @@
 
 namespace ropecheck {
 
+int first_differing_channel(const unsigned char* a, const unsigned char* b, int head_dim, std::size_t esize) {
+  if (std::memcmp(a, b, static_cast<std::size_t>(head_dim) * esize) == 0) return -1;
+  for (int j = 0; j < head_dim; ++j)
+    if (std::memcmp(a + static_cast<std::size_t>(j) * esize, b + static_cast<std::size_t>(j) * esize, esize) != 0)
+      return j;
+  return -1;
+}
+
 Geometry geometry(const Case& c) {
   Geometry g;
   g.head_dim = c.shape.head_dim;

@@ -34,6 +34,11 @@ struct Geometry {
 };
 Geometry geometry(const Case& c);
 
+// The first of a head's `head_dim` channels (contiguous, `esize` bytes each:
+// Geometry::offset(w, t, h, 0) + j) whose bytes differ between a and b, or
+// -1: one compare per head, element by element only to name a difference.
+int first_differing_channel(const unsigned char* a, const unsigned char* b, int head_dim, std::size_t esize);
+
 // The strides a kernel is called with (apply_params). A kernel that reads
 // sequence strides (ABI 1.2, CAP_SEQ_STRIDES: `granted`) gets every batched
 // case as it is; any other kernel gets it as one run of tokens where that

@@ -119,7 +119,7 @@ class IsolatedCall {
         o.read_only_begin[ro] = start;
         o.read_only_end[ro++] = start + (GuardedCopies::pages_of(h.bytes) - 2) * page_size();
       }
-    o.read_only_name = "a cos/sin cache its worker keeps (its input, or another call's), read-only there";
+    if (ro > 0) o.read_only_name = "a cos/sin cache its worker keeps (its input, or another call's), read-only there";
     return slot_->worker().call(o);
   }
   // What a worker measured of a timed call (its request page, read once it

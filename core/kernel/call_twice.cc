@@ -1,6 +1,5 @@
 #include "core/kernel/call_twice.h"
 
-#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,23 +21,25 @@ KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const Q
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)
     for (std::int64_t t = 0; t < c.tokens; ++t)
-      for (int h = 0; h < g.heads[w]; ++h)
-        for (int j = 0; j < g.head_dim; ++j) {
-          const auto at = static_cast<std::size_t>(g.offset(w, t, h, j)) * g.esize;
-          if (std::memcmp(first.out.bytes[w].data() + at, second.out.bytes[w].data() + at, g.esize) == 0) continue;
-          std::ostringstream os;
-          os.precision(9);
-          os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
-             << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
-             << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
-             << (c.in_place ? std::string("it is not deterministic")
-                            : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
-                                  poison_kind_name(other) +
-                                  ": it reads its output before writing it, leaves it unwritten, or is not "
-                                  "deterministic");
-          first.misbehaviour = os.str();
-          return first;
-        }
+      for (int h = 0; h < g.heads[w]; ++h) {
+        const auto head = static_cast<std::size_t>(g.offset(w, t, h, 0)) * g.esize;
+        const int j = first_differing_channel(first.out.bytes[w].data() + head, second.out.bytes[w].data() + head,
+                                              g.head_dim, g.esize);
+        if (j < 0) continue;
+        const auto at = static_cast<std::size_t>(g.offset(w, t, h, j)) * g.esize;
+        std::ostringstream os;
+        os.precision(9);
+        os << "two calls on the same case differ at " << (w ? "k" : "q") << "[token " << t << ", head " << h
+           << ", channel " << j << "] (" << load_as_double(first.out.bytes[w].data(), at / g.esize, c.dtype)
+           << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
+           << (c.in_place ? std::string("it is not deterministic")
+                          : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
+                                poison_kind_name(other) +
+                                ": it reads its output before writing it, leaves it unwritten, or is not "
+                                "deterministic");
+        first.misbehaviour = os.str();
+        return first;
+      }
   // The entries a cache write made: the same bytes from both calls (each
   // call's caches arrived holding other random bytes, which a correct write
   // neither reads nor keeps in its entries).
