@@ -124,21 +124,41 @@ void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t, Poiso
   const int width = static_cast<int>(es * 8);
   const int exponent_bits = width - 1 - mantissa;
   const std::uint64_t bias = (std::uint64_t{1} << (exponent_bits - 1)) - 1;
-  for (std::size_t i = 0; i + es <= bytes; i += es) {
-    const std::uint64_t r = rng.next();  // bits() without the virtual call, per element
-    std::uint64_t payload = r & ((std::uint64_t{1} << mantissa) - 1);
+  const std::uint64_t payload_mask = (std::uint64_t{1} << mantissa) - 1;
+  const std::uint64_t nan_exponent = ((std::uint64_t{1} << exponent_bits) - 1) << mantissa;
+  // One element from `width` random bits: the payload from the low
+  // `mantissa`, the finite exponent's pick from the 5 above them, the sign
+  // from the top one (mantissa + 5 < width - 1 in every dtype of two bytes
+  // or more). A 64-bit draw serves 8 / es elements: one draw per element
+  // was most of this function, which poisons every output of every call.
+  auto element = [&](std::uint64_t r) {
+    std::uint64_t payload = r & payload_mask;
     std::uint64_t exponent;
     if (kind == PoisonKind::kFinite) {
-      exponent = (bias - 8 + (r >> 40) % 17) << mantissa;  // 2^-8 .. 2^8: normal in every dtype
+      exponent = (bias - 8 + ((r >> mantissa) & 31) % 17) << mantissa;  // 2^-8 .. 2^8: normal in every dtype
     } else {
       if (payload == 0) payload = 1;  // a NaN, not an infinity
-      exponent = ((std::uint64_t{1} << exponent_bits) - 1) << mantissa;
+      exponent = nan_exponent;
     }
-    const std::uint64_t sign = (r >> 63) << (width - 1);
-    const std::uint64_t v = sign | exponent | payload;
+    const std::uint64_t sign = ((r >> (width - 1)) & 1) << (width - 1);
+    return sign | exponent | payload;
+  };
+  std::size_t i = 0;
+  if (es >= 2) {
+    const std::size_t per = 8 / es;
+    const std::uint64_t chunk_mask = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    for (; i + 8 <= bytes - bytes % es; i += 8) {
+      std::uint64_t r = rng.next(), out = 0;
+      for (std::size_t j = 0; j < per; ++j, r = width == 64 ? 0 : r >> width)
+        out |= element(r & chunk_mask) << (static_cast<unsigned>(j) * static_cast<unsigned>(width));
+      std::memcpy(p + i, &out, 8);  // little-endian: element j in bytes j es ..
+    }
+  }
+  for (; i + es <= bytes; i += es) {
+    const std::uint64_t v = element(rng.next());
     std::memcpy(p + i, &v, es);  // little-endian: the low bytes
   }
-  for (std::size_t i = bytes - bytes % es; i < bytes; ++i) p[i] = static_cast<unsigned char>(rng.bits());
+  for (; i < bytes; ++i) p[i] = static_cast<unsigned char>(rng.bits());
 }
 
 void fill_random_bytes(unsigned char* p, std::size_t bytes) {

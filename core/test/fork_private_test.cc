@@ -61,5 +61,32 @@ TEST(ForkPrivate, AFreedBufferServesTheNextOfItsSize) {
   EXPECT_NE(other.data(), b.data());
 }
 
+// A smaller buffer takes the smallest freed mapping that holds it: its
+// first pages (already faulted in) are reused, the rest is unmapped, and
+// freeing it returns a mapping of its own size.
+TEST(ForkPrivate, AFreedLargerBufferServesASmallerOneAndGivesUpItsTail) {
+  const auto ps = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  // Larger than any buffer another test left in this thread's pool.
+  const std::size_t big = 40 * kForkPrivateBytes, small = 20 * kForkPrivateBytes + 3;
+  const unsigned char* first = nullptr;
+  {
+    ByteBuffer a(big, 1);
+    first = a.data();
+  }
+  {
+    ByteBuffer b(small, 2);
+    ASSERT_EQ(b.data(), first);
+    EXPECT_EQ(b.back(), 2);
+    const std::size_t kept = (small + ps - 1) / ps * ps;
+    EXPECT_TRUE(mapped(first + kept - 1));
+    EXPECT_FALSE(mapped(first + kept));  // the tail went back to the system
+    EXPECT_FALSE(mapped(first + big - 1));
+    EXPECT_EQ(mapped_in_child(b.data()), 0);
+  }
+  ByteBuffer c(small, 3);  // the trimmed mapping serves its own size again
+  EXPECT_EQ(c.data(), first);
+  EXPECT_EQ(c.front(), 3);
+}
+
 }  // namespace
 }  // namespace ropecheck
