@@ -39,8 +39,9 @@ struct ChildShared {
   // one is named by ChildOptions::guards[i].name.
   int guards;
   std::uintptr_t guard_begin[kMaxGuards], guard_end[kMaxGuards];
-  // A worker only: made read-write before the guard pages are armed (the
-  // layout of the buffers changes with every call).
+  // A worker only: read-write but for the guard pages and read-only ranges
+  // (the layout of the buffers changes with the call; the worker changes
+  // only what differs from the protections it set before, arm_guards).
   std::uintptr_t arm_begin, arm_end;
   // A worker only: made read-only (PROT_READ) for the call, unless the
   // worker has kept them so since (ChildOptions::read_only_begin).
