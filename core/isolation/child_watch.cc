@@ -272,6 +272,7 @@ std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, c
 }
 
 std::string leftovers(pid_t child, const ChildShared& s) {
+  if (s.descendants_held && alone_without_children(child)) return {};
   int threads = live_threads(child);
   // A thread that was just joined may take a moment to leave /proc.
   for (int i = 0; i < 50 && threads > 1; ++i) {

@@ -1,6 +1,7 @@
 #include "core/isolation/process_tree.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -109,6 +111,38 @@ std::vector<pid_t> children_of(pid_t pid, bool live_only) {
                              [](pid_t c) { return !alive("/proc/" + std::to_string(c) + "/stat"); }),
               out.end());
   return out;
+}
+
+namespace {
+
+// The bytes of a small /proc file (up to n - 1), NUL-terminated; -1 when it
+// cannot be read.
+ssize_t read_small(const char* path, char* b, std::size_t n) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const ssize_t got = ::read(fd, b, n - 1);
+  ::close(fd);
+  b[got > 0 ? got : 0] = '\0';
+  return got;
+}
+
+}  // namespace
+
+bool alone_without_children(pid_t pid) {
+  char path[64], b[1024];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const ssize_t n = read_small(path, b, sizeof b);
+  if (n <= 0 || static_cast<std::size_t>(n) >= sizeof b - 1) return false;
+  // Fields after the command name (which may hold spaces or ')'): field 3
+  // (state) first, num_threads is field 20.
+  const char* at = std::strrchr(b, ')');
+  if (!at) return false;
+  ++at;
+  for (int field = 2; field < 20 && *at; ++at)
+    if (*at == ' ') ++field;
+  if (std::strtol(at, nullptr, 10) != 1) return false;
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
+  return read_small(path, b, sizeof b) == 0;  // empty: no child (a kernel without the file: -1, scanned)
 }
 
 bool process_alive(pid_t pid) { return alive("/proc/" + std::to_string(pid) + "/stat"); }
