@@ -155,7 +155,8 @@ void GuardedCopies::place_in_region(unsigned char* region) {
 void GuardedCopies::fill() const {
   for (const Copy& c : copies_) {
     fill_canaries(c.slack, static_cast<std::size_t>(c.data - c.slack));
-    if (c.src && c.bytes && !c.kept) std::memcpy(c.data, c.src, c.bytes);
+    if (c.poisoned) fill_canaries(c.data, c.bytes);  // a5 7f a5 7f ...: a NaN in each fp32, fp16 and bf16 entry
+    else if (c.src && c.bytes && !c.kept) std::memcpy(c.data, c.src, c.bytes);
   }
 }
 

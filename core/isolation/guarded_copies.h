@@ -51,13 +51,17 @@ class GuardedCopies {
     copies_[static_cast<std::size_t>(i)].kept = true;
     copies_[static_cast<std::size_t>(i)].read_only = read_only;
   }
+  // Copy i is an output the call must write whole (a cos/sin cache it
+  // builds): fill() writes NaN canaries into it instead of copying a
+  // source, so an entry left unwritten reads as NaN.
+  void poison(int i) { copies_[static_cast<std::size_t>(i)].poisoned = true; }
   // The pages between copy i's guards (its slack and data), page aligned.
   std::pair<std::uintptr_t, std::uintptr_t> body_range(int i) const {
     const Copy& c = copies_[static_cast<std::size_t>(i)];
     const auto b = reinterpret_cast<std::uintptr_t>(c.slack);
     return {b, b + c.body};
   }
-  // Canaries in every slack and every source copied in.
+  // Canaries in every slack and every poisoned copy, every source copied in.
   void fill() const;
   std::vector<GuardRange> guards() const;
   std::vector<SharedRange> mappings() const;  // place_in_mappings() only
@@ -86,6 +90,7 @@ class GuardedCopies {
     bool pooled = false;             // a mapping of its own, back to the pool when done
     bool kept = false;               // holds src's bytes already (keep())
     bool read_only = false;          // and the worker cannot write them (keep())
+    bool poisoned = false;           // filled with canaries, not src (poison())
   };
   std::vector<Copy> copies_;
   std::uintptr_t arm_begin_ = 0, arm_end_ = 0;

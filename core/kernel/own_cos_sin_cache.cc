@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cases/buffers.h"
 #include "core/cases/fork_private.h"
 #include "core/isolation/isolation.h"
 #include "core/kernel/caller_cos_sin_cache.h"
@@ -57,7 +58,14 @@ OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const ropecheck_f
     std::int64_t build_rows = rows + std::min<std::int64_t>(rows, std::int64_t{1} << 13);
     if (impl.max_position > 0) build_rows = std::min(build_rows, impl.max_position);
     build_rows = std::max(rows, std::min(build_rows, max_cache_elements() / rotary_dim));
-    memo.cache.assign(static_cast<std::size_t>(build_rows * rotary_dim), 0.0f);
+    // Isolated, the builder writes into a poisoned copy and the table is
+    // copied back whole: what this buffer held does not matter, so it is
+    // only grown (zeroed once) or shrunk. In process the builder writes here:
+    // NaN canaries first, so an entry it leaves is a NaN, not a plausible 0.
+    const auto entries = static_cast<std::size_t>(build_rows * rotary_dim);
+    if (memo.cache.size() < entries) memo.cache = {};  // no copy of the old table on growth
+    memo.cache.resize(entries);
+    if (!inner) fill_canary(reinterpret_cast<unsigned char*>(memo.cache.data()), entries * sizeof(float));
     // Named before the build, which an isolated builder's worker then keeps.
     memo.generation = new_cache_generation();
     name_cache_contents(memo.cache.data(), memo.generation);

@@ -9,6 +9,7 @@
 // of its cache into q_out, then does what positions[0] says.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -200,6 +201,22 @@ TEST(KeptCache, AStrayWriteIntoTheOtherRegionsCacheFailsThatCall) {
   }
   name_cache_contents(nullptr, 0);
   retire_workers();
+}
+
+// A cache build gets nothing of the caller's buffer: the builder must write
+// every entry, and one it leaves comes back a NaN (this builder writes none),
+// never what the buffer held before.
+TEST(KeptCache, ABuildThatWritesNothingReturnsNaNs) {
+  const ropecheck_impl_t* t = isolated_probe();
+  ropecheck_freq_spec_t f{};
+  f.scheme = ROPECHECK_SCHEME_DEFAULT;
+  f.base = 10000;
+  std::vector<float> out(static_cast<std::size_t>(kRows * kHeadDim), 0.5f);
+  char err[1024] = {0};
+  ASSERT_EQ(t->build_cache(t->ctx, &f, kHeadDim, kRows, ROPECHECK_DTYPE_F32, out.data(), err, sizeof err),
+            ROPECHECK_OK)
+      << err;
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(std::isnan(out[i])) << "entry " << i << ": " << out[i];
 }
 
 }  // namespace
