@@ -1,6 +1,7 @@
 #include "properties/property.h"
 
 #include "core/kernel/call_twice.h"
+#include "properties/property_helpers.h"
 
 namespace ropecheck::prop {
 
@@ -22,6 +23,15 @@ const BudgetTable& CaseContext::budgets(const ropecheck_impl_t& impl) {
   auto table = std::make_unique<BudgetTable>(budget_table(case_error_model(m, c_, ref.attention_factor), ref));
   budgets_.emplace_back(std::move(m), std::move(table));
   return *budgets_.back().second;
+}
+
+const ElementBudgets& CaseContext::element_budgets(const ropecheck_impl_t& impl) {
+  ModelChoice m = model_choice(impl, c_);
+  for (const auto& [choice, eb] : element_budgets_)
+    if (choice == m) return *eb;
+  auto eb = std::make_unique<ElementBudgets>(prop::element_budgets(impl, c_, reference(), &budgets(impl)));
+  element_budgets_.emplace_back(std::move(m), std::move(eb));
+  return *element_budgets_.back().second;
 }
 
 const KernelRun& CaseContext::base_run(const ropecheck_impl_t& impl) {

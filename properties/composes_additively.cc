@@ -29,9 +29,9 @@ PropertyResult composes_additively(const ropecheck_impl_t& impl, CaseContext& ct
   if (auto f = call_or_fail(impl, cab, x, &r3)) return *f;
   // f(x, a) and f(x, a + b) are the same cases for every kernel
   // (CaseContext::derived); f(f(x, a), b) starts from the kernel's output.
-  const ElementBudgets j1 = element_budgets(impl, ctx.derived("ComposesAdditively a", [&] { return CaseContext(ca, x); }));
+  const ElementBudgets& j1 = element_budgets(impl, ctx.derived("ComposesAdditively a", [&] { return CaseContext(ca, x); }));
   const ElementBudgets j2 = element_budgets(impl, cb, compute_reference(cb, r1.out));
-  const ElementBudgets j3 =
+  const ElementBudgets& j3 =
       element_budgets(impl, ctx.derived("ComposesAdditively a + b", [&] { return CaseContext(cab, x); }));
   return compare_pairs(
       ca, r2.out, r3.out, 1.0,

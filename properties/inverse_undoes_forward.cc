@@ -17,7 +17,7 @@ PropertyResult inverse_undoes_forward(const ropecheck_impl_t& impl, CaseContext&
   if (auto f = call_or_fail(impl, fwd, x, &r1)) return *f;
   if (auto f = call_or_fail(impl, inv, r1.out, &r2)) return *f;
   // The forward case is the same for every kernel (CaseContext::derived).
-  const ElementBudgets j1 = element_budgets(impl, ctx.derived("InverseUndoesForward", [&] { return CaseContext(fwd, x); }));
+  const ElementBudgets& j1 = element_budgets(impl, ctx.derived("InverseUndoesForward", [&] { return CaseContext(fwd, x); }));
   const ElementBudgets j2 = element_budgets(impl, inv, compute_reference(inv, r1.out));
   const double m = j1.attention_factor;
   return compare_pairs(fwd, r2.out, x, m * m,

@@ -37,8 +37,8 @@ PropertyResult is_layout_equivariant(const ropecheck_impl_t& impl, CaseContext& 
   KernelRun rh, ri;
   if (auto f = call_or_fail(impl, half, xh, &rh)) return *f;
   if (auto f = call_or_fail(impl, inter, xi, &ri)) return *f;
-  const ElementBudgets jh = element_budgets(impl, ch);
-  const ElementBudgets ji = element_budgets(impl, ci);
+  const ElementBudgets& jh = element_budgets(impl, ch);
+  const ElementBudgets& ji = element_budgets(impl, ci);
   double worst = 0;
   for (int w = 0; w < 2; ++w)
     for (std::int64_t t = 0; t < half.tokens; ++t)

@@ -90,7 +90,7 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
   });
   KernelRun run;
   if (auto f = call_or_fail(impl, c, probe.inputs(), &run)) return *f;
-  const ElementBudgets jd = element_budgets(impl, probe);
+  const ElementBudgets& jd = element_budgets(impl, probe);
   const double m2 = jd.attention_factor * jd.attention_factor;
   // R[k][j] = channel k of the output for input e_j, tensor q. Column j is
   // m times a unit vector inside pair(j), moved by at most P_j (the

@@ -19,7 +19,7 @@ PropertyResult preserves_pair_norm(const ropecheck_impl_t& impl, CaseContext& ct
   const KernelRun* base = nullptr;
   if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
   const KernelRun& run = *base;
-  const ElementBudgets j = element_budgets(impl, ctx);
+  const ElementBudgets& j = element_budgets(impl, ctx);
   const double m = ref.attention_factor;
   double worst = 0;
   auto fail = for_each_pair(c, [&](int w, std::int64_t t, int h, int i, std::int64_t oa,

@@ -48,6 +48,17 @@ struct PropertyResult {
   }
 };
 
+// Exact value and budget of every storage element of one case, indexed by
+// storage offset (0 budget for elements that are not rotated: they must
+// match exactly), under one error model.
+struct ElementBudgets {
+  std::array<std::vector<double>, 2> value, budget;
+  // Rotation-invariant pair bounds (ErrorModel::pair_budget*), stored at
+  // both elements' offsets of the pair.
+  std::array<std::vector<double>, 2> pair_budget, pair_budget_no_angle;
+  double attention_factor = 1;
+};
+
 // One case as every property sees it: its inputs, its exact result and
 // the budgets of that result under each error model the implementations
 // declare are built once, on first use, and shared by all properties and
@@ -63,6 +74,10 @@ class CaseContext {
   // budget_table of reference() under impl's error model (model_choice):
   // one per distinct model, whichever implementation asks first.
   const BudgetTable& budgets(const ropecheck_impl_t& impl);
+  // The same budgets per element (element_budgets in property_helpers.h),
+  // kept per model too: the properties that judge pairs ask for them once per
+  // implementation, and building them was 3% of a quick gate.
+  const ElementBudgets& element_budgets(const ropecheck_impl_t& impl);
   // A variant of this case with inputs of its own that a property derives
   // the same way for every implementation (other positions, a probe input,
   // another layout): made by `make` on first use under `key` (the property
@@ -83,6 +98,7 @@ class CaseContext {
   std::optional<QkBuffers> in_;
   std::optional<ReferenceResult> ref_;
   std::vector<std::pair<ModelChoice, std::unique_ptr<BudgetTable>>> budgets_;
+  std::vector<std::pair<ModelChoice, std::unique_ptr<ElementBudgets>>> element_budgets_;
   std::vector<std::pair<std::string, std::unique_ptr<CaseContext>>> derived_;
   const ropecheck_impl_t* run_of_ = nullptr;
   std::optional<KernelRun> run_;

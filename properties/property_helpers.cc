@@ -39,8 +39,8 @@ ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, cons
   return j;
 }
 
-ElementBudgets element_budgets(const ropecheck_impl_t& impl, CaseContext& ctx) {
-  return element_budgets(impl, ctx.spec(), ctx.reference(), &ctx.budgets(impl));
+const ElementBudgets& element_budgets(const ropecheck_impl_t& impl, CaseContext& ctx) {
+  return ctx.element_budgets(impl);
 }
 
 std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
@@ -133,9 +133,9 @@ PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, co
   const KernelRun* runs[2] = {base, &moved};
   // The shifted case is the same for every kernel: its reference and
   // budgets are shared (CaseContext::derived).
-  const ElementBudgets js[2] = {
-      element_budgets(impl, ctx),
-      element_budgets(impl, ctx.derived("dots_unchanged: " + shift, [&] { return CaseContext(shifted, in); }))};
+  const ElementBudgets* js[2] = {
+      &element_budgets(impl, ctx),
+      &element_budgets(impl, ctx.derived("dots_unchanged: " + shift, [&] { return CaseContext(shifted, in); }))};
   const Geometry g = geometry(c);
   const int group = c.q_heads / c.kv_heads;
   double worst = 0;
@@ -149,8 +149,8 @@ PropertyResult dots_unchanged(const ropecheck_impl_t& impl, CaseContext& ctx, co
             const double qv = stored_value(runs[r]->out, 0, oq, c.dtype), kv = stored_value(runs[r]->out, 1, ok, c.dtype);
             dot[r] += qv * kv;
             mag += std::fabs(qv * kv);
-            const double eq = js[r].budget[0][oq], ek = js[r].budget[1][ok];
-            budget += std::fabs(js[r].value[0][oq]) * ek + std::fabs(js[r].value[1][ok]) * eq + eq * ek;
+            const double eq = js[r]->budget[0][oq], ek = js[r]->budget[1][ok];
+            budget += std::fabs(js[r]->value[0][oq]) * ek + std::fabs(js[r]->value[1][ok]) * eq + eq * ek;
           }
         budget += 4.0 * g.head_dim * 0x1p-53 * mag;  // the dots themselves, in double
         const double units = std::fabs(dot[0] - dot[1]) / budget;

@@ -22,21 +22,12 @@
 
 namespace ropecheck::prop {
 
-// Exact value and budget of every storage element of one case, indexed by
-// storage offset (0 budget for elements that are not rotated: they must
-// match exactly), for the implementation's declared policy.
-struct ElementBudgets {
-  std::array<std::vector<double>, 2> value, budget;
-  // Rotation-invariant pair bounds (ErrorModel::pair_budget*), stored at
-  // both elements' offsets of the pair.
-  std::array<std::vector<double>, 2> pair_budget, pair_budget_no_angle;
-  double attention_factor = 1;
-};
-// table: budget_table of ref under impl's model, when the caller holds it.
+// ElementBudgets (properties/property.h) of a case for the implementation's
+// declared policy. table: budget_table of ref under impl's model, when the caller holds it.
 ElementBudgets element_budgets(const ropecheck_impl_t& impl, const Case& c, const ReferenceResult& ref,
                                const BudgetTable* table = nullptr);
-// The same of a (derived) case context's own case, its table shared.
-ElementBudgets element_budgets(const ropecheck_impl_t& impl, CaseContext& ctx);
+// The same of a (derived) case context's own case, kept by the context.
+const ElementBudgets& element_budgets(const ropecheck_impl_t& impl, CaseContext& ctx);
 
 // Element `off` of tensor w (0 q, 1 k) of a buffer, as a double.
 inline double stored_value(const QkBuffers& b, int w, std::int64_t off, ropecheck_dtype_t dt) {

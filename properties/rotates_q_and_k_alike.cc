@@ -30,7 +30,7 @@ PropertyResult rotates_q_and_k_alike(const ropecheck_impl_t& impl, CaseContext& 
   const QkBuffers& in = same.inputs();
   KernelRun run;
   if (auto f = call_or_fail(impl, c, in, &run)) return *f;
-  const ElementBudgets b = element_budgets(impl, same);
+  const ElementBudgets& b = element_budgets(impl, same);
   double worst = 0;
   for (std::int64_t t = 0; t < c.tokens; ++t)
     for (int h = 0; h < c.kv_heads; ++h)

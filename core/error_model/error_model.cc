@@ -148,16 +148,26 @@ ErrorModel::TrigBound ErrorModel::trig_bound(double cm) const {
   return {delta, m_ * cm + delta};
 }
 
-ErrorModel::PairShared ErrorModel::pair_shared(const ElementTerms& t) const {
-  PairShared s;
-  s.angle_error = angle_error(t);
-  s.input_norm = std::hypot(std::fabs(t.x) + t.input_error_x, std::fabs(t.y) + t.input_error_y);
+ErrorModel::AngleShared ErrorModel::angle_shared(const ElementTerms& t) const {
+  AngleShared a;
+  a.angle_error = angle_error(t);
   // E3-E5, per value: the kernel multiplies by cos/sin of its own angle a~,
   // so |cos a~| <= min(1, |cos a| + A).
-  s.cos = trig_bound(std::min(1.0, std::fabs(t.cos_a) + s.angle_error));
-  s.sin = trig_bound(std::min(1.0, std::fabs(t.sin_a) + s.angle_error));
+  a.cos = trig_bound(std::min(1.0, std::fabs(t.cos_a) + a.angle_error));
+  a.sin = trig_bound(std::min(1.0, std::fabs(t.sin_a) + a.angle_error));
+  return a;
+}
+
+ErrorModel::PairShared ErrorModel::pair_shared(const ElementTerms& t, const AngleShared& a) const {
+  PairShared s;
+  s.angle_error = a.angle_error;
+  s.input_norm = std::hypot(std::fabs(t.x) + t.input_error_x, std::fabs(t.y) + t.input_error_y);
+  s.cos = a.cos;
+  s.sin = a.sin;
   return s;
 }
+
+ErrorModel::PairShared ErrorModel::pair_shared(const ElementTerms& t) const { return pair_shared(t, angle_shared(t)); }
 
 BudgetTerms ErrorModel::terms(const ElementTerms& t) const { return terms(t, pair_shared(t)); }
 
@@ -230,8 +240,12 @@ double ErrorModel::pair_budget(const ElementTerms& t) const {
 }
 
 ErrorModel::PairBudgets ErrorModel::pair_budgets(const std::array<ElementTerms, 2>& t) const {
+  return pair_budgets(t, angle_shared(t[0]));
+}
+
+ErrorModel::PairBudgets ErrorModel::pair_budgets(const std::array<ElementTerms, 2>& t, const AngleShared& a) const {
   PairBudgets b;
-  const PairShared s = pair_shared(t[0]);
+  const PairShared s = pair_shared(t[0], a);
   b.terms = {terms(t[0], s), terms(t[1], s)};
   // Without a fused norm's input errors |(x, y)| is the norm the terms used.
   b.norm = exactly_equal(t[0].input_error_x, 0.0) && exactly_equal(t[0].input_error_y, 0.0)

@@ -123,6 +123,23 @@ class ErrorModel {
     double norm = 0;  // hypot(x, y)
   };
   PairBudgets pair_budgets(const std::array<ElementTerms, 2>& t) const;
+  // Bound on |kernel cos - m cos a~| (delta) and on |kernel cos| (kmax), the
+  // same for sin, given Cm >= |cos a~| (E3-E5).
+  struct TrigBound {
+    double delta, kmax;
+  };
+  // What pair_budgets needs of a pair's angle alone: its bound A and the
+  // sin/cos bounds at it. It depends on the token's position and the pair
+  // (abs_angle, cos_a, sin_a, position, pair, freq_group), never on the head,
+  // so budget_table works it out once per token and pair, not per head.
+  struct AngleShared {
+    double angle_error;  // A
+    TrigBound cos, sin;  // at min(1, |cos a| + A), min(1, |sin a| + A)
+  };
+  AngleShared angle_shared(const ElementTerms& t) const;
+  // pair_budgets with a's angle part (angle_shared of an element at the same
+  // token and pair): bit for bit the same.
+  PairBudgets pair_budgets(const std::array<ElementTerms, 2>& t, const AngleShared& a) const;
   // Bound on |kernel cos - m cos a| and |kernel sin - m sin a| per unit of m
   // (angle, sin/cos evaluation and cache rounding): below it the sign of cos
   // or sin is uncertain, and so is how a non-finite input propagates.
@@ -139,11 +156,6 @@ class ErrorModel {
   static std::string check_policy(const Policy& policy, const ropecheck_caps_t* caps = nullptr);
 
  private:
-  // Bound on |kernel cos - m cos a~| (delta) and on |kernel cos| (kmax), the
-  // same for sin, given Cm >= |cos a~| (E3-E5).
-  struct TrigBound {
-    double delta, kmax;
-  };
   TrigBound trig_bound(double cm) const;
   // What terms() needs of a pair beyond the element itself, the same for
   // both of its elements.
@@ -153,6 +165,7 @@ class ErrorModel {
     TrigBound cos, sin;   // at min(1, |cos a| + A), min(1, |sin a| + A)
   };
   PairShared pair_shared(const ElementTerms& t) const;
+  PairShared pair_shared(const ElementTerms& t, const AngleShared& a) const;
   BudgetTerms terms(const ElementTerms& t, const PairShared& s) const;
   // pair_budget_excluding_angle with norm = hypot(x, y).
   double pair_budget_excluding_angle(const ElementTerms& t, double norm) const;

@@ -22,8 +22,14 @@ BudgetTable budget_table(const ErrorModel& model, const ReferenceResult& ref) {
     pair.reserve(pairs);
     no_angle.reserve(pairs);
     norm.reserve(pairs);
+    // The angle's part of a pair's budget is the same for every head of a
+    // token (ErrorModel::angle_shared): worked out at head 0, where the walk
+    // (token, head, pair) meets each token's pairs first.
+    std::vector<ErrorModel::AngleShared> angle(static_cast<std::size_t>(ref.geo.rotary_dim / 2));
     ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
-      const ErrorModel::PairBudgets b = model.pair_budgets(pe.terms);
+      ErrorModel::AngleShared& a = angle[static_cast<std::size_t>(pe.pair)];
+      if (pe.head == 0) a = model.angle_shared(pe.terms[0]);
+      const ErrorModel::PairBudgets b = model.pair_budgets(pe.terms, a);
       for (int side = 0; side < 2; ++side) {
         budget.push_back(b.terms[static_cast<std::size_t>(side)].total());
         dominant.push_back(static_cast<std::uint8_t>(dominant_term(b.terms[static_cast<std::size_t>(side)])));
