@@ -162,13 +162,28 @@ ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_c
 }
 
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
+  // The same v for every call of a case (a fused kernel's every property
+  // calls it on the case, each call drawing v again was 3% of a quick
+  // gate): the last one drawn on this thread, copied.
+  struct Last {
+    std::uint64_t seed = 0;
+    ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
+    std::int64_t n = -1;
+    ByteBuffer v;
+  };
+  thread_local Last last;
   const std::size_t es = dtype_size(c.dtype);
   const std::int64_t n = c.tokens * w.v_heads() * w.v_channels();
-  ByteBuffer v(static_cast<std::size_t>(n) * es);
-  Rng rng(w.v_seed);
-  for (std::int64_t i = 0; i < n; ++i)
-    store_value(v.data(), i, c.dtype, draw_input(rng, c.dtype));
-  return v;
+  if (last.n != n || last.seed != w.v_seed || last.dtype != c.dtype) {
+    last.n = -1;
+    last.v.resize(static_cast<std::size_t>(n) * es);
+    Rng rng(w.v_seed);
+    for (std::int64_t i = 0; i < n; ++i) store_value(last.v.data(), i, c.dtype, draw_input(rng, c.dtype));
+    last.seed = w.v_seed;
+    last.dtype = c.dtype;
+    last.n = n;
+  }
+  return last.v;
 }
 
 CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d) {
