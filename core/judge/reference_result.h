@@ -159,8 +159,8 @@ struct ReferenceResult {
           const ReferencePair& p = all[k];
           const auto i = static_cast<std::size_t>(v.pair);
           const std::size_t t = place * static_cast<std::size_t>(np) + i;
-          v.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
-                               pair_position(v.token, v.pair), pair_axes.index[i], pair_axes.group[i]);
+          set_pair_terms(v.terms, p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
+                         pair_position(v.token, v.pair), pair_axes.index[i], pair_axes.group[i]);
           v.channel = channels[i];
           v.offset = {base + channels[i][0], base + channels[i][1]};
           v.rounded = {p.exact.rounded[0], p.exact.rounded[1]};
