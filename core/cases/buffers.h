@@ -62,8 +62,9 @@ QkBuffers make_inputs(const Case& c);
 inline unsigned char canary_byte(std::size_t i) { return (i % 2) ? 0x7f : 0xa5; }
 void fill_canary(unsigned char* p, std::size_t bytes);
 // What an out-of-place output holds before a call (core/kernel/kernel_call.h),
-// fresh per call and drawn from the system's entropy, so that no kernel can
-// tell the harness's buffer from a production one, nor predict it:
+// fresh per call and drawn from the system's entropy (its first 64 KiB,
+// repeated beyond), so that no kernel can tell the harness's buffer from a
+// production one, nor predict it:
 //   kNan     a NaN with a random sign and payload in every element: an
 //            element never written is judged wrong;
 //   kFinite  random finite values (any sign, magnitudes 2^-8 .. 2^8): what

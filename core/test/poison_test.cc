@@ -25,9 +25,10 @@ TEST_P(Poison, EveryElementIsOfItsKind) {
   const std::size_t es = dtype_size(t);
   for (const PoisonKind kind : {PoisonKind::kNan, PoisonKind::kFinite}) {
     SCOPED_TRACE(poison_kind_name(kind));
-    // 4099 elements and 3 bytes more: whole 64-bit draws, a last partial
-    // one, and a tail shorter than an element.
-    const std::size_t n = 4099, bytes = n * es + 3;
+    // 40003 elements and 3 bytes more: whole 64-bit draws, the drawn 64
+    // KiB repeated (a partial repeat last), and a tail shorter than an
+    // element.
+    const std::size_t n = 40003, bytes = n * es + 3;
     std::vector<unsigned char> buf(bytes + 1, 0xee);
     fill_poison(buf.data(), bytes, t, kind);
     std::set<double> magnitudes;
