@@ -18,10 +18,17 @@ namespace ropecheck {
 // and head), ascending. Everything between them is outside the views.
 std::vector<std::int64_t> view_starts(const Geometry& g, int w);
 
+// True when tensor w's views are its whole buffer: nothing lies outside them
+// (the views never overlap, so as many elements as the views hold, from 0).
+inline bool views_cover_buffer(const Geometry& g, int w) {
+  return g.base[w] == 0 && g.elements[w] == g.tokens * g.heads[w] * g.head_dim;
+}
+
 // Offset of the first element of tensor w outside its view that differs
 // between `got` and `before` (bitwise), or -1. The gaps between the views
 // are compared a run at a time (a byte mask over the whole buffer and a
-// compare per element were a judge's cost on the large cases).
+// compare per element were a judge's cost on the large cases). `before` is
+// not read when views_cover_buffer(g, w).
 std::int64_t first_write_outside_view(const Geometry& g, int w, const unsigned char* got,
                                       const unsigned char* before);
 

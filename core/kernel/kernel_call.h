@@ -55,7 +55,7 @@ struct KernelRun {
   // a difference between two calls on the same case. Empty when none.
   std::string misbehaviour;
   QkBuffers out;
-  QkBuffers initial;  // what the output buffers held before the call
+  QkBuffers initial;  // what the output buffers held before the call; empty when views_cover_buffer for both
   std::optional<KvRun> kv;  // the cache write, for a kernel granting it on a case with a k
   bool ok() const { return status == ROPECHECK_OK && misbehaviour.empty(); }
   // Why !ok(), for a failure message.
