@@ -41,7 +41,7 @@ struct ChildShared {
   std::uintptr_t guard_begin[kMaxGuards], guard_end[kMaxGuards];
   // A worker only: read-write but for the guard pages and read-only ranges
   // (the layout of the buffers changes with the call; the worker changes
-  // only what differs from the protections it set before, arm_guards).
+  // only what differs from the protections it set before, arm_layout).
   std::uintptr_t arm_begin, arm_end;
   // A worker only: made read-only (PROT_READ) for the call, unless the
   // worker has kept them so since (ChildOptions::read_only_begin).

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/isolation/stderr_write.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define ROPECHECK_SANITIZED 1
 #elif defined(__has_feature)
@@ -67,15 +69,6 @@ void wait_if_stopping() {
     for (;;) ::pause();
 }
 
-// write(2) only: these run inside exit() or a signal handler.
-void say(const char* s) {
-  for (std::size_t n = std::strlen(s); n > 0;) {
-    const ssize_t w = ::write(2, s, n);
-    if (w <= 0) return;
-    s += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
 
 void say_int(int v) {
   char b[16];
@@ -86,18 +79,18 @@ void say_int(int v) {
   do b[--i] = static_cast<char>('0' + u % 10);
   while ((u /= 10) && i > 1);
   if (neg) b[--i] = '-';
-  say(b + i);
+  say_to_stderr(b + i);
 }
 
 void stop(const char* what, const char* how, int status, bool has_status) {
-  say("\nerror: ");
-  say(what);
-  say(how);
+  say_to_stderr("\nerror: ");
+  say_to_stderr(what);
+  say_to_stderr(how);
   if (has_status) {
     say_int(status);
-    say(")");
+    say_to_stderr(")");
   }
-  say("; ropecheck stops here without a verdict (docs/RELIABILITY.md)\n");
+  say_to_stderr("; ropecheck stops here without a verdict (docs/RELIABILITY.md)\n");
 }
 
 void on_process_exit(int status, void*) {
@@ -121,11 +114,11 @@ void on_quick_exit() {
 [[maybe_unused]] void on_fatal_signal(int sig) {
   Named n;
   if (active_slot(&n)) {
-    say("\nerror: ");
-    say(n.what);
-    say(" crashed with signal ");
+    say_to_stderr("\nerror: ");
+    say_to_stderr(n.what);
+    say_to_stderr(" crashed with signal ");
     say_int(sig);
-    say(" inside ropecheck's own process; no verdict (docs/RELIABILITY.md)\n");
+    say_to_stderr(" inside ropecheck's own process; no verdict (docs/RELIABILITY.md)\n");
   }
   // SA_RESETHAND restored the default action, which ends the process.
   ::raise(sig);

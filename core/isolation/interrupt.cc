@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "core/isolation/host_guard.h"
+#include "core/isolation/stderr_write.h"
 
 namespace ropecheck {
 namespace {
@@ -33,8 +34,6 @@ bool forwarded(const siginfo_t* si) {
   return si && si->si_code == SI_QUEUE && si->si_pid == ::getppid() && si->si_value.sival_int == kForwardedSignalTag;
 }
 
-void say(const char* s) { [[maybe_unused]] const ssize_t n = ::write(2, s, std::strlen(s)); }
-
 const char* name_of(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
 void on_signal(int sig, siginfo_t* si, void*) {
@@ -44,9 +43,9 @@ void on_signal(int sig, siginfo_t* si, void*) {
     // ... unless it is the first one again: its forwarded copy, or the
     // direct one arriving after its forwarded copy (within a second).
     if (none == sig && (fwd || (g_first_forwarded.load() && now_ns() - g_first_ns.load() < 1000000000LL))) return;
-    say("\nropecheck: ");
-    say(name_of(sig));
-    say(" again: stopping at once\n");
+    say_to_stderr("\nropecheck: ");
+    say_to_stderr(name_of(sig));
+    say_to_stderr(" again: stopping at once\n");
     ::_exit(128 + sig);
   }
   g_first_forwarded.store(fwd);
@@ -58,9 +57,9 @@ void on_signal(int sig, siginfo_t* si, void*) {
 void on_alarm(int) {
   const int sig = g_signal.load();
   if (const char* what = active_host_guard(); sig && what) {
-    say("\nropecheck: interrupted while ");
-    say(what);
-    say(" does not return; stopping without a report\n");
+    say_to_stderr("\nropecheck: interrupted while ");
+    say_to_stderr(what);
+    say_to_stderr(" does not return; stopping without a report\n");
     ::_exit(128 + sig);
   }
 }

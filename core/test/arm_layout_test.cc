@@ -1,5 +1,5 @@
 // A worker arms each call's layout as its difference from the protections it
-// set for earlier calls (core/isolation/child_side.cc, arm_guards): a guard
+// set for earlier calls (core/isolation/arena_protections.h, arm_layout): a guard
 // page of one call lies inside a buffer of a later call placed over it, and
 // that buffer must be writable then; when the first layout comes back, its
 // guard pages must fault again. A copying kernel is called on a small and a
