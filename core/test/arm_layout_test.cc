@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/isolation/isolation.h"
+#include "core/test/probe_kernel.h"
 
 namespace ropecheck::arm_layout_test {
 namespace {
@@ -29,15 +30,7 @@ ropecheck_status_t copier(void*, const ropecheck_apply_params_t* p, char*, std::
 }
 
 const ropecheck_impl_t* isolated_copier() {
-  static const ropecheck_impl_t inner = [] {
-    ropecheck_impl_t t{};
-    t.struct_size = sizeof t;
-    t.abi_version = ROPECHECK_ABI_VERSION;
-    t.name = "copier";
-    t.description = "";
-    t.apply = copier;
-    return t;
-  }();
+  static const ropecheck_impl_t inner = test::probe_table("copier", copier);
   static const ropecheck_impl_t* isolated = [] {
     IsolationOptions o;
     o.mode = IsolationMode::kWorker;
@@ -62,27 +55,12 @@ Result call(std::int64_t tokens, std::int64_t command = 0) {
   }
   std::vector<std::int64_t> positions(static_cast<std::size_t>(tokens), 0);
   positions[0] = command;
-  ropecheck_freq_spec_t f{};
-  f.scheme = ROPECHECK_SCHEME_DEFAULT;
-  f.base = 10000;
-  ropecheck_apply_params_t p{};
-  p.struct_size = sizeof p;
-  p.dtype = ROPECHECK_DTYPE_F32;
-  p.num_tokens = tokens;
-  p.num_q_heads = p.num_kv_heads = 1;
-  p.head_dim = p.rotary_dim = kHeadDim;
-  p.q_token_stride = p.k_token_stride = p.q_head_stride = p.k_head_stride = kHeadDim;
-  p.q_in = q_in.data();
-  p.k_in = k_in.data();
-  p.q_out = q_out.data();
-  p.k_out = k_out.data();
-  p.positions = positions.data();
-  p.position_type = ROPECHECK_INDEX_INT64;
-  p.freq = &f;
+  const test::OneHeadCall args(tokens, kHeadDim, positions.data(), q_in.data(), q_out.data(), k_in.data(),
+                               k_out.data());
   char err[1024] = {0};
   const ropecheck_impl_t* t = isolated_copier();
   Result r;
-  r.status = t->apply(t->ctx, &p, err, sizeof err);
+  r.status = t->apply(t->ctx, &args.p, err, sizeof err);
   r.message = err;
   r.copied = q_out == q_in && k_out == k_in;
   return r;

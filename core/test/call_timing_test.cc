@@ -12,6 +12,7 @@
 
 #include "core/isolation/call_timing.h"
 #include "core/isolation/isolation.h"
+#include "core/test/probe_kernel.h"
 
 // A namespace of its own: the unity build compiles it beside the other probe tests.
 namespace ropecheck::call_timing_test {
@@ -49,15 +50,7 @@ ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char*, std::s
 }
 
 const ropecheck_impl_t* probe_table() {
-  static const ropecheck_impl_t t = [] {
-    ropecheck_impl_t r{};
-    r.struct_size = sizeof r;
-    r.abi_version = ROPECHECK_ABI_VERSION;
-    r.name = "timing_probe";
-    r.description = "";
-    r.apply = probe;
-    return r;
-  }();
+  static const ropecheck_impl_t t = test::probe_table("timing_probe", probe);
   return &t;
 }
 
@@ -73,21 +66,8 @@ Timed call(const ropecheck_impl_t* impl, std::int64_t command, std::int64_t ms, 
   Timed r{};
   for (int i = 0; i < kTokens * kDim; ++i) q[i] = static_cast<float>(i + 1);
   std::int64_t positions[kTokens] = {command, ms};
-  ropecheck_freq_spec_t f{};
-  f.scheme = ROPECHECK_SCHEME_DEFAULT;
-  f.base = 10000;
-  ropecheck_apply_params_t p{};
-  p.struct_size = sizeof p;
-  p.dtype = ROPECHECK_DTYPE_F32;
-  p.num_tokens = kTokens;
-  p.num_q_heads = 1;
-  p.head_dim = p.rotary_dim = kDim;
-  p.q_token_stride = p.q_head_stride = kDim;
-  p.q_in = q;
-  p.q_out = r.out;
-  p.positions = positions;
-  p.position_type = ROPECHECK_INDEX_INT64;
-  p.freq = &f;
+  const test::OneHeadCall args(kTokens, kDim, positions, q, r.out);
+  const ropecheck_apply_params_t& p = args.p;
   r.t.caches = caches;
   time_calls(timed ? &r.t : nullptr);
   char err[256] = {0};

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/isolation/isolation.h"
+#include "core/test/probe_kernel.h"
 
 // A namespace of its own: the unity build compiles it beside the other probe tests.
 namespace ropecheck::kept_cache_test {
@@ -48,17 +49,7 @@ ropecheck_status_t build(void*, const ropecheck_freq_spec_t*, std::int32_t, std:
 }
 
 const ropecheck_impl_t* isolated_probe() {
-  static const ropecheck_impl_t inner = [] {
-    ropecheck_impl_t t{};
-    t.struct_size = sizeof t;
-    t.abi_version = ROPECHECK_ABI_VERSION;
-    t.name = "cache_probe";
-    t.description = "";
-    t.apply = probe;
-    t.build_cache = build;
-    t.caps.flags = ROPECHECK_CAP_COS_SIN_CACHE;
-    return t;
-  }();
+  static const ropecheck_impl_t inner = test::probe_table("cache_probe", probe, build, ROPECHECK_CAP_COS_SIN_CACHE);
   return isolate(&inner, IsolationOptions{});
 }
 
@@ -73,23 +64,8 @@ Result call(const ropecheck_impl_t* t, const std::vector<float>& cache, std::int
             std::int64_t rows = kRows) {
   std::vector<float> q_in(kElements, 1.0f), k_in(kElements, 2.0f), q_out(kElements, 0.0f), k_out(kElements, 0.0f);
   std::int64_t positions[kTokens] = {command, arg};
-  ropecheck_freq_spec_t f{};
-  f.scheme = ROPECHECK_SCHEME_DEFAULT;
-  f.base = 10000;
-  ropecheck_apply_params_t p{};
-  p.struct_size = sizeof p;
-  p.dtype = ROPECHECK_DTYPE_F32;
-  p.num_tokens = kTokens;
-  p.num_q_heads = p.num_kv_heads = 1;
-  p.head_dim = p.rotary_dim = kHeadDim;
-  p.q_token_stride = p.k_token_stride = p.q_head_stride = p.k_head_stride = kHeadDim;
-  p.q_in = q_in.data();
-  p.q_out = q_out.data();
-  p.k_in = k_in.data();
-  p.k_out = k_out.data();
-  p.positions = positions;
-  p.position_type = ROPECHECK_INDEX_INT64;
-  p.freq = &f;
+  test::OneHeadCall args(kTokens, kHeadDim, positions, q_in.data(), q_out.data(), k_in.data(), k_out.data());
+  ropecheck_apply_params_t& p = args.p;
   p.cos_sin_cache = cache.data();
   p.cache_dtype = ROPECHECK_DTYPE_F32;
   p.cache_max_position = rows;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/isolation/isolation.h"
+#include "core/test/probe_kernel.h"
 
 // A namespace of its own: the unity build compiles it beside the other probe tests.
 namespace ropecheck::worker_test {
@@ -138,15 +139,7 @@ ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, st
   return ROPECHECK_OK;
 }
 
-ropecheck_impl_t probe_table() {
-  ropecheck_impl_t t{};
-  t.struct_size = sizeof t;
-  t.abi_version = ROPECHECK_ABI_VERSION;
-  t.name = "probe";
-  t.description = "";
-  t.apply = probe;
-  return t;
-}
+ropecheck_impl_t probe_table() { return test::probe_table("probe", probe); }
 
 const ropecheck_impl_t* isolated_probe(IsolationMode mode, double timeout = 10, double memory_gib = 16) {
   static const ropecheck_impl_t inner = probe_table();
