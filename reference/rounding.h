@@ -46,8 +46,7 @@ double round_to_dtype(const R& v, ropecheck_dtype_t t) {
 // bits, not frexp/ldexp: the error model and the judge ask for it several
 // times per element, and the two libm calls were a tenth of a gate run
 // (ulp_of_by_libm, in the test, is the definition it is checked against).
-inline double ulp_of(double x, ropecheck_dtype_t t) {
-  const DtypeFormat f = dtype_format(t);
+[[gnu::always_inline]] inline double ulp_of(double x, const DtypeFormat& f) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, &x, sizeof bits);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
@@ -61,6 +60,10 @@ inline double ulp_of(double x, ropecheck_dtype_t t) {
   std::memcpy(&r, &out, sizeof r);
   return r;
 }
+// The same for a dtype. The error model's hot path holds its dtypes'
+// formats and calls the overload above (the switch per call was a fifth of
+// a budget table's time, bench/budget_bench.cc).
+[[gnu::always_inline]] inline double ulp_of(double x, ropecheck_dtype_t t) { return ulp_of(x, dtype_format(t)); }
 
 }  // namespace ropecheck::ref
 

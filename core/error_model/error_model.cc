@@ -16,9 +16,13 @@ namespace {
 // the bottom of fp64's subnormal range half an ulp is below 2^-1074). By the
 // one-rounding lemma (docs/ERROR_MODEL.md) it bounds the error of rounding
 // any real of magnitude <= |x| to t, gradual underflow included.
-double half_ulp_up(double x, ropecheck_dtype_t t) {
-  return std::max(0.5 * ref::ulp_of(x, t), std::numeric_limits<double>::denorm_min());
+[[gnu::always_inline]] inline double half_ulp_up(double x, const DtypeFormat& f) {
+  return std::max(0.5 * ref::ulp_of(x, f), std::numeric_limits<double>::denorm_min());
 }
+double half_ulp_up(double x, ropecheck_dtype_t t) { return half_ulp_up(x, dtype_format(t)); }
+
+constexpr DtypeFormat kF32Format = dtype_format(ROPECHECK_DTYPE_F32);
+constexpr DtypeFormat kF64Format = dtype_format(ROPECHECK_DTYPE_F64);
 
 // True when every value of dtype a is a value of dtype b.
 bool holds_every_value(ropecheck_dtype_t a, ropecheck_dtype_t b) {
@@ -35,12 +39,6 @@ constexpr const char* kTermNames[kBudgetTermCount] = {"angle", "angle(capped)", 
                                                       "final", "store",         "judge"};
 
 }  // namespace
-
-int dominant_term(const BudgetTerms& t) {
-  const double v[] = {t.angle_capped ? 0 : t.angle, t.angle_capped ? t.angle : 0, t.trig, t.prods, t.fin,
-                      t.store, t.judge};
-  return static_cast<int>(std::max_element(std::begin(v), std::end(v)) - std::begin(v));
-}
 
 namespace {
 std::string fmt3(double v) {
@@ -69,7 +67,12 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
                 ? ROPECHECK_DTYPE_F64
                 : ROPECHECK_DTYPE_F32),
       caller_cache_(caller_cache),
-      m_(std::fabs(m)) {
+      m_(std::fabs(m)),
+      math_format_(dtype_format(math_)),
+      storage_format_(dtype_format(storage)),
+      math_narrow_(math_ == ROPECHECK_DTYPE_BF16 || math_ == ROPECHECK_DTYPE_F16),
+      store_rounds_(!holds_every_value(math_, storage)),
+      fma_rotation_(policy.ext.rotation_form == ROPECHECK_ROTATION_FMA) {
   // A group without pairs (an axis given none) has no frequencies to bound.
   if (group_rotary_dims.empty()) angles_.emplace_back(policy, s, shape.rotary_dim);
   for (const int d : group_rotary_dims) angles_.emplace_back(policy, s, std::max(d, 2));
@@ -94,11 +97,11 @@ double ErrorModel::math_rounding(double z) const {
   // 24 >= 2p + 2 and nothing underflows (Figueroa, "When is double rounding
   // innocuous?", 1995), but fp32 underflows on products of bf16 subnormals:
   // |fl_M(fl_32(z)) - z| <= h_M(z + h_32(z)) + h_32(z) covers both.
-  if (math_ == ROPECHECK_DTYPE_BF16 || math_ == ROPECHECK_DTYPE_F16) {
-    const double h32 = half_ulp_up(z, ROPECHECK_DTYPE_F32);
-    return half_ulp_up(z + h32, math_) + h32;
+  if (math_narrow_) {
+    const double h32 = half_ulp_up(z, kF32Format);
+    return half_ulp_up(z + h32, math_format_) + h32;
   }
-  return half_ulp_up(z, math_);
+  return half_ulp_up(z, math_format_);
 }
 
 double ErrorModel::phase_error(double abs_angle, double a0) const {
@@ -191,7 +194,7 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t, const PairShared& s) const 
   r.trig = ax * b1.delta + ay * b2.delta;
   // E6: the products' roundings in the math dtype (an FMA rounds only one).
   const double p1 = math_rounding(ax * b1.kmax), p2 = math_rounding(ay * b2.kmax);
-  r.prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
+  r.prods = fma_rotation_ ? std::max(p1, p2) : p1 + p2;
   // E6': the sum (or the fused operation) rounded in the math dtype; E7: the
   // store, no rounding when every math value is a storage value (for math in
   // the storage dtype the last rounding is the store).
@@ -200,9 +203,9 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t, const PairShared& s) const 
   r.input = t.input_error_x * b1.kmax + t.input_error_y * b2.kmax;
   const double pre = r.angle + r.trig + r.prods + r.input;
   r.fin = math_rounding(av + pre);
-  r.store = holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(av + pre + r.fin, storage_);
+  r.store = store_rounds_ ? half_ulp_up(av + pre + r.fin, storage_format_) : 0.0;
   // E8: the judge knows the exact value only rounded to a double.
-  r.judge = half_ulp_up(t.value, ROPECHECK_DTYPE_F64);
+  r.judge = half_ulp_up(t.value, kF64Format);
   return r;
 }
 
@@ -227,11 +230,10 @@ double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t, double nor
   const TrigBound& b = unit_trig_;
   const double trig = (ax + ay) * b.delta;
   const double p1 = math_rounding(ax * b.kmax), p2 = math_rounding(ay * b.kmax);
-  const double prods = policy_.ext.rotation_form == ROPECHECK_ROTATION_FMA ? std::max(p1, p2) : p1 + p2;
+  const double prods = fma_rotation_ ? std::max(p1, p2) : p1 + p2;
   const double fin = math_rounding(r + trig + prods);
-  const double store =
-      holds_every_value(math_, storage_) ? 0.0 : half_ulp_up(r + trig + prods + fin, storage_);
-  return std::sqrt(2.0) * (trig + prods + fin + store + half_ulp_up(r, ROPECHECK_DTYPE_F64));
+  const double store = store_rounds_ ? half_ulp_up(r + trig + prods + fin, storage_format_) : 0.0;
+  return std::sqrt(2.0) * (trig + prods + fin + store + half_ulp_up(r, kF64Format));
 }
 
 double ErrorModel::pair_budget(const ElementTerms& t) const {

@@ -13,6 +13,7 @@
 
 #include "core/error_model/angle_error.h"
 #include "reference/freq_spec.h"
+#include "ropecheck/dtype.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/policy.h"
 
@@ -88,7 +89,15 @@ struct BudgetTerms {
 };
 inline constexpr int kBudgetTermCount = 7;  // the six terms, E2 split into capped and not
 // The largest term of a budget, as an index into budget_term_name().
-int dominant_term(const BudgetTerms& t);
+// Inline: the budget tables ask it of every element.
+inline int dominant_term(const BudgetTerms& t) {
+  const double v[kBudgetTermCount] = {t.angle_capped ? 0 : t.angle, t.angle_capped ? t.angle : 0, t.trig, t.prods,
+                                      t.fin, t.store, t.judge};
+  int best = 0;  // the first of the largest (std::max_element)
+  for (int i = 1; i < kBudgetTermCount; ++i)
+    if (v[best] < v[i]) best = i;
+  return best;
+}
 const char* budget_term_name(int term);
 
 class ErrorModel {
@@ -173,12 +182,15 @@ class ErrorModel {
     TrigBound cos, sin;   // at min(1, |cos a| + A), min(1, |sin a| + A)
   };
   PairShared pair_shared(const ElementTerms& t) const;
-  PairShared pair_shared(const ElementTerms& t, const AngleShared& a) const;
-  BudgetTerms terms(const ElementTerms& t, const PairShared& s) const;
+  // The per-element path of a budget table, inlined into pair_budgets (each
+  // a call of its own was a fifth of a table's time, bench/budget_bench.cc);
+  // defined in error_model.cc, the one file that calls them.
+  [[gnu::always_inline]] inline PairShared pair_shared(const ElementTerms& t, const AngleShared& a) const;
+  [[gnu::always_inline]] inline BudgetTerms terms(const ElementTerms& t, const PairShared& s) const;
   // pair_budget_excluding_angle with norm = hypot(x, y).
-  double pair_budget_excluding_angle(const ElementTerms& t, double norm) const;
+  [[gnu::always_inline]] inline double pair_budget_excluding_angle(const ElementTerms& t, double norm) const;
   // One rounding to the math dtype of a value of magnitude <= z.
-  double math_rounding(double z) const;
+  [[gnu::always_inline]] inline double math_rounding(double z) const;
   // A without and with the phase error of a fast sin/cos beyond its range.
   double phase_error(double abs_angle, double a0) const;
 
@@ -192,6 +204,12 @@ class ErrorModel {
   double m_rel_;  // E5: relative error of the kernel's attention factor
   std::vector<AngleError> angles_;  // per frequency group
   TrigBound unit_trig_{0, 0};       // trig_bound(1.0): whatever the angle
+  // What the per-element terms ask of the dtypes, worked out once: every
+  // budget table calls them a few dozen times per pair.
+  DtypeFormat math_format_, storage_format_;
+  bool math_narrow_;    // bf16/f16 math: an fp32 operation rounded again
+  bool store_rounds_;   // E7: some math value is not a storage value
+  bool fma_rotation_;   // E6: one rounding for both products
 };
 
 }  // namespace ropecheck
