@@ -146,8 +146,10 @@ class IsolatedCall {
   // The call's first buffer is the named cache `c`, proven unchanged after
   // the call: the region keeps it for a later call (when the call was
   // placed at the region's start, where a later call looks for it).
+  // Only an arena of its own keeps a cache (worker_slot.h): another
+  // kernel's worker could write into one kept in a shared arena.
   void keep(const HeldCache& c) {
-    if (at_start_) kept_ = c;
+    if (at_start_ && slot_ && slot_->keeps_caches()) kept_ = c;
   }
   // The caller has read what it needs from the buffers.
   ~IsolatedCall() {

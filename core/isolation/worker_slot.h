@@ -49,17 +49,51 @@ struct HeldCache {
   bool operator==(const HeldCache&) const = default;
 };
 
-// One worker of one implementation on one thread, with its arena: a page for
-// the request, then two regions the calls alternate between (applies and
-// cache builds each in turn), so two calls in a row never see their buffers
-// at the same addresses (call_kernel_twice, core/kernel/kernel_call.h). The arena
-// grows, by a new one and a new worker, when a call needs more.
+// The shared memory a worker works in: a page for the request, then two
+// regions the calls alternate between (applies and cache builds each in
+// turn), so two calls in a row of one implementation never see their
+// buffers at the same addresses (call_kernel_twice,
+// core/kernel/kernel_call.h). The arena grows, by a new one and a new
+// worker, when a call needs more.
+// The workers of one gate thread whose kernels come from one library (the
+// built-in kernels, or one plugin's) share one arena, but for those of
+// kernels handed a cos/sin cache (their own or the caller's), which keep it
+// in their arena between calls (WorkerSlot::sharing_domain). A thread runs
+// one call at a time, and every worker not in a call is stopped
+// (core/isolation/worker.h), so a worker touches the arena only during its
+// own call, whose buffers the parent filled for it; outside them it may
+// read what an earlier call of a sibling kernel left there, never what a
+// kernel of another library did. A kept cache is read-only only in the
+// worker that kept it: another kernel's worker could write into it, so
+// those keep their own arenas. An arena per worker had every page of two
+// regions per implementation and thread allocated and cleared (the quick
+// gate's 8 kernels on 2 threads: 1.1 GB, 0.29 M page faults, 6% of its
+// time).
+struct Arena {
+  explicit Arena(std::size_t region_pages);
+  ~Arena();
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  std::size_t bytes() const;
+  unsigned char* base = nullptr;
+  std::size_t region_pages = 0;
+  // The named cache each region's first buffer holds from its last call
+  // (an arena of one worker's only).
+  std::array<HeldCache, 2> held{};
+  pid_t owner;  // the process that mapped it (not unmapped from a child's exit)
+};
+
+// One worker of one implementation on one thread, in its arena.
 class WorkerSlot {
  public:
   // owner: the isolated implementation it serves (its key); inner: the
   // implementation its worker calls; memory_limit_gib: the worker's limit.
   WorkerSlot(const void* owner, const ropecheck_impl_t* inner, double memory_limit_gib)
-      : owner_key_(owner), inner_(inner), memory_limit_gib_(memory_limit_gib), owner_(::getpid()) {}
+      : owner_key_(owner),
+        inner_(inner),
+        memory_limit_gib_(memory_limit_gib),
+        owner_(::getpid()),
+        domain_(sharing_domain(inner)) {}
   ~WorkerSlot() {
     if (::getpid() == owner_) drop();  // not from the thread_local destructors exit() runs in a child
   }
@@ -68,25 +102,27 @@ class WorkerSlot {
 
   const void* owner() const { return owner_key_; }
   // The region for the next call of this kind, `pages` long at least, and
-  // its index (0 or 1).
+  // its index (0 or 1); the worker started (or started again in a new
+  // arena) first when needed.
   unsigned char* region_for(std::size_t pages, bool apply, int* index);
   // Where region `index` starts (a kept cache's front guard page).
   unsigned char* region_start(int index) const;
   // The named cache a region's first buffer holds from its last call, proven
   // unchanged by that call's checks; forgotten here, as the call now placed
   // there may write anything into the region (hold() says it again).
-  const HeldCache& held(int region) const { return held_[static_cast<std::size_t>(region)]; }
-  HeldCache take_held(int region) { return std::exchange(held_[static_cast<std::size_t>(region)], HeldCache{}); }
-  void hold(int region, const HeldCache& c) { held_[static_cast<std::size_t>(region)] = c; }
-  std::size_t region_pages() const { return region_pages_; }
-  Request* request() { return reinterpret_cast<Request*>(arena_); }
+  const HeldCache& held(int region) const { return arena_->held[static_cast<std::size_t>(region)]; }
+  HeldCache take_held(int region) { return std::exchange(arena_->held[static_cast<std::size_t>(region)], HeldCache{}); }
+  void hold(int region, const HeldCache& c) { arena_->held[static_cast<std::size_t>(region)] = c; }
+  std::size_t region_pages() const { return arena_->region_pages; }
+  Request* request() { return reinterpret_cast<Request*>(arena_->base); }
   Worker& worker() { return *worker_; }
   // After a call's buffers were read: a large call's pages go back to the
   // system. Shared memory stays resident while it is mapped, so without this
-  // every worker kept the largest call it ever ran (two regions of a 36864-
+  // every arena kept the largest call it ever ran (two regions of a 36864-
   // token case each): the exhaustive suite over six kernels with --jobs 2
-  // held 8.4 GB and was killed for memory. The next large call faults its
-  // pages in again, little next to judging a case that size.
+  // held 8.4 GB and was killed for memory, an arena per worker then. The
+  // next large call faults its pages in again, little next to judging a
+  // case that size.
   // A call over the limit releases its pages from `from` on: a cache it
   // keeps at its start stays (at most kKeepResidentBytes), so a region
   // holds at most a kept cache and one call of up to that size after it.
@@ -95,28 +131,26 @@ class WorkerSlot {
     ::madvise(reinterpret_cast<void*>(from), end - from, MADV_REMOVE);
   }
   static constexpr std::uintptr_t kKeepResidentBytes = std::uintptr_t{64} << 20;
+  // Ends the worker and lets go of the arena (the thread's arena grew).
+  void drop();
+  // Whether its arena is its own, so that it may keep a named cos/sin cache
+  // between calls (isolation.cc).
+  bool keeps_caches() const { return domain_ == nullptr; }
+  // Which workers of a thread share an arena: those whose kernels' apply
+  // lies in the same loaded object (dladdr). None (nullptr: an arena of its
+  // own) for a kernel handed a named cos/sin cache (granting COS_SIN_CACHE
+  // or CALLER_COS_SIN_CACHE), or whose object cannot be told.
+  static const void* sharing_domain(const ropecheck_impl_t* inner);
 
  private:
-  void drop();
-
-  std::size_t bytes() const;
-  // A new arena means a new worker: a fork() of ropecheck, whose pages are
-  // then each copied at their next write here. So the first arena holds
-  // the calls of the standard suites at once (a 64 MiB cos/sin cache with
-  // its q and k): address space only, its pages allocated when touched
-  // (MAP_NORESERVE). A call that needs more gets an arena of twice that.
-  void grow(std::size_t pages);
-
-
   const void* const owner_key_;
   const ropecheck_impl_t* const inner_;
   const double memory_limit_gib_;
   const pid_t owner_;
-  unsigned char* arena_ = nullptr;
-  std::size_t region_pages_ = 0;
+  const void* const domain_;
+  std::shared_ptr<Arena> arena_;  // the arena the worker was started in
   std::unique_ptr<Worker> worker_;
   std::uint64_t applies_ = 0, builds_ = 0;
-  std::array<HeldCache, 2> held_{};
 };
 
 // The calling thread's slot for `owner` (an isolated implementation), made

@@ -2,7 +2,9 @@
 // caller: calls run in one process, each in another place of its arena; a
 // call that fails in any way, or leaves a timer armed or address space
 // behind, gets the next call a new process; nothing of one worker reaches
-// another (its memory, its socket); --isolation fork keeps a child per call.
+// another's socket, nor the memory of a kernel of another library (the
+// kernels of one share their thread's arena); --isolation fork keeps a
+// child per call.
 // A probe kernel does what positions[0] of each call says and reports its
 // pid and buffer addresses in its message; the misbehaving plugins through
 // the CLI are mutants/plugin_isolation_test.sh.
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "core/isolation/isolation.h"
+#include "core/isolation/worker_slot.h"
 #include "core/test/probe_kernel.h"
 
 // A namespace of its own: the unity build compiles it beside the other probe tests.
@@ -141,13 +144,18 @@ ropecheck_status_t probe(void*, const ropecheck_apply_params_t* p, char* err, st
 
 ropecheck_impl_t probe_table() { return test::probe_table("probe", probe); }
 
-const ropecheck_impl_t* isolated_probe(IsolationMode mode, double timeout = 10, double memory_gib = 16) {
+// own_arena: the probe declares a cos/sin cache of its own (it is never
+// handed one here), so its worker works in an arena of its own instead of
+// its thread's arena for the kernels of this binary (worker_slot.h).
+const ropecheck_impl_t* isolated_probe(IsolationMode mode, double timeout = 10, double memory_gib = 16,
+                                       bool own_arena = false) {
   static const ropecheck_impl_t inner = probe_table();
+  static const ropecheck_impl_t inner_own = test::probe_table("probe", probe, nullptr, ROPECHECK_CAP_COS_SIN_CACHE);
   IsolationOptions o;
   o.mode = mode;
   o.timeout_seconds = timeout;
   o.memory_limit_gib = memory_gib;
-  return isolate(&inner, o);
+  return isolate(own_arena ? &inner_own : &inner, o);
 }
 
 struct Report {
@@ -319,8 +327,8 @@ TEST(Worker, AddressSpaceKeptPastTheMemoryLimitRetiresTheWorker) {
   retire_workers();
 }
 
-TEST(Worker, AWorkerSeesNeitherAnotherWorkersMemoryNorItsSocket) {
-  const ropecheck_impl_t* b = isolated_probe(IsolationMode::kWorker);
+TEST(Worker, AWorkerSeesNeitherAnotherArenasMemoryNorAnotherWorkersSocket) {
+  const ropecheck_impl_t* b = isolated_probe(IsolationMode::kWorker, 10, 16, /*own_arena=*/true);
   const Report rb = call(b, kReport);
   ASSERT_EQ(rb.status, ROPECHECK_OK) << rb.message;
   // Started after b's arena exists, while ropecheck holds b's socket.
@@ -333,6 +341,48 @@ TEST(Worker, AWorkerSeesNeitherAnotherWorkersMemoryNorItsSocket) {
   EXPECT_EQ(reach.message.rfind("isolated call: crashed with signal 11 (an access to memory it was not given", 0), 0u)
       << reach.message;
   retire_workers();
+}
+
+// Two kernels of one library on one thread (the built-in kernels, or one
+// plugin's) work in one arena, each in its own worker, one call at a time:
+// a sibling's call can read what an earlier call left in the arena, a
+// kernel of another library's cannot (above). Sharing the pages instead of
+// holding two regions per kernel and thread is what the arena saves.
+TEST(Worker, SiblingKernelsOfOneLibraryShareTheirThreadsArenaInWorkersOfTheirOwn) {
+  const ropecheck_impl_t* b = isolated_probe(IsolationMode::kWorker);
+  const ropecheck_impl_t* a = isolated_probe(IsolationMode::kWorker);
+  const Report rb = call(b, kReport), ra = call(a, kReport);
+  ASSERT_EQ(rb.status, ROPECHECK_OK) << rb.message;
+  ASSERT_EQ(ra.status, ROPECHECK_OK) << ra.message;
+  EXPECT_NE(ra.pid, rb.pid) << "a worker per kernel";
+  EXPECT_EQ(ra.sockets, 1) << "its own socket only";
+  const Report reach = call(a, kReadAddress, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(rb.q_in)));
+  EXPECT_EQ(reach.status, ROPECHECK_OK) << reach.message;
+  retire_workers();
+}
+
+// The domains themselves: every kernel of one loaded object shares one, a
+// kernel of another object another, and a kernel handed a cos/sin cache
+// (its own or the caller's) none: it keeps that cache in an arena of its own.
+TEST(Worker, AKernelSharesAnArenaWithTheKernelsOfItsLibraryUnlessHandedACache) {
+  const ropecheck_impl_t here = probe_table();
+  ropecheck_impl_t sibling = here;
+  sibling.apply = [](void*, const ropecheck_apply_params_t*, char*, std::size_t) -> ropecheck_status_t {
+    return ROPECHECK_OK;
+  };
+  // Never called: only where its code lies is asked (the C library).
+  ropecheck_impl_t elsewhere = here;
+  elsewhere.apply = reinterpret_cast<decltype(ropecheck_impl_t::apply)>(&std::abort);
+  const void* domain = WorkerSlot::sharing_domain(&here);
+  ASSERT_NE(domain, nullptr);
+  EXPECT_EQ(WorkerSlot::sharing_domain(&sibling), domain);
+  EXPECT_NE(WorkerSlot::sharing_domain(&elsewhere), nullptr);
+  EXPECT_NE(WorkerSlot::sharing_domain(&elsewhere), domain);
+  for (const std::uint32_t flag : {ROPECHECK_CAP_COS_SIN_CACHE, ROPECHECK_CAP_CALLER_COS_SIN_CACHE}) {
+    ropecheck_impl_t cached = here;
+    cached.caps.flags |= flag;
+    EXPECT_EQ(WorkerSlot::sharing_domain(&cached), nullptr) << flag;
+  }
 }
 
 // What a call leaves running is found under the call's own process (the
