@@ -46,10 +46,10 @@ ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std:
   siginfo_t info{};
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.timeout_seconds));
-  End end = wait_for_child(f.pid, f.fd, o.timeout_seconds, &info);
+  End end = wait_for_child(f, o.timeout_seconds, &info);
   if (end == End::kReturned) end = wait_until_stopped(f.pid, deadline, &info);
   ChildRun run;
-  if (end == End::kReturned && o.check_leftovers) run.failure = leftovers(f.pid, *shared);
+  if (end == End::kReturned && o.check_leftovers) run.failure = leftovers(f, *shared);
   if (end == End::kReturned && run.failure.empty()) run.failure = state_left_failure(*shared);
   sweep(f.pid);  // everything the call started is dead from here on
   forget_child(f);

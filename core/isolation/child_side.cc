@@ -86,15 +86,44 @@ void on_allocation_failure() {
   std::set_new_handler(nullptr);  // operator new now throws std::bad_alloc, which the kernel may handle
 }
 
+// A /proc/self file a worker reads after every call, kept open: a read
+// from its start instead of an open (a walk through procfs) and a close per
+// call. Opened again in another process than the one that opened it, and
+// when a call closed it or put another file in its place (its device and
+// inode are checked; a descriptor that is no longer this one is left alone,
+// it may be the kernel's now).
+class KeptProcFile {
+ public:
+  explicit KeptProcFile(const char* path) : path_(path) {}
+  // Up to n bytes from its start; -1 when it cannot be read.
+  ssize_t read(char* b, std::size_t n) {
+    struct stat now {};
+    if (fd_ < 0 || pid_ != ::getpid() || ::fstat(fd_, &now) != 0 || now.st_dev != dev_ || now.st_ino != ino_) {
+      fd_ = ::open(path_, O_RDONLY | O_CLOEXEC);
+      if (fd_ < 0 || ::fstat(fd_, &now) != 0) return -1;
+      pid_ = ::getpid();
+      dev_ = now.st_dev;
+      ino_ = now.st_ino;
+    }
+    return ::pread(fd_, b, n, 0);
+  }
+
+ private:
+  const char* path_;
+  int fd_ = -1;
+  pid_t pid_ = 0;
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+};
+KeptProcFile g_statm("/proc/self/statm");
+KeptProcFile g_timers("/proc/self/timers");
+
 // Bytes of address space this process has (the first field of
 // /proc/self/statm, in pages: what RLIMIT_AS is compared with). Read
 // without malloc: a worker reads it after every call.
 std::uint64_t address_space_bytes() {
   char b[64] = {0};
-  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const ssize_t n = ::read(fd, b, sizeof b - 1);
-  ::close(fd);
+  const ssize_t n = g_statm.read(b, sizeof b - 1);
   std::uint64_t pages = 0;
   for (ssize_t i = 0; i < n && b[i] >= '0' && b[i] <= '9'; ++i) pages = pages * 10 + static_cast<std::uint64_t>(b[i] - '0');
   return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -113,11 +142,7 @@ int lingering_state() {
     if (::getitimer(which, &v) == 0 && (v.it_value.tv_sec != 0 || v.it_value.tv_usec != 0)) left |= 1;
   }
   // timer_create(2) timers are listed here (CONFIG_CHECKPOINT_RESTORE).
-  if (const int fd = ::open("/proc/self/timers", O_RDONLY | O_CLOEXEC); fd >= 0) {
-    char c;
-    if (::read(fd, &c, 1) == 1) left |= 1;
-    ::close(fd);
-  }
+  if (char c; g_timers.read(&c, 1) == 1) left |= 1;
   sigset_t pending;
   sigemptyset(&pending);
   if (::sigpending(&pending) == 0)

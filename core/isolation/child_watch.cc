@@ -162,6 +162,11 @@ Forked fork_child(const std::vector<SharedRange>& share, const std::function<voi
       f.fd = sv[0];
       g_pids.push_back(f.pid);
       g_fds.push_back(f.fd);
+      // Opened under the lock too, and closed in every later child.
+      f.pidfd = open_pidfd(f.pid);
+      f.proc = open_proc_files(f.pid);
+      for (int fd : {f.pidfd, f.proc.stat, f.proc.children})
+        if (fd >= 0) g_fds.push_back(fd);
     }
   }
   if (f.pid < 0) {
@@ -176,14 +181,18 @@ void forget_child(Forked& f) {
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_pids.erase(std::remove(g_pids.begin(), g_pids.end(), f.pid), g_pids.end());
-    g_fds.erase(std::remove(g_fds.begin(), g_fds.end(), f.fd), g_fds.end());
+    for (int fd : {f.fd, f.pidfd, f.proc.stat, f.proc.children})
+      if (fd >= 0) g_fds.erase(std::remove(g_fds.begin(), g_fds.end(), fd), g_fds.end());
   }
   if (f.fd >= 0) ::close(f.fd);
+  if (f.pidfd >= 0) ::close(f.pidfd);
+  close_proc_files(f.proc);
   f = Forked{};
 }
 
-End wait_for_child(pid_t pid, int fd, double timeout_seconds, siginfo_t* info) {
-  const int pidfd = open_pidfd(pid);
+End wait_for_child(const Forked& f, double timeout_seconds, siginfo_t* info) {
+  const pid_t pid = f.pid;
+  const int fd = f.fd, pidfd = f.pidfd;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
   bool fd_open = true;
   End end = End::kTimedOut;
@@ -220,7 +229,6 @@ End wait_for_child(pid_t pid, int fd, double timeout_seconds, siginfo_t* info) {
       }
     }
   }
-  if (pidfd >= 0) ::close(pidfd);
   return end;
 }
 
@@ -271,8 +279,9 @@ std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, c
   return {};
 }
 
-std::string leftovers(pid_t child, const ChildShared& s) {
-  if (s.descendants_held && alone_without_children(child)) return {};
+std::string leftovers(const Forked& f, const ChildShared& s) {
+  const pid_t child = f.pid;
+  if (s.descendants_held && alone_without_children(child, &f.proc)) return {};
   int threads = live_threads(child);
   // A thread that was just joined may take a moment to leave /proc.
   for (int i = 0; i < 50 && threads > 1; ++i) {

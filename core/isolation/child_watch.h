@@ -17,12 +17,17 @@
 
 #include "core/isolation/child_process.h"
 #include "core/isolation/child_side.h"
+#include "core/isolation/process_tree.h"
 
 namespace ropecheck {
 
 struct Forked {
   pid_t pid = -1;
   int fd = -1;  // this process's end of a socket pair with the child
+  // Held for the child's life, so that a call's wait and its look for
+  // what it left open nothing (-1 where the system has none).
+  int pidfd = -1;
+  ProcFiles proc;
 };
 
 // Under one lock: a socket pair, fork(), the child registered. `share` is
@@ -40,7 +45,7 @@ enum class End { kReturned, kDied, kTimedOut, kInterrupted };
 // timeout, an interrupt (SIGINT / SIGTERM). On kDied, *info holds its
 // status, still unreaped (WNOWAIT: its pid cannot be reused before the
 // sweep).
-End wait_for_child(pid_t pid, int fd, double timeout_seconds, siginfo_t* info);
+End wait_for_child(const Forked& f, double timeout_seconds, siginfo_t* info);
 // After the child answered: waits until its process group is stopped (it
 // stops itself right after answering, in both modes), so that nothing of
 // the call runs while this process counts what it left and reads its
@@ -57,7 +62,7 @@ std::string describe_end(End end, const siginfo_t& info, const ChildShared& s, c
 // processes that left its process group (reparented to the child, which
 // holds its descendants), or, where the hold could not be set up (s says
 // why), processes reparented to ropecheck itself. Empty if none.
-std::string leftovers(pid_t child, const ChildShared& s);
+std::string leftovers(const Forked& child, const ChildShared& s);
 // What the body left changed in its process that its caller's arithmetic
 // would run in (the floating-point control state); empty if nothing.
 std::string state_left_failure(const ChildShared& s);

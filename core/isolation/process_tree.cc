@@ -126,12 +126,36 @@ ssize_t read_small(const char* path, char* b, std::size_t n) {
   return got;
 }
 
+// A procfs file held open, read from its start again: its contents are
+// made anew by each read at offset 0.
+ssize_t reread_small(int fd, char* b, std::size_t n) {
+  const ssize_t got = ::pread(fd, b, n - 1, 0);
+  b[got > 0 ? got : 0] = '\0';
+  return got;
+}
+
 }  // namespace
 
-bool alone_without_children(pid_t pid) {
+ProcFiles open_proc_files(pid_t pid) {
+  char path[64];
+  ProcFiles f;
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  f.stat = ::open(path, O_RDONLY | O_CLOEXEC);
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
+  f.children = ::open(path, O_RDONLY | O_CLOEXEC);
+  return f;
+}
+
+void close_proc_files(ProcFiles& f) {
+  if (f.stat >= 0) ::close(f.stat);
+  if (f.children >= 0) ::close(f.children);
+  f = ProcFiles{};
+}
+
+bool alone_without_children(pid_t pid, const ProcFiles* files) {
   char path[64], b[1024];
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const ssize_t n = read_small(path, b, sizeof b);
+  const ssize_t n = files && files->stat >= 0 ? reread_small(files->stat, b, sizeof b) : read_small(path, b, sizeof b);
   if (n <= 0 || static_cast<std::size_t>(n) >= sizeof b - 1) return false;
   // Fields after the command name (which may hold spaces or ')'): field 3
   // (state) first, num_threads is field 20.
@@ -141,6 +165,7 @@ bool alone_without_children(pid_t pid) {
   for (int field = 2; field < 20 && *at; ++at)
     if (*at == ' ') ++field;
   if (std::strtol(at, nullptr, 10) != 1) return false;
+  if (files && files->children >= 0) return reread_small(files->children, b, sizeof b) == 0;
   std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
   return read_small(path, b, sizeof b) == 0;  // empty: no child (a kernel without the file: -1, scanned)
 }

@@ -36,7 +36,14 @@ std::vector<pid_t> children_of(pid_t pid, bool live_only);
 // other thread, live or exiting; and a process of one thread has every
 // child of its exited threads (they are reparented to a live thread of the
 // group). False when anything is unclear: the full scans then decide.
-bool alone_without_children(pid_t pid);
+// With `files` (open_proc_files of pid) the two files are read again where
+// they are open instead of opened and closed on every call.
+struct ProcFiles {
+  int stat = -1, children = -1;
+};
+ProcFiles open_proc_files(pid_t pid);
+void close_proc_files(ProcFiles& f);
+bool alone_without_children(pid_t pid, const ProcFiles* files = nullptr);
 // Whether pid is a process that runs (not a zombie, not gone).
 bool process_alive(pid_t pid);
 // SIGKILLs and reaps what a call left: its process group pgid (its leader

@@ -42,28 +42,26 @@ void Worker::start() {
     prepare_child(control, parent, limit, /*worker=*/true);
     serve_calls(control, fd, limit, *body);
   });
-  pid_ = f.pid;
-  fd_ = f.fd;
+  forked_ = f;
   stopped_ = false;
   ++starts_;
 }
 
 void Worker::retire() {
-  if (pid_ <= 0 || ::getpid() != owner_) return;
-  sweep(pid_);  // SIGKILL ends a stopped process too
-  Forked f{pid_, fd_};
-  forget_child(f);
-  pid_ = -1;
-  fd_ = -1;
+  if (forked_.pid <= 0 || ::getpid() != owner_) return;
+  sweep(forked_.pid);  // SIGKILL ends a stopped process too
+  forget_child(forked_);
   stopped_ = false;
 }
 
 ChildRun Worker::call(const ChildOptions& o) {
-  if (pid_ > 0) {  // died while it waited, stopped (the out-of-memory killer, a kill from outside)?
+  if (forked_.pid > 0) {  // died while it waited, stopped (the out-of-memory killer, a kill from outside)?
     siginfo_t si{};
-    if (::waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid_) retire();
+    if (::waitid(P_PID, static_cast<id_t>(forked_.pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        si.si_pid == forked_.pid)
+      retire();
   }
-  if (pid_ <= 0) start();
+  if (forked_.pid <= 0) start();
   ChildShared& s = *control_;
   const std::uint64_t seq = ++seq_;
   s.returned = 0;
@@ -88,16 +86,16 @@ ChildRun Worker::call(const ChildOptions& o) {
   s.seq = seq;
   s.done_seq = 0;
   if (stopped_) {
-    ::kill(pid_, SIGCONT);  // the worker alone: anything else it left retired it
+    ::kill(forked_.pid, SIGCONT);  // the worker alone: anything else it left retired it
     stopped_ = false;
   }
-  [[maybe_unused]] const ssize_t sent = ::send(fd_, "c", 1, MSG_NOSIGNAL);  // if it is gone, the wait sees its death
+  [[maybe_unused]] const ssize_t sent = ::send(forked_.fd, "c", 1, MSG_NOSIGNAL);  // if it is gone, the wait sees its death
   siginfo_t info{};
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.timeout_seconds));
-  End end = wait_for_child(pid_, fd_, o.timeout_seconds, &info);
+  End end = wait_for_child(forked_, o.timeout_seconds, &info);
   if (end == End::kReturned) {
-    end = wait_until_stopped(pid_, deadline, &info);
+    end = wait_until_stopped(forked_.pid, deadline, &info);
     stopped_ = end == End::kReturned;
   }
   ChildRun run;
@@ -108,7 +106,7 @@ ChildRun Worker::call(const ChildOptions& o) {
       run.failure = std::string("not run: its worker could not arm the guard pages of its buffers (mprotect: ") +
                     std::strerror(s.arm_errno) + ")";
     else if (o.check_leftovers)
-      run.failure = leftovers(pid_, s);
+      run.failure = leftovers(forked_, s);
     if (run.failure.empty()) run.failure = state_left_failure(s);
   }
   run.returned = end == End::kReturned && s.returned == 1;

@@ -58,7 +58,7 @@ class Worker {
   // Kills and reaps the process and everything it started.
   void retire();
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return forked_.pid; }
   int starts() const { return starts_; }  // processes started so far
 
  private:
@@ -69,8 +69,7 @@ class Worker {
   double memory_limit_gib_;
   std::function<int(char*, std::size_t)> body_;
   ChildShared* control_ = nullptr;
-  pid_t pid_ = -1;
-  int fd_ = -1;
+  Forked forked_;  // the running process (pid -1: none)
   bool stopped_ = false;
   std::uint64_t seq_ = 0;
   int starts_ = 0;
