@@ -54,7 +54,6 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
                        ropecheck_dtype_t storage, double m, const std::vector<int>& group_rotary_dims,
                        std::optional<ropecheck_dtype_t> caller_cache)
     : policy_(policy),
-      storage_(storage),
       math_(resolve(policy.base.math_dtype, storage)),
       cos_sin_(resolve(policy.base.cache_dtype, storage)),
       // sin/cos are evaluated in double for an fp64 angle with libm, or with

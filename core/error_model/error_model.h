@@ -195,7 +195,6 @@ class ErrorModel {
   double phase_error(double abs_angle, double a0) const;
 
   Policy policy_;
-  ropecheck_dtype_t storage_;
   ropecheck_dtype_t math_;    // math_dtype with OF_STORAGE resolved
   ropecheck_dtype_t cos_sin_;  // cache_dtype with OF_STORAGE resolved
   ropecheck_dtype_t trig_;    // precision sin/cos are evaluated in

@@ -9,19 +9,23 @@
 #include <utility>
 #include <vector>
 
-#include "ropecheck/kernel_abi.h"
+#include "core/test/probe_kernel.h"
 #include "impls/registry.h"
+#include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
 namespace {
 
+// A call in place on two tokens of one q and one k head (head_dim 64,
+// core/test/probe_kernel.h's OneHeadCall), with a cos/sin cache of 8 rows.
 struct Call {
   std::vector<float> q = std::vector<float>(2 * 64, 0.5f);
   std::vector<float> k = std::vector<float>(2 * 64, 0.25f);
   std::vector<std::int64_t> pos = {3, 5};
   std::vector<float> cache = std::vector<float>(8 * 64, 0.0f);
-  ropecheck_freq_spec_t freq{};
-  ropecheck_apply_params_t p{};
+  test::OneHeadCall call{2, 64, pos.data(), q.data(), q.data(), k.data(), k.data()};
+  ropecheck_freq_spec_t& freq = call.f;
+  ropecheck_apply_params_t& p = call.p;
   std::vector<std::int32_t> sections;
   // p points into this object's own members: a copy would point into the original.
   Call(const Call&) = delete;
@@ -38,23 +42,7 @@ struct Call {
     p.axis_sections = sections.data();
   }
   Call() {
-    freq.scheme = ROPECHECK_SCHEME_DEFAULT;
-    freq.base = 10000;
-    p.struct_size = sizeof p;
-    p.dtype = ROPECHECK_DTYPE_F32;
     p.layout = ROPECHECK_LAYOUT_INTERLEAVED;
-    p.num_tokens = 2;
-    p.num_q_heads = 1;
-    p.num_kv_heads = 1;
-    p.head_dim = 64;
-    p.rotary_dim = 64;
-    p.q_in = p.q_out = q.data();
-    p.k_in = p.k_out = k.data();
-    p.q_token_stride = p.k_token_stride = 64;
-    p.q_head_stride = p.k_head_stride = 64;
-    p.positions = pos.data();
-    p.position_type = ROPECHECK_INDEX_INT64;
-    p.freq = &freq;
     p.cos_sin_cache = cache.data();
     p.cache_dtype = ROPECHECK_DTYPE_F32;
     p.cache_max_position = 8;
