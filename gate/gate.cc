@@ -149,12 +149,9 @@ std::string fused_form(const ropecheck_impl_t& impl, const Case& c, const std::s
 // What a redraw may follow of an implementation's declaration: a --config
 // fixes the scheme (and the layout where it names one).
 DeclaredChoices declared_choices(const GateOptions& o, const ropecheck_impl_t& impl) {
-  DeclaredChoices d;
+  DeclaredChoices d = ropecheck::declared_choices(impl);
   // Without a redraw every choice counts as declared: nothing changes.
-  d.dtypes = o.redraw ? impl.caps.dtypes : ~0u;
-  d.layouts = o.redraw ? impl.caps.layouts : ~0u;
-  d.schemes = impl.caps.schemes;
-  d.flags = o.redraw ? impl.caps.flags : ~0u;
+  if (!o.redraw) d.dtypes = d.layouts = d.flags = ~0u;
   d.redraw_scheme = o.redraw && o.redraw_schemes && o.configs.empty();
   d.redraw_layout = o.configs.empty();
   return d;

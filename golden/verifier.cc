@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/isolation/interrupt.h"
+#include "core/cases/case_fit.h"
 #include "core/judge/conformance.h"
 #include "core/kernel/call_twice.h"
 #include "core/judge/kv_cache_judge.h"
@@ -105,8 +106,8 @@ void check_against_reference(const std::string& dir, const CaseEntry& e, const s
 // what it declares (the case, or the case's write), else called twice with
 // the case's write as the conformance property calls a kernel, and judged
 // on q, k and the caches.
-CaseOutcome judge_fused(const ropecheck_impl_t& impl, const LoadedCase& L) {
-  std::string why = outside_capabilities(impl, L.c);
+CaseOutcome judge_fused(const ropecheck_impl_t& impl, const LoadedCase& L, const Case& c) {
+  std::string why = outside_capabilities(impl, c);
   if (why.empty()) why = kv_write_outside_declared(impl.kv_policy, impl.kv_cache_kinds, L.kv->spec, L.kv->direction);
   if (!why.empty()) {
     CaseOutcome out;
@@ -115,20 +116,20 @@ CaseOutcome judge_fused(const ropecheck_impl_t& impl, const LoadedCase& L) {
     return out;
   }
   const KvRun given = L.kv->run();
-  return judge_with_kv_write(impl, L.c, L.in, L.ref, call_kernel_twice(impl, L.c, L.in, nullptr, &given));
+  return judge_with_kv_write(impl, c, L.in, L.ref, call_kernel_twice(impl, c, L.in, nullptr, &given));
 }
 
 // Any kernel on a qk-norm case: skipped unless it grants QK_NORM with the
 // case's weight form (a plain rotation cannot meet the normalised values),
 // else called twice with the case's norm and judged.
-CaseOutcome judge_qk_norm_case(const ropecheck_impl_t& impl, const LoadedCase& L) {
-  if (std::string why = norm_outside_declared(impl, L.c, *L.norm); !why.empty()) {
+CaseOutcome judge_qk_norm_case(const ropecheck_impl_t& impl, const LoadedCase& L, const Case& c) {
+  if (std::string why = norm_outside_declared(impl, c, *L.norm); !why.empty()) {
     CaseOutcome out;
     out.outcome = Outcome::kSkipped;
     out.message = "outside capabilities: " + why;
     return out;
   }
-  return judge_normed_run(impl, L.c, L.in, *L.norm, call_kernel_twice(impl, L.c, L.in, &L.norm->norm));
+  return judge_normed_run(impl, c, L.in, *L.norm, call_kernel_twice(impl, c, L.in, &L.norm->norm));
 }
 
 }  // namespace
@@ -250,10 +251,13 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
     r.qk_norm_cases += L.norm.has_value();
     r.caller_cache_cases += L.c.caller_cache_dtype.has_value();
     for (std::size_t k = 0; k < impls.size(); ++k) {
-      CaseOutcome outcome = L.norm ? judge_qk_norm_case(*impls[k], L)
+      // The vector's ids as the kernel takes them (an int32-only kernel is
+      // handed the int64 ids that fit int32 as int32, never narrowed).
+      const Case c = in_declared_position_dtype(L.c, impls[k]->caps.flags);
+      CaseOutcome outcome = L.norm ? judge_qk_norm_case(*impls[k], L, c)
                             : L.kv && (impls[k]->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)
-                                ? judge_fused(*impls[k], L)
-                                : judge_conformance(*impls[k], L.c, L.in, L.ref);
+                                ? judge_fused(*impls[k], L, c)
+                                : judge_conformance(*impls[k], c, L.in, L.ref);
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
         r.interrupted = interrupt_name();
         return r;

@@ -1,6 +1,9 @@
 #include "core/cases/case_fit.h"
 
+#include <algorithm>
+
 #include "core/cases/rng.h"
+#include "core/cases/size_classes.h"
 #include "ropecheck/abi_caps.h"
 
 namespace ropecheck {
@@ -32,6 +35,15 @@ int pick_declared(Rng& rng, std::uint32_t mask, const int (&options)[N], const d
 }
 
 }  // namespace
+
+DeclaredChoices declared_choices(const ropecheck_impl_t& impl) {
+  DeclaredChoices d;
+  d.dtypes = impl.caps.dtypes;
+  d.layouts = impl.caps.layouts;
+  d.schemes = impl.caps.schemes;
+  d.flags = impl.caps.flags;
+  return d;
+}
 
 Case fit_case(const Case& c, const DeclaredChoices& d, bool* redrawn) {
   Case f = c;
@@ -74,7 +86,28 @@ Case fit_case(const Case& c, const DeclaredChoices& d, bool* redrawn) {
     f.position_type = c.position_type == ROPECHECK_INDEX_INT32 ? ROPECHECK_INDEX_INT64 : ROPECHECK_INDEX_INT32;
     changed = true;
   }
+  // An id an int32 call cannot carry is never narrowed (a kernel handed
+  // 2^31 as -2^31 would be judged against the int64 id: issue #48's false
+  // alarm on ggml): each is redrawn among int32's own edge positions, its
+  // sign kept, so the case still probes the edge its kernel declares.
+  if (f.position_type == ROPECHECK_INDEX_INT32)
+    for (std::int64_t& p : f.positions)
+      if (!fits_int32_position(p)) {
+        const std::int64_t e = rng.pick(int32_edge_positions());
+        p = p < 0 ? -e : e;
+        changed = true;
+      }
   if (redrawn) *redrawn = changed;
+  return f;
+}
+
+Case in_declared_position_dtype(const Case& c, std::uint32_t flags) {
+  const bool i32 = c.position_type == ROPECHECK_INDEX_INT32;
+  if (flags & (i32 ? ROPECHECK_CAP_POS_INT32 : ROPECHECK_CAP_POS_INT64)) return c;
+  if (!(flags & (i32 ? ROPECHECK_CAP_POS_INT64 : ROPECHECK_CAP_POS_INT32))) return c;
+  if (!i32 && !std::all_of(c.positions.begin(), c.positions.end(), fits_int32_position)) return c;
+  Case f = c;
+  f.position_type = i32 ? ROPECHECK_INDEX_INT64 : ROPECHECK_INDEX_INT32;
   return f;
 }
 

@@ -4,6 +4,8 @@
 // suite's 120) and fail the verdict floor with nothing wrong found. Where the
 // drawn case lies outside the declared dtypes, layouts, schemes, direction,
 // in-place/out-of-place or position dtype, that choice alone is redrawn
+// (and an id past int32 in a case fitted to int32 positions, among int32's
+// edge positions: never narrowed)
 // among the declared ones, from a stream of its own: a pure function of
 // (suite, seed, index, declaration), so a reproduce line naming the kernel
 // rebuilds the very case. Everything else (shapes, positions, the data
@@ -29,10 +31,20 @@ struct DeclaredChoices {
   bool redraw_layout = true, redraw_scheme = true;
 };
 
+// Everything `impl` declares, each choice redrawn (the gate's default; a
+// --config keeps the scheme and layout, --no-redraw every choice).
+DeclaredChoices declared_choices(const ropecheck_impl_t& impl);
+
 // `c` itself when it lies inside `d` on every choice above (or nothing
 // declared could replace it); otherwise `c` with the choices outside `d`
 // redrawn. *redrawn (optional) tells which.
 Case fit_case(const Case& c, const DeclaredChoices& d, bool* redrawn = nullptr);
+
+// A case fixed in advance (a golden vector's) keeps every id: its position
+// buffer takes the dtype `flags` declare (ROPECHECK_CAP_POS_INT32/INT64)
+// where the case's is not declared and every id fits the other losslessly;
+// otherwise it is `c` (and outside_capabilities skips it).
+Case in_declared_position_dtype(const Case& c, std::uint32_t flags);
 
 }  // namespace ropecheck
 

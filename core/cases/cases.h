@@ -151,6 +151,11 @@ SizeClass size_class_of(Suite suite, std::uint64_t seed, int index);
 // 2^20, 2^24 (where fp32 stops holding every integer) and int32 max.
 std::span<const std::int64_t> edge_positions();
 
+// Whether a position id is one an int32 call carries unchanged (INT32_MIN
+// aside: no kernel may negate it, and ropecheck fills the gaps between a
+// multi-axis call's rows with the id after it).
+constexpr bool fits_int32_position(std::int64_t p) { return p >= -2147483647LL && p <= 2147483647LL; }
+
 // |p| of a position id, saturating at INT64_MAX (|INT64_MIN| is no int64).
 constexpr std::int64_t abs_position(std::int64_t p) {
   return p >= 0 ? p : (p == INT64_MIN ? INT64_MAX : -p);

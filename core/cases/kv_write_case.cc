@@ -21,7 +21,11 @@ bool is_fp8(CacheDtype d) { return d == CacheDtype::kE4M3FN || d == CacheDtype::
 std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds) {
   if (kinds == 0) kinds = 1u << ROPECHECK_KV_CACHE_K_AND_V;
   // MLA's rope part: k_pe is one head, every channel rotated.
-  const bool mla_shaped = c.kv_heads == 1 && c.shape.rotary_dim == c.shape.head_dim;
+  // An MLA write has one per-tensor scale (kernel_abi.h): a kernel declaring
+  // per-head scales alone gets none (never a scale kind it did not declare:
+  // core/test/declared_cases_test.cc).
+  const bool mla_shaped = c.kv_heads == 1 && c.shape.rotary_dim == c.shape.head_dim &&
+                          (policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_TENSOR));
   const std::uint32_t mla_kinds = (1u << ROPECHECK_KV_CACHE_MLA_JOINT) | (1u << ROPECHECK_KV_CACHE_MLA_SPLIT);
   if (!(kinds & (1u << ROPECHECK_KV_CACHE_K_AND_V)) && !(mla_shaped && (kinds & mla_kinds))) return std::nullopt;
   if (c.kv_heads == 0 || c.tokens > kKvWriteMaxTokens || policy.cache_dtypes == 0) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace ropecheck {
 
@@ -34,6 +35,10 @@ class Choices {
   template <class T, std::size_t N>
   const T& pick(const T (&options)[N]) {
     return options[below(N)];
+  }
+  template <class T>
+  const T& pick(std::span<const T> options) {
+    return options[below(options.size())];
   }
 };
 

@@ -7,6 +7,11 @@
 namespace ropecheck {
 namespace {
 
+// Past 2^24 fp32 stops holding every integer; 2^31-1 is int32's last.
+constexpr std::int64_t kInt32Edges[] = {(1 << 24) - 1, 1 << 24, (1 << 24) + 1, (1 << 24) + 3,
+                                        (1 << 25) + 7, 2147483647, 0};
+constexpr std::int64_t kInt64Edges[] = {2147483648LL, 2147483653LL, 4294967297LL, (1LL << 40) + 3};
+
 // Consecutive positions from `start` for each of a case's sequences (a
 // prefill chunk continuing a KV cache at `start`).
 void prefill_positions(Choices& rng, std::int64_t max_start, Case* c) {
@@ -97,10 +102,7 @@ void reshape_to_class(Choices& rng, Suite suite, SizeClass cls, Case* c) {
       gqa(2, 2);
       c->seq_len = 0;
       c->positions.clear();
-      // Past 2^24 fp32 stops holding every integer; 2^31-1 is int32's last.
-      constexpr std::int64_t k32[] = {(1 << 24) - 1, 1 << 24, (1 << 24) + 1, (1 << 24) + 3,
-                                      (1 << 25) + 7, 2147483647, 0};
-      constexpr std::int64_t k64[] = {2147483648LL, 2147483653LL, 4294967297LL, (1LL << 40) + 3};
+      const auto k32 = int32_edge_positions(), k64 = int64_edge_positions();
       c->position_type = rng.chance(0.5) ? ROPECHECK_INDEX_INT32 : ROPECHECK_INDEX_INT64;
       const bool negative = rng.chance(0.3);
       c->tokens = rng.range(3, 6);
@@ -116,6 +118,9 @@ void reshape_to_class(Choices& rng, Suite suite, SizeClass cls, Case* c) {
   if (c->seq_len == 0) c->seq_pad = 0;
 }
 
+
+std::span<const std::int64_t> int32_edge_positions() { return kInt32Edges; }
+std::span<const std::int64_t> int64_edge_positions() { return kInt64Edges; }
 
 const char* size_class_name(SizeClass s) {
   switch (s) {

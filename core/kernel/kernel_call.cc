@@ -86,8 +86,19 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   const bool ids32 = c.position_type == ROPECHECK_INDEX_INT32;
   std::vector<std::int32_t> pos32;
   std::vector<std::int64_t> pos64;
-  if (ids32) pos32.assign(call_pos.ids.begin(), call_pos.ids.end());
-  else pos64 = call_pos.ids;
+  if (ids32) {
+    // Never narrowed: outside_capabilities declines such a case first.
+    for (const std::int64_t id : c.positions)
+      if (!fits_int32_position(id)) {
+        r.status = ROPECHECK_INTERNAL_ERROR;
+        r.misbehaviour = "ropecheck would narrow position " + std::to_string(id) +
+                         " into an int32 buffer (the caller did not check outside_capabilities)";
+        return r;
+      }
+    pos32.assign(call_pos.ids.begin(), call_pos.ids.end());
+  } else {
+    pos64 = call_pos.ids;
+  }
   std::vector<std::int32_t> sections(c.axes.sections), table(c.axes.table);
   ref::FreqSpec freq = c.freq;
   const ropecheck_freq_spec_t abi_freq = freq.to_abi();

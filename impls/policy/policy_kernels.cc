@@ -13,10 +13,14 @@ namespace {
 constexpr std::uint32_t kBaseFlags = kCommonFlags | ROPECHECK_CAP_NEGATIVE_POSITIONS;
 constexpr ropecheck_caps_t kAllCaps = standard_caps(kBothLayouts, ROPECHECK_CAP_NEGATIVE_POSITIONS);
 // ggml's loop forms every scheme llama.cpp has (explicit frequencies are not
-// one), YaRN's correction range always floored/ceiled (ggml_rope_yarn_corr_dims).
+// one), YaRN's correction range always floored/ceiled (ggml_rope_yarn_corr_dims),
+// and takes its positions as an I32 tensor (ggml.c, ggml_rope_impl asserts
+// b->type == GGML_TYPE_I32): the catalogue's kernel that declares int32
+// positions alone (issue #48: such a kernel was once handed int64 ids
+// narrowed to int32).
 constexpr ropecheck_caps_t kRunningCaps{sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes,
                                         kAllSchemes & ~(1u << ROPECHECK_SCHEME_EXPLICIT), 4096,
-                                        kBaseFlags | ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN |
+                                        (kBaseFlags & ~ROPECHECK_CAP_POS_INT64) | ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN |
                                             ROPECHECK_CAP_YARN_TRUNCATED_ONLY};
 // vLLM floors/ceils YaRN's correction range always and multiplies its own
 // mscale by an attn_factor instead of taking HF's attention_factor.
