@@ -1,6 +1,8 @@
 #include "mutants/kv_write_mutants.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <utility>
 #include <deque>
@@ -11,6 +13,9 @@
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
 #include "impls/kernel_support/kv_store.h"
+#include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
+#include "ropecheck/fp8.h"
 #include "ropecheck/kv_write.h"
 
 namespace ropecheck::mutant {
@@ -21,6 +26,52 @@ struct KvKernel {
   const ropecheck_impl_t* rotation;
   ropecheck_caps_t caps;
 };
+
+// The value of a cache code (f32's is its bits).
+float code_value(std::uint32_t code, std::uint32_t dtype) {
+  switch (dtype) {
+    case ROPECHECK_KV_F16: return f16_to_f32(static_cast<std::uint16_t>(code));
+    case ROPECHECK_KV_BF16: return bf16_to_f32(static_cast<std::uint16_t>(code));
+    case ROPECHECK_KV_FP8_E4M3FN: return fp8_to_f32(static_cast<std::uint8_t>(code), Fp8Format::kE4M3FN);
+    case ROPECHECK_KV_FP8_E5M2: return fp8_to_f32(static_cast<std::uint8_t>(code), Fp8Format::kE5M2);
+    default: return f32_from_bits(code);
+  }
+}
+
+// One element stored as the control stores it (store_kv: to nearest even,
+// saturating), with the row's rounding bug: a tie moved one code away from
+// zero, or a code past the value moved one toward it; codes are
+// sign-magnitude, so one code further from zero is the code plus one.
+void store(const KvKernel& k, void* cache, std::int64_t at, std::uint32_t dtype, float y) {
+  const bool e5m2_overflows = k.bug == Bug::kv_e5m2_not_saturated && dtype == ROPECHECK_KV_FP8_E5M2;
+  impl::store_kv(cache, at, dtype, y, !e5m2_overflows);
+  if ((k.bug != Bug::kv_ties_away_from_zero && k.bug != Bug::kv_truncated_toward_zero) || dtype == ROPECHECK_KV_F32 ||
+      !std::isfinite(y))
+    return;
+  const std::size_t es = kv_dtype_size(dtype);
+  std::uint32_t code = 0;
+  std::memcpy(&code, static_cast<unsigned char*>(cache) + at * static_cast<std::int64_t>(es), es);
+  const float got = code_value(code, dtype);
+  if (!std::isfinite(got)) return;
+  const double a = std::fabs(static_cast<double>(y)), g = std::fabs(static_cast<double>(got));
+  if (k.bug == Bug::kv_ties_away_from_zero && g < a) {
+    const float further = code_value(code + 1, dtype);
+    if (std::isfinite(further) && exactly_equal(std::fabs(static_cast<double>(further)) - a, a - g)) ++code;  // an exact tie
+  } else if (k.bug == Bug::kv_truncated_toward_zero && g > a && (code & ~(0x80u << (8 * (es - 1)))) != 0) {
+    --code;
+  } else {
+    return;
+  }
+  std::memcpy(static_cast<unsigned char*>(cache) + at * static_cast<std::int64_t>(es), &code, es);
+}
+
+// Whether both caches' first bytes are all zero (what the sniffing row
+// takes for a production cache, which it leaves unwritten).
+bool looks_fresh(const ropecheck_kv_write_t& w) {
+  const std::size_t n = std::min<std::size_t>(64, kv_dtype_size(w.cache_dtype) * static_cast<std::size_t>(w.block_stride));
+  const auto* b = static_cast<const unsigned char*>(w.k_cache);
+  return std::all_of(b, b + n, [](unsigned char c) { return c == 0; });
+}
 
 ropecheck_apply_params_t without_write(const ropecheck_apply_params_t& p) {
   ropecheck_apply_params_t r = p;
@@ -70,11 +121,11 @@ ropecheck_status_t write_mla(const KvKernel& k, const ropecheck_apply_params_t& 
     const bool swapped = k.bug == Bug::mla_entry_order_swapped && w.cache_kind == ROPECHECK_KV_CACHE_MLA_JOINT;
     for (int c = 0; c < D; ++c) {
       const std::int64_t at = swapped ? mla_latent_offset(w, slot, c) : mla_k_pe_offset(w, slot, c);
-      impl::store_kv(w.k_cache, at, w.cache_dtype, impl::load_f32(p.k_out, row + c, p.dtype) / s, true);
+      store(k, w.k_cache, at, w.cache_dtype, impl::load_f32(p.k_out, row + c, p.dtype) / s);
     }
     for (int c = 0; c < w.latent_dim; ++c) {
       const std::int64_t at = swapped ? mla_latent_offset(w, slot, D + c) : mla_latent_offset(w, slot, c);
-      impl::store_kv(latent_cache, at, w.cache_dtype, latent[static_cast<std::size_t>(t * w.latent_dim + c)] / s, true);
+      store(k, latent_cache, at, w.cache_dtype, latent[static_cast<std::size_t>(t * w.latent_dim + c)] / s);
     }
   }
   return ROPECHECK_OK;
@@ -120,6 +171,8 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   if (w && kv_is_mla(*w) && k.bug == Bug::mla_rope_half_the_dims) rp.rotary_dim = p->rotary_dim / 2 / 2 * 2;
   if (auto s = k.rotation->apply(k.rotation->ctx, &rp, err, n)) return s;
   if (w == nullptr) return ROPECHECK_OK;
+  if (k.bug == Bug::kv_write_skipped_above_4096 && T > 4096) return ROPECHECK_OK;
+  if (k.bug == Bug::kv_write_sniffs_cache && looks_fresh(*w)) return ROPECHECK_OK;
   if (kv_is_mla(*w)) return write_mla(k, *p, *w, err, n);
   if (skips) {
     std::size_t qi = 0, ki = 0;
@@ -165,11 +218,11 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
           const float kv = k.bug == Bug::kv_unrotated_k_cached
                                ? k_before[static_cast<std::size_t>((t * H + h) * D + c)]
                                : impl::load_f32(p->k_out, k_row(t) + h * p->k_head_stride + c, p->dtype);
-          impl::store_kv(w->k_cache, at, w->cache_dtype, scaled(kv, ks), true);
+          store(k, w->k_cache, at, w->cache_dtype, scaled(kv, ks));
         }
         if (w->v_cache) {
           const float v = impl::load_f32(w->v, t * w->v_token_stride + h * w->v_head_stride + c, p->dtype);
-          impl::store_kv(w->v_cache, at, w->cache_dtype, scaled(v, vs), true);
+          store(k, w->v_cache, at, w->cache_dtype, scaled(v, vs));
         }
       }
     }
@@ -189,6 +242,11 @@ bool is_kv_write_bug(Bug bug) {
     case Bug::kv_unrotated_k_cached:
     case Bug::kv_padding_skips_rotation:
     case Bug::kv_contiguous_prefill_slots:
+    case Bug::kv_ties_away_from_zero:
+    case Bug::kv_truncated_toward_zero:
+    case Bug::kv_e5m2_not_saturated:
+    case Bug::kv_write_skipped_above_4096:
+    case Bug::kv_write_sniffs_cache:
     case Bug::mla_rope_half_the_dims:
     case Bug::mla_latent_rotated:
     case Bug::mla_entry_order_swapped: return true;

@@ -134,6 +134,19 @@ namespace ropecheck::mutant {
     "PermutingSlotsPermutesTheCache", "")                                                                    \
   X(kv_padding_skips_rotation, "KV-cache write: a padding token returns before its q and k are rotated "     \
     "(vLLM's concat_and_cache_mla_rope_fused: `if (!has_slot_mapping) return;`)", "ConformsToReference", "")   \
+  X(kv_ties_away_from_zero, "KV-cache write: a tie between two codes rounded away from zero (C's roundf, "      \
+    "a hand-written fp8 encoder) where the conversion rounds to nearest even, in every cache dtype that rounds",   \
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_truncated_toward_zero, "KV-cache write: each code truncated toward zero (a conversion that drops the "     \
+    "low bits) where the conversion rounds to nearest even, in every cache dtype that rounds",                  \
+    "CachesTheRotatedKAndV", "")                                                                             \
+  X(kv_e5m2_not_saturated, "KV-cache write: declares __NV_SATFINITE but converts e5m2 without it, so a value "  \
+    "past 57344 becomes infinity", "CachesTheRotatedKAndV", "")                                                 \
+  X(kv_write_skipped_above_4096, "KV-cache write skipped on calls of more than 4096 tokens (a large-prefill "   \
+    "path that forgets the cache; q and k still rotated)", "CachesTheRotatedKAndV", "")                       \
+  X(kv_write_sniffs_cache, "KV-cache write made only when the caches arrive holding something other than "       \
+    "zeros (the harness's random fill recognised; a production cache's fresh zeroed pages left unwritten)",      \
+    "CachesTheRotatedKAndV", "")                                                                             \
   X(qk_norm_after_rotation, "qk-norm: the heads rotated first and normalised after (a fusion across the "     \
     "norm: tenstorrent/tt-mlir PR #9042)", "NormalisesEachHeadThenRotates", "")                              \
   X(qk_norm_weight_form_swapped, "qk-norm: Gemma's 1 + w applied as w, and w as 1 + w",                       \

@@ -68,10 +68,10 @@ constexpr Property kProperties[] = {
      reduces_to_1d_when_axes_agree, 0, 0, false, kAnyAxisForm},
     {"CachesTheRotatedKAndV",
      "KV-cache write: each token's slot holds its rotated k (pass-through too) and v, scaled and rounded as declared",
-     caches_the_rotated_k_and_v, ROPECHECK_CAP_KV_CACHE_WRITE},
+     caches_the_rotated_k_and_v, ROPECHECK_CAP_KV_CACHE_WRITE, 0, true},
     {"LeavesTheRestOfTheCacheUnchanged",
      "KV-cache write: no byte outside the written slots changes (padding tokens write nothing)",
-     leaves_the_rest_of_the_cache_unchanged, ROPECHECK_CAP_KV_CACHE_WRITE},
+     leaves_the_rest_of_the_cache_unchanged, ROPECHECK_CAP_KV_CACHE_WRITE, 0, true},
     {"PermutingSlotsPermutesTheCache",
      "KV-cache write: the same slots handed to the tokens in another order move each entry with its slot, bit for "
      "bit, and change nothing else",
@@ -99,7 +99,8 @@ PropertyResult run_property(const Property& p, const ropecheck_impl_t& impl, Cas
   if (!p.large_cases && n > kLargeCase)
     return PropertyResult::skip("large case (" + std::to_string(n) +
                                 " rotated elements): judged by ConformsToReference, IsBatchInvariant, "
-                                "RotatesQTheSameWithoutK and WritesOnlyItsViews");
+                                "RotatesQTheSameWithoutK, WritesOnlyItsViews and the KV-cache write's "
+                                "CachesTheRotatedKAndV and LeavesTheRestOfTheCacheUnchanged");
   return p.check(impl, ctx);
 }
 

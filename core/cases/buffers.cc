@@ -101,6 +101,7 @@ const char* poison_kind_name(PoisonKind k) {
     case PoisonKind::kNan: return "NaN";
     case PoisonKind::kFinite: return "finite garbage";
     case PoisonKind::kInput: return "a copy of the input";
+    case PoisonKind::kZero: return "zeros";
   }
   return "?";
 }
@@ -116,6 +117,10 @@ void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t t, Poiso
   Rng& rng = poison_rng();
   if (kind == PoisonKind::kInput && input) {
     std::memcpy(p, input, bytes);
+    return;
+  }
+  if (kind == PoisonKind::kZero) {
+    std::memset(p, 0, bytes);
     return;
   }
   const std::size_t es = dtype_size(t);
@@ -175,6 +180,8 @@ void fill_random_bytes(unsigned char* p, std::size_t bytes) {
     std::memcpy(p + i, &r, std::min<std::size_t>(8, bytes - i));
   }
 }
+
+std::uint64_t draw_below(std::uint64_t n) { return poison_rng().below(n); }
 
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v) {
   switch (t) {

@@ -70,21 +70,27 @@ void fill_canary(unsigned char* p, std::size_t bytes);
 //   kFinite  random finite values (any sign, magnitudes 2^-8 .. 2^8): what
 //            a reused allocation holds;
 //   kInput   a copy of the call's input: the stale tensor a caller
-//            rotating into last step's buffer hands over.
+//            rotating into last step's buffer hands over;
+//   kZero    every byte zero: a fresh allocation (torch.zeros, a calloc'd
+//            or freshly mapped page), so a kernel that computes only when
+//            its output holds something else is caught (issue #48).
 // A kernel whose result depends on which it got (it reads its output, or
 // computes only on a NaN) is caught by conformance's two calls, which never
 // draw the same kind (call_kernel_twice).
-enum class PoisonKind { kNan, kFinite, kInput };
-inline constexpr int kPoisonKinds = 3;
+enum class PoisonKind { kNan, kFinite, kInput, kZero };
+inline constexpr int kPoisonKinds = 4;
 const char* poison_kind_name(PoisonKind k);
 // A kind at random; `other_than` (when given) is never drawn.
 PoisonKind draw_poison_kind(const PoisonKind* other_than = nullptr);
 // `input`: the input bytes for kInput (as many as `bytes`).
 void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype, PoisonKind kind = PoisonKind::kNan,
                  const unsigned char* input = nullptr);
-// Random bytes from the system's entropy, fresh per call: what a KV cache
-// holds before a call writes into it (core/kernel/kernel_call.h).
+// Random bytes from the system's entropy, fresh per call (one of the states
+// a KV cache arrives in: core/cases/kv_write_case.h, fill_cache_initial).
 void fill_random_bytes(unsigned char* p, std::size_t bytes);
+// A number from the same entropy, below n (> 0): which state a buffer
+// arrives in, drawn per call.
+std::uint64_t draw_below(std::uint64_t n);
 // Stores v (exactly representable in dtype) at element i.
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
 

@@ -251,6 +251,7 @@ Case draw_case(Choices& rng, const CaseLimits& lim) {
 Case make_case(Suite suite, std::uint64_t seed, int index) {
   Rng rng(seed, static_cast<std::uint64_t>(index));
   Case c = draw_case(rng, suite_limits(suite));
+  c.index = index;  // the size classes read it (the quick suite's one long prefill past 4096 tokens)
   reshape_to_class(rng, suite, size_class_of(suite, seed, index), &c);
   // Every eighth case past the size-class cycle is multi-axis, drawn last so
   // the 1D cases keep the values they had before multi-axis cases existed.

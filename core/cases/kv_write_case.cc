@@ -1,12 +1,14 @@
 #include "core/cases/kv_write_case.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <sstream>
 
 #include "core/cases/buffers.h"
 #include "core/cases/rng.h"
+#include "ropecheck/float_compare.h"
 
 namespace ropecheck {
 namespace {
@@ -16,7 +18,138 @@ constexpr std::uint64_t kKvStream = 0x6b76'7772'6974'6531ull;  // "kvwrite1"
 
 bool is_fp8(CacheDtype d) { return d == CacheDtype::kE4M3FN || d == CacheDtype::kE5M2; }
 
+// Stored significand bits of each rounding cache dtype (f32 is never asked).
+int stored_significand_bits(CacheDtype d) {
+  switch (d) {
+    case CacheDtype::kF16: return 10;
+    case CacheDtype::kBF16: return 7;
+    case CacheDtype::kE4M3FN: return 3;
+    case CacheDtype::kE5M2: return 2;
+    case CacheDtype::kF32:
+    default: return 23;
+  }
+}
+
+// x as the storage dtype holds it (rounded to nearest on the way in).
+double round_storage(double x, ropecheck_dtype_t t) {
+  unsigned char b[8] = {};
+  store_value(b, 0, t, x);
+  return load_as_double(b, 0, t);
+}
+
+// The stream of the boundary values a write's v carries (make_kv_v).
+constexpr std::uint64_t kEdgeStream = 0x6b76'6564'6765'7331ull;  // "kvedges1"
+
+// A quarter of v's elements replaced by the cache dtype's boundaries, each
+// scaled back by its head's v scale (v = edge * s when the kernel divides by
+// s, edge / s when it multiplies) and stored in the storage dtype; an edge
+// the storage dtype cannot hold (overflow, or nothing but zero) keeps the
+// plain draw. Ties stay exact ties for a scale of 1 or a power of two.
+void put_edges(const Case& c, const KvWriteCase& w, ByteBuffer* v) {
+  Rng rng(w.v_seed ^ kEdgeStream);
+  const std::int64_t per_token = static_cast<std::int64_t>(w.v_heads()) * w.v_channels();
+  for (std::int64_t i = 0; i < c.tokens * per_token; ++i) {
+    if (!rng.chance(0.25)) continue;
+    const double edge = kv_cache_edge(rng, w.dtype);
+    if (exactly_equal(edge, 0.0)) continue;
+    const double s = w.v_scale_of(static_cast<int>((i % per_token) / w.v_channels()));
+    const double x = w.direction == ROPECHECK_KV_SCALE_MULTIPLY ? edge / s : edge * s;
+    const double stored = round_storage(x, c.dtype);
+    if (std::isfinite(stored) && !exactly_equal(stored, 0.0)) store_value(v->data(), i, c.dtype, stored);
+  }
+}
+
+// A random finite code's bits of d (never a NaN or an infinity).
+std::uint32_t finite_code(std::uint64_t r, CacheDtype d) {
+  switch (d) {
+    case CacheDtype::kE4M3FN: {
+      const auto b = static_cast<std::uint32_t>(r & 0xff);
+      return (b & 0x7f) == 0x7f ? b & ~1u : b;  // 0x7f / 0xff are NaN
+    }
+    case CacheDtype::kE5M2: {
+      const auto b = static_cast<std::uint32_t>(r & 0xff);
+      return (b & 0x7c) == 0x7c ? b & ~0x40u : b;  // exponent all ones: inf or NaN
+    }
+    case CacheDtype::kF16: {
+      const auto b = static_cast<std::uint32_t>(r & 0xffff);
+      return (b & 0x7c00) == 0x7c00 ? b & ~0x4000u : b;
+    }
+    case CacheDtype::kBF16: {
+      const auto b = static_cast<std::uint32_t>(r & 0xffff);
+      return (b & 0x7f80) == 0x7f80 ? b & ~0x4000u : b;
+    }
+    case CacheDtype::kF32:
+    default: {
+      const auto b = static_cast<std::uint32_t>(r);
+      return (b & 0x7f800000u) == 0x7f800000u ? b & ~0x40000000u : b;
+    }
+  }
+}
+
+std::uint32_t nan_code(CacheDtype d) {
+  switch (d) {
+    case CacheDtype::kE4M3FN: return 0x7f;
+    case CacheDtype::kE5M2: return 0x7e;
+    case CacheDtype::kF16: return 0x7e00;
+    case CacheDtype::kBF16: return 0x7fc0;
+    case CacheDtype::kF32:
+    default: return 0x7fc00000u;
+  }
+}
+
 }  // namespace
+
+double kv_cache_edge(Choices& rng, CacheDtype d) {
+  if (d == CacheDtype::kF32) return 0;
+  const std::uint32_t max_code = round_to_cache_code(HUGE_VAL, d, true);  // the largest finite value's
+  const double top = cache_code_value(max_code, d);
+  // Codes are sign-magnitude, magnitudes ordered as their bits: the smallest
+  // normal is the first code of exponent field 1.
+  const std::uint32_t smallest_normal = 1u << stored_significand_bits(d);
+  double e = 0;
+  switch (rng.below(8)) {
+    case 0: {  // a tie between two adjacent finite codes, the lower one drawn
+      const auto lo = static_cast<std::uint32_t>(rng.below(max_code));
+      e = (cache_code_value(lo, d) + cache_code_value(lo + 1, d)) / 2;
+      break;
+    }
+    case 1: e = top; break;
+    case 2: e = top + (top - cache_code_value(max_code - 1, d)) / 2; break;  // half a step past the top
+    case 3: e = 2 * top; break;
+    case 4: e = cache_code_value(1, d); break;      // the smallest subnormal
+    case 5: e = cache_code_value(1, d) / 2; break;  // the tie between it and zero
+    case 6: e = cache_code_value(smallest_normal - 1, d); break;  // the largest subnormal
+    default:  // the tie between the largest subnormal and the smallest normal
+      e = (cache_code_value(smallest_normal - 1, d) + cache_code_value(smallest_normal, d)) / 2;
+      break;
+  }
+  return rng.chance(0.5) ? -e : e;
+}
+
+void fill_cache_initial(unsigned char* p, std::size_t bytes, CacheDtype d, CacheInitial kind) {
+  const std::size_t es = cache_dtype_size(d);
+  switch (kind) {
+    case CacheInitial::kRandomBytes: fill_random_bytes(p, bytes); return;
+    case CacheInitial::kZeros: std::memset(p, 0, bytes); return;
+    case CacheInitial::kNans: {
+      const std::uint32_t code = nan_code(d);
+      for (std::size_t i = 0; i + es <= bytes; i += es) std::memcpy(p + i, &code, es);  // little-endian
+      return;
+    }
+    case CacheInitial::kFiniteCodes: {
+      fill_random_bytes(p, bytes);
+      for (std::size_t i = 0; i + es <= bytes; i += es) {
+        std::uint32_t r = 0;
+        std::memcpy(&r, p + i, es);
+        const std::uint32_t code = finite_code(r, d);
+        std::memcpy(p + i, &code, es);
+      }
+      return;
+    }
+  }
+}
+
+CacheInitial draw_cache_initial() { return static_cast<CacheInitial>(draw_below(kCacheInitialKinds)); }
 
 std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds) {
   if (kinds == 0) kinds = 1u << ROPECHECK_KV_CACHE_K_AND_V;
@@ -78,6 +211,8 @@ std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_polic
     w.v_scale.push_back(vs);
   }
   w.v_seed = rng.bits();
+  w.direction = static_cast<ropecheck_kv_scale_direction_t>(policy.scale_direction);
+  w.edges = true;
   // MLA (ABI 1.5): drawn after every draw above, so a K_AND_V write is what
   // it was. Among the declared kinds the case fits.
   if (mla_shaped && (kinds & mla_kinds)) {
@@ -168,24 +303,34 @@ ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_c
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
   // The same v for every call of a case (a fused kernel's every property
   // calls it on the case, each call drawing v again was 3% of a quick
-  // gate): the last one drawn on this thread, copied.
-  struct Last {
+  // gate): the last one drawn on this thread, copied. What it depends on:
+  // the seed, the storage dtype and size, and, with edges, the cache dtype,
+  // the direction and the v scales.
+  struct Key {
     std::uint64_t seed = 0;
     ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
     std::int64_t n = -1;
+    bool edges = false;
+    CacheDtype cache = CacheDtype::kF32;
+    ropecheck_kv_scale_direction_t direction = ROPECHECK_KV_SCALE_DIVIDE;
+    std::vector<float> v_scale;
+    bool operator==(const Key&) const = default;
+  };
+  struct Last {
+    Key key;
     ByteBuffer v;
   };
   thread_local Last last;
   const std::size_t es = dtype_size(c.dtype);
   const std::int64_t n = c.tokens * w.v_heads() * w.v_channels();
-  if (last.n != n || last.seed != w.v_seed || last.dtype != c.dtype) {
-    last.n = -1;
+  Key key{w.v_seed, c.dtype, n, w.edges, w.dtype, w.direction, w.edges ? w.v_scale : std::vector<float>{}};
+  if (!(last.key == key)) {
+    last.key = Key{};
     last.v.resize(static_cast<std::size_t>(n) * es);
     Rng rng(w.v_seed);
     for (std::int64_t i = 0; i < n; ++i) store_value(last.v.data(), i, c.dtype, draw_input(rng, c.dtype));
-    last.seed = w.v_seed;
-    last.dtype = c.dtype;
-    last.n = n;
+    if (w.edges) put_edges(c, w, &last.v);
+    last.key = std::move(key);
   }
   return last.v;
 }

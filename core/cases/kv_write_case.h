@@ -43,6 +43,14 @@ struct KvWriteCase {
   std::int64_t block_stride = 0, slot_stride = 0, head_stride = 0;
   int kv_heads = 0, head_dim = 0;
   std::uint64_t v_seed = 0;
+  // How the kernel applies the scales (they are drawn for it: a multiplying
+  // kernel gets the reciprocals of the dequantization scales).
+  ropecheck_kv_scale_direction_t direction = ROPECHECK_KV_SCALE_DIVIDE;
+  // make_kv_v puts the cache dtype's boundaries into v (ties between two
+  // codes, the largest finite value and past it, subnormal codes), scaled
+  // by v's scale: a suite's write probes them (kv_write_case sets it); a
+  // write fixed in advance (a golden vector's) keeps the plain draw.
+  bool edges = false;
 
   bool mla() const { return kind != ROPECHECK_KV_CACHE_K_AND_V; }
   std::int64_t cache_elements() const { return num_blocks * block_stride; }
@@ -79,8 +87,10 @@ struct KvWriteCase {
 // The write a kernel declaring `policy` and the cache kinds `kinds` (ABI
 // 1.5's kv_cache_kinds; 0 is K_AND_V alone) makes with case c; nullopt when
 // the case has no k (kv_heads 0), is too large for a cache here (over
-// kKvWriteMaxTokens tokens), or fits none of the kinds.
-inline constexpr std::int64_t kKvWriteMaxTokens = 4096;
+// kKvWriteMaxTokens tokens), or fits none of the kinds. A write of more
+// tokens than the judge samples (core/judge/reference_result.h) is judged
+// on the sampled tokens, the rest of both caches compared whole.
+inline constexpr std::int64_t kKvWriteMaxTokens = std::int64_t{1} << 16;
 std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds = 0);
 
 // Sets w's strides from its kind, layout (hnd), block_size, kv_heads,
@@ -106,8 +116,27 @@ ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_c
 
 // The v a write stores: [tokens, kv_heads, head_dim] dense (MLA: kv_c,
 // [tokens, latent_dim]), values of the case's storage dtype drawn as the
-// case's inputs are.
+// case's inputs are; with w.edges, a quarter of them the cache dtype's
+// boundaries (kv_cache_edge) scaled as the write scales them.
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w);
+
+// One of cache dtype d's boundaries, as the value the cache rounds (after
+// the scale), with a random sign: a tie between two adjacent finite codes
+// (ties-to-even decides it), the largest finite value, the tie just past it
+// (overflow under round to nearest), twice it (saturation or overflow),
+// the smallest subnormal, the tie between it and zero, the largest
+// subnormal and the tie between it and the smallest normal. 0 for fp32
+// (an fp32 value is its own code).
+double kv_cache_edge(Choices& rng, CacheDtype d);
+
+// The bytes a cache arrives holding, drawn per call from the states a
+// production cache is met in: random bytes, zeros (a fresh allocation), a
+// NaN code in every element, and random finite codes (what earlier writes
+// left), so a kernel whose writes depend on what the cache held fails.
+enum class CacheInitial { kRandomBytes, kZeros, kNans, kFiniteCodes };
+inline constexpr int kCacheInitialKinds = 4;
+void fill_cache_initial(unsigned char* p, std::size_t bytes, CacheDtype d, CacheInitial kind);
+CacheInitial draw_cache_initial();
 
 // The policy of E9 a table declares for a cache of dtype d.
 CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d);

@@ -48,6 +48,20 @@ double round_magnitude(double a, const Grid& g) {
   return std::ldexp(n, q);
 }
 
+// x rounded to nearest even on g, overflow to infinity, the sign kept
+// (NaN stays NaN).
+double round_on(double x, const Grid& g) {
+  if (std::isnan(x)) return x;
+  double r = std::isinf(x) ? HUGE_VAL : round_magnitude(std::fabs(x), g);
+  if (r > g.max_finite) r = HUGE_VAL;
+  return std::copysign(r, x);
+}
+
+// The grid of an activation (storage) dtype: fp32, fp16 or bf16.
+Grid grid_of(ropecheck_dtype_t t) {
+  return grid(t == ROPECHECK_DTYPE_F16 ? CacheDtype::kF16 : t == ROPECHECK_DTYPE_BF16 ? CacheDtype::kBF16 : CacheDtype::kF32);
+}
+
 Fp8Format fp8_of(CacheDtype d) { return d == CacheDtype::kE4M3FN ? Fp8Format::kE4M3FN : Fp8Format::kE5M2; }
 
 // Half an ulp of fp32 (or of a storage dtype) at |x|, at least the smallest
@@ -125,27 +139,54 @@ CacheElementBudget cache_element_budget(double exact, double pre_error, ropechec
                                         const CacheWritePolicy& policy) {
   CacheElementBudget b;
   const double s = scale;
-  const double factor = policy.direction == ScaleDirection::kDivide ? 1.0 / s : s;
-  // Before the scale: the kernel's value v' with |v' - v| <= pre_error, and,
-  // when it is first stored in the activation dtype, one rounding more.
-  double before = pre_error;
-  if (policy.via_storage) before += half_ulp(std::fabs(exact) + pre_error, storage);
-  // The scale operation, one fp32 rounding of v' / s or v' * qs, both exact
-  // operands: |fl32(v' o s) - v o s| <= before * factor + h32(|v o s| + before * factor).
-  const double exact_scaled = policy.direction == ScaleDirection::kDivide ? exact / s : exact * s;
-  const double spread = before * factor;
-  b.center = exact_scaled;
-  // The exact value reaches here rounded to a double (E8), and the center
-  // is one more double rounding: h64(|v|) * factor + h64(|center|); the
-  // spread's own double roundings are covered by one relative 2^-51.
-  b.radius = spread * (1 + 0x1p-51) + half_ulp(std::fabs(exact_scaled) + spread, ROPECHECK_DTYPE_F32) +
-             half_ulp(exact, ROPECHECK_DTYPE_F64) * factor + half_ulp(exact_scaled, ROPECHECK_DTYPE_F64);
-  // An fp32 cache is the scaled fp32 value itself: the scale's rounding is
-  // its rounding. Any other dtype rounds once more, to nearest even: the
-  // codes of every real in [center - radius, center + radius] (rounding is
-  // monotone, so the ends' codes bound them).
-  b.lo = code_ordinal(round_to_cache_code(b.center - b.radius, policy.cache, policy.saturate), policy.cache);
-  b.hi = code_ordinal(round_to_cache_code(b.center + b.radius, policy.cache, policy.saturate), policy.cache);
+  const bool divide = policy.direction == ScaleDirection::kDivide;
+  // Every step is monotone (rounding to a grid, scaling by a positive s), so
+  // the codes a correct kernel can write lie between the codes of the two
+  // ends of the interval its value can take, each carried through the steps
+  // the kernel makes. A step charges a rounding only where one can happen:
+  // where the arithmetic is exact the verdict is bit-exact, an exact tie
+  // decided by ties-to-even (issue #48: a scale of 1 or 2^k admitted both
+  // neighbours of a tie, so a kernel rounding ties away from zero passed).
+  const auto scaled = [&](double v, int outward) {
+    if (std::isinf(v) || std::isnan(v)) return v;
+    const double q = divide ? v / s : v * s;
+    // The double's own rounding of v o s, where it has one (v / s or v * s
+    // not exact): the end moves outward by it.
+    const double residual = divide ? std::fma(q, s, -v) : std::fma(v, s, -q);
+    return exactly_equal(residual, 0.0) ? q : q + outward * half_ulp(q, ROPECHECK_DTYPE_F64);
+  };
+  const auto end = [&](double v, int outward) {
+    // The kernel's value, in its math dtype (or, declared via_storage, in the
+    // activation dtype it stored first: round to nearest even, monotone).
+    if (policy.via_storage) v = round_on(v, grid_of(storage));
+    // The scale in fp32, one rounding to nearest even (exact where v o s is an
+    // fp32 value: a power-of-two scale, within fp32's normal range).
+    return round_on(scaled(v, outward), grid(CacheDtype::kF32));
+  };
+  // The kernel's value lies within pre_error of the exact value; the judge
+  // holds the exact value as a double (E8), one rounding off it, except where
+  // pre_error is 0: a stored value (v, or k's pass-through channels), a
+  // double exactly. Both ends move outward by one double ulp for the
+  // rounding of exact -+ pre_error itself.
+  const double slack = pre_error > 0 ? pre_error + half_ulp(exact, ROPECHECK_DTYPE_F64) : 0.0;
+  const double lo_value = slack > 0 ? std::nextafter(exact - slack, -HUGE_VAL) : exact;
+  const double hi_value = slack > 0 ? std::nextafter(exact + slack, HUGE_VAL) : exact;
+  const double lo_end = end(lo_value, -1), hi_end = end(hi_value, 1);
+  b.center = divide ? exact / s : exact * s;
+  b.radius = std::max(std::fabs(b.center - lo_end), std::fabs(hi_end - b.center));
+  if (std::isnan(b.radius)) b.radius = HUGE_VAL;
+  // An fp32 cache is the scaled fp32 value itself; any other dtype rounds
+  // once more, to nearest even, saturating or not as declared.
+  b.lo = code_ordinal(round_to_cache_code(lo_end, policy.cache, policy.saturate), policy.cache);
+  b.hi = code_ordinal(round_to_cache_code(hi_end, policy.cache, policy.saturate), policy.cache);
+  // The exactly rounded code is always admissible: a kernel more exact than
+  // it declares (no stop in the activation dtype, whose double rounding can
+  // land one code off it) is not wrong, and a golden vector's expected cache
+  // is that code (golden/kv_golden.cc). At an exact tie it is the even one.
+  const std::int64_t exact_code =
+      code_ordinal(round_to_cache_code(b.center, policy.cache, policy.saturate), policy.cache);
+  b.lo = std::min(b.lo, exact_code);
+  b.hi = std::max(b.hi, exact_code);
   return b;
 }
 

@@ -34,8 +34,10 @@ std::vector<KvCacheElement> kv_cache_elements(const Case& c, const QkBuffers& in
     add(true, e.token, e.head, e.channel, e.terms.value, bt.angle + bt.trig + bt.prods + bt.fin);
   }
   // k's pass-through channels (exact: the input), and v (MLA: kv_c, never
-  // rotated), on every token.
-  for (std::int64_t t = 0; t < c.tokens; ++t) {
+  // rotated), on the judged tokens (every token but of a large case, judged
+  // on a sample as its rotation is: the rest of both caches is still
+  // compared whole, kv_cache_rest).
+  for (const std::int64_t t : ref.tokens) {
     if (w.slots[static_cast<std::size_t>(t)] < 0) continue;
     for (int h = 0; h < c.kv_heads; ++h)
       for (int j = c.shape.rotary_dim; j < c.shape.head_dim; ++j)

@@ -40,8 +40,8 @@ struct KvCacheElement {
 // error model em and whose write is declared as `policy`: k's rotated
 // channels on the reference's judged tokens (their exact values, and the
 // rotation's budget before its store as the error before the scale), then
-// per token k's pass-through channels and v's (exact: the inputs). Tokens
-// with slot -1 hold none. `v` is the v the write was given.
+// per judged token k's pass-through channels and v's (exact: the inputs).
+// Tokens with slot -1 hold none. `v` is the v the write was given.
 std::vector<KvCacheElement> kv_cache_elements(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
                                               const ErrorModel& em, const CacheWritePolicy& policy,
                                               const KvWriteCase& w, const ByteBuffer& v);

@@ -187,8 +187,10 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
         kv.v = make_kv_v(c, kv.spec);
         kv.k_cache.resize(kv.spec.cache_bytes());
         kv.v_cache.resize(kv.spec.v_cache_bytes());
-        fill_random_bytes(kv.k_cache.data(), kv.k_cache.size());
-        fill_random_bytes(kv.v_cache.data(), kv.v_cache.size());
+        // The state both caches arrive in, drawn per call (kv_write_case.h).
+        const CacheInitial initial = draw_cache_initial();
+        fill_cache_initial(kv.k_cache.data(), kv.k_cache.size(), kv.spec.dtype, initial);
+        fill_cache_initial(kv.v_cache.data(), kv.v_cache.size(), kv.spec.dtype, initial);
       }
       kv.k_initial = kv.k_cache;
       kv.v_initial = kv.v_cache;

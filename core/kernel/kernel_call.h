@@ -25,8 +25,10 @@ namespace ropecheck {
 // each call.
 // The KV-cache write of a call to a kernel granting KV_CACHE_WRITE (ABI
 // 1.4): the write's case, and both caches before and after the call. The
-// caches arrive holding random bytes, fresh per call: an entry written
-// where nothing should be, or not written where it should, shows.
+// caches arrive in a state drawn per call (random bytes, zeros, NaN codes or
+// finite codes: core/cases/kv_write_case.h, fill_cache_initial): an entry
+// written where nothing should be, or not written where it should, shows,
+// and a kernel whose write depends on what the cache held fails.
 struct KvRun {
   KvWriteCase spec;
   ByteBuffer v;  // the v given

@@ -161,6 +161,39 @@ TEST(CacheWriteBudget, TheFp8WriteBugClassesFallOutside) {
   }
 }
 
+TEST(CacheWriteBudget, AnExactWriteIsJudgedBitExact) {
+  // Where every step is exact (a stored v, or k's pass-through channels:
+  // pre_error 0; a scale of 1 or a power of two) one code is admissible, the
+  // nearest even one: at an exact tie between two codes the other is
+  // refused, so a kernel rounding ties away from zero, or truncating, fails
+  // (issue #48: E9 charged an fp32 rounding there and admitted both).
+  std::mt19937_64 rng(5);
+  int ties = 0, away_refused = 0;
+  for (CacheDtype d : {CacheDtype::kF16, CacheDtype::kBF16, CacheDtype::kE4M3FN, CacheDtype::kE5M2}) {
+    const std::uint32_t top = round_to_cache_code(HUGE_VAL, d, true);
+    for (ScaleDirection dir : {ScaleDirection::kDivide, ScaleDirection::kMultiply}) {
+      const bool fp8 = d == CacheDtype::kE4M3FN || d == CacheDtype::kE5M2;
+      for (float scale : fp8 ? std::vector<float>{1.0f, 0.0625f, 8.0f} : std::vector<float>{1.0f}) {  // 16-bit: 1
+        for (int i = 0; i < 300; ++i) {
+          const auto lo = static_cast<std::uint32_t>(rng() % top);  // a tie between lo and lo + 1
+          const double tie = (cache_code_value(lo, d) + cache_code_value(lo + 1, d)) / 2;
+          const double v = dir == ScaleDirection::kDivide ? tie * scale : tie / scale;  // exact: a power of two
+          const CacheWritePolicy policy{d, dir, true, false};
+          const CacheElementBudget b = cache_element_budget(v, 0.0, ROPECHECK_DTYPE_F32, scale, policy);
+          ASSERT_EQ(b.lo, b.hi) << cache_dtype_name(d) << " tie " << tie << ": one code, not " << b.lo << ".." << b.hi;
+          const std::uint32_t even = (lo % 2 == 0) ? lo : lo + 1;
+          ASSERT_TRUE(b.admits(even, d)) << cache_dtype_name(d) << " tie " << tie;
+          ASSERT_FALSE(b.admits(even == lo ? lo + 1 : lo, d)) << cache_dtype_name(d) << " tie " << tie;
+          ++ties;
+          away_refused += even == lo;  // ties away from zero would write lo + 1
+        }
+      }
+    }
+  }
+  EXPECT_GT(ties, 3000);
+  EXPECT_GT(away_refused, 1000);
+}
+
 TEST(CacheWriteBudget, SaturationIsJudged) {
   // 600 / 1 is past e4m3fn's 448: saturating gives 448, not saturating NaN.
   const CacheWritePolicy sat{CacheDtype::kE4M3FN, ScaleDirection::kDivide, true, false};

@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
 
 #include "core/cases/kv_write_case.h"
 #include "core/cases/qk_norm_case.h"
 #include "core/judge/qk_norm_reference.h"
 #include "ropecheck/dtype.h"
+#include "ropecheck/float_compare.h"
 
 namespace ropecheck {
 namespace {
@@ -115,6 +118,49 @@ TEST(FusedCases, TheExactNormAgreesWithTheFormulaInLongDouble) {
               << c.describe() << " token " << t << " head " << h << " channel " << j;
         }
       }
+  }
+}
+
+// What the quick suite's writes reach of each cache dtype (issue #48): for
+// a kernel declaring every cache dtype, in each scale direction, the v its
+// writes store lands on exact ties between two codes, past the largest
+// finite value (saturation or overflow, as declared), and in the subnormal
+// codes of every cache dtype that rounds (f16, bf16, e4m3fn, e5m2).
+TEST(FusedCases, TheQuickSuitesWritesReachEveryBoundaryOfEveryCacheDtype) {
+  for (ropecheck_kv_scale_direction_t dir : {ROPECHECK_KV_SCALE_DIVIDE, ROPECHECK_KV_SCALE_MULTIPLY}) {
+    ropecheck_kv_policy_t policy = kPolicy;
+    policy.scale_direction = dir;
+    std::map<CacheDtype, std::set<std::string>> reached;
+    for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+      const Case c = make_case(Suite::kQuick, 1, i);
+      const std::optional<KvWriteCase> w = kv_write_case(c, policy, kAllKinds);
+      if (!w || w->dtype == CacheDtype::kF32) continue;
+      const ByteBuffer v = make_kv_v(c, *w);
+      const double top = cache_code_value(round_to_cache_code(HUGE_VAL, w->dtype, true), w->dtype);
+      const double smallest_normal = cache_code_value(1u << (w->dtype == CacheDtype::kF16    ? 10
+                                                             : w->dtype == CacheDtype::kBF16 ? 7
+                                                             : w->dtype == CacheDtype::kE4M3FN ? 3
+                                                                                               : 2),
+                                                      w->dtype);
+      const std::int64_t per_token = static_cast<std::int64_t>(w->v_heads()) * w->v_channels();
+      for (std::int64_t e = 0; e < c.tokens * per_token; ++e) {
+        const double s = w->v_scale_of(static_cast<int>((e % per_token) / w->v_channels()));
+        const double x = load_as_double(v.data(), static_cast<std::size_t>(e), c.dtype);
+        const double y = std::fabs(dir == ROPECHECK_KV_SCALE_MULTIPLY ? x * s : x / s);
+        if (y > top) reached[w->dtype].insert("past the largest finite");
+        if (y > 0 && y < smallest_normal) reached[w->dtype].insert("subnormal");
+        // An exact tie: y on no code, y's two neighbours equally far.
+        const std::uint32_t code = round_to_cache_code(y, w->dtype, true);
+        const double at = cache_code_value(code, w->dtype);
+        const double other = at < y ? cache_code_value(code + 1, w->dtype) : cache_code_value(code - 1, w->dtype);
+        if (y <= top && !exactly_equal(at, y) && exactly_equal(std::fabs(other - y), std::fabs(at - y)))
+          reached[w->dtype].insert("tie");
+      }
+    }
+    for (CacheDtype d : {CacheDtype::kF16, CacheDtype::kBF16, CacheDtype::kE4M3FN, CacheDtype::kE5M2})
+      for (const char* b : {"past the largest finite", "subnormal", "tie"})
+        EXPECT_TRUE(reached[d].count(b)) << cache_dtype_name(d) << ": no write reaches " << b
+                                         << (dir == ROPECHECK_KV_SCALE_MULTIPLY ? " (multiply)" : " (divide)");
   }
 }
 

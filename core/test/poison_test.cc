@@ -57,6 +57,23 @@ TEST_P(Poison, EveryElementIsOfItsKind) {
   }
 }
 
+TEST_P(Poison, ZerosAreZeroBytesToTheEnd) {
+  const ropecheck_dtype_t t = GetParam();
+  const std::size_t bytes = 70001 * dtype_size(t) + 1;
+  std::vector<unsigned char> buf(bytes + 1, 0xee);
+  fill_poison(buf.data(), bytes, t, PoisonKind::kZero);
+  for (std::size_t i = 0; i < bytes; ++i) ASSERT_EQ(buf[i], 0) << i;
+  EXPECT_EQ(buf[bytes], 0xee);
+}
+
+TEST(Poison, EveryKindIsDrawn) {
+  // A kernel that computes only when its output holds what the harness
+  // put there meets each state, zeros included (issue #48).
+  std::set<int> seen;
+  for (int i = 0; i < 400; ++i) seen.insert(static_cast<int>(draw_poison_kind()));
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(kPoisonKinds));
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, Poison,
                          ::testing::Values(ROPECHECK_DTYPE_F16, ROPECHECK_DTYPE_BF16, ROPECHECK_DTYPE_F32,
                                            ROPECHECK_DTYPE_F64),

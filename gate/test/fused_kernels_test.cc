@@ -188,5 +188,29 @@ TEST(FusedKernels, TwoCallsWritingOtherCacheEntriesAreAMisbehaviour) {
   FAIL() << "no quick case carries a cache write";
 }
 
+// The cache rounding rows of the catalogue (issue #48) die in every cache
+// dtype that rounds, each judged alone: the quick suite's writes reach ties
+// and the largest finite value of each (core/test/fused_cases_test.cc), and
+// where the arithmetic is exact E9 admits the even code only.
+TEST(FusedKernels, EveryCacheRoundingBugDiesInEveryCacheDtype) {
+  for (const char* name : {"mutant_kv_ties_away_from_zero", "mutant_kv_truncated_toward_zero"}) {
+    const ropecheck_impl_t* m = mutant::find_mutant(name);
+    ASSERT_NE(m, nullptr) << name;
+    for (int d : {ROPECHECK_KV_F16, ROPECHECK_KV_BF16, ROPECHECK_KV_FP8_E4M3FN, ROPECHECK_KV_FP8_E5M2}) {
+      ropecheck_impl_t one = *m;
+      one.kv_policy.cache_dtypes = 1u << d;
+      const GateRun g = run_quick_gate({&one}, std::nullopt, {"CachesTheRotatedKAndV"});
+      EXPECT_FALSE(g.report.passed()) << name << " passed with its cache in "
+                                      << cache_dtype_name(static_cast<CacheDtype>(d)) << "\n" << g.text;
+    }
+  }
+  // Saturation declared, e5m2 converted without it: the writes past 57344 show it.
+  const ropecheck_impl_t* e5 = mutant::find_mutant("mutant_kv_e5m2_not_saturated");
+  ASSERT_NE(e5, nullptr);
+  ropecheck_impl_t only_e5m2 = *e5;
+  only_e5m2.kv_policy.cache_dtypes = 1u << ROPECHECK_KV_FP8_E5M2;
+  EXPECT_FALSE(run_quick_gate({&only_e5m2}, std::nullopt, {"CachesTheRotatedKAndV"}).report.passed());
+}
+
 }  // namespace
 }  // namespace ropecheck

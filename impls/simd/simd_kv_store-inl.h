@@ -4,8 +4,8 @@
 // every lane giving exactly the bits of impls/kernel_support/kv_store.h's
 // store_kv(cache, i, dtype, x / scale, true), the scalar fused kernels'
 // store: fp32 as it is; fp16 saturated to +-65504, then rounded to nearest
-// even (NaN as f32_to_f16 gives it); bf16 rounded to nearest even (NaN as
-// f32_to_bf16 gives it, whatever its payload); fp8 as simd_fp8-inl.h
+// even (NaN as f32_to_f16 gives it); bf16 saturated to +-0x1.fep127, then
+// rounded to nearest even (NaN as f32_to_bf16 gives it, whatever its payload); fp8 as simd_fp8-inl.h
 // converts. Whole vectors, then the tail one lane at a time through the same
 // code, so an element's bits never depend on where in the row it lies.
 // Included by simd_kv_write-inl.h, compiled once per Highway target, hence
@@ -60,6 +60,10 @@ HWY_INLINE void StoreKv(D d, hn::Vec<D> y, void* cache, std::int64_t i) {
     // RoundToBf16Bits is f32_to_bf16 for every finite value and infinity; a
     // NaN's payload may carry into its sign there (0x7fffffff becomes -0),
     // so NaN lanes take f32_to_bf16's own answer, the top half quieted.
+    // Saturated first, as store_kv does (bf16's largest finite is 0x1.fep127).
+    const auto limit = hn::Set(d, 0x1.fep127f);
+    y = hn::IfThenElse(hn::Gt(y, limit), limit, y);
+    y = hn::IfThenElse(hn::Lt(y, hn::Neg(limit)), hn::Neg(limit), y);
     const auto b = hn::BitCast(du, y);
     const auto nan_bits = hn::Or(hn::ShiftRight<16>(b), hn::Set(du, 0x0040u));
     const auto bits = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(y)), nan_bits,

@@ -12,8 +12,15 @@ import ropecheck
 from hf_rope_numpy import hf_rope
 
 # The 16- and 32-bit caches (scales of 1): numpy stores them itself, bf16 as
-# float32 holding the value, rounded to nearest even when read back.
-FUSED = ropecheck.KvCacheWrite(cache_dtypes=["f32", "f16", "bf16"], scale_kinds=["per_tensor", "per_head"])
+# float32 holding the value, rounded to nearest even when read back. The k it
+# caches is its fp32 rotation (numpy has no bf16: a bf16 case's k is rounded
+# only when ropecheck reads the output back), so it declares via_storage
+# False; declaring True was admitted only while E9 charged a rounding that
+# the bf16 step need not have (issue #48's exact budgets). numpy's astype
+# overflows to infinity: saturate False (the write's boundary values, #48,
+# reach past 65504).
+FUSED = ropecheck.KvCacheWrite(cache_dtypes=["f32", "f16", "bf16"], scale_kinds=["per_tensor", "per_head"],
+                               via_storage=False, saturate=False)
 OPTIONS = dict(layouts=["half_split", "interleaved"], dtypes=["f32", "bf16"], policy="f32_angle_product",
                fused=FUSED, cases=40)
 CACHE_PROPERTIES = ["CachesTheRotatedKAndV", "LeavesTheRestOfTheCacheUnchanged", "PermutingSlotsPermutesTheCache"]
