@@ -151,7 +151,10 @@ std::string fused_form(const ropecheck_impl_t& impl, const Case& c, const std::s
 DeclaredChoices declared_choices(const GateOptions& o, const ropecheck_impl_t& impl) {
   DeclaredChoices d = ropecheck::declared_choices(impl);
   // Without a redraw every choice counts as declared: nothing changes.
-  if (!o.redraw) d.dtypes = d.layouts = d.flags = ~0u;
+  if (!o.redraw) {
+    d.dtypes = d.layouts = d.flags = ~0u;
+    d.max_position = 0;
+  }
   d.redraw_scheme = o.redraw && o.redraw_schemes && o.configs.empty();
   d.redraw_layout = o.configs.empty();
   return d;

@@ -151,8 +151,8 @@ ReportTable skipped_table(const GateReport& r) {
   for (const auto& i : r.impls) {
     if (i.redrawn > 0)
       t.rows.push_back({i.name,
-                        "redrawn (judged): drawn in a dtype, layout, scheme, direction, placement or position dtype "
-                        "it does not declare",
+                        "redrawn (judged): drawn in a dtype, layout, scheme, direction, placement, position dtype "
+                        "or position range it does not declare",
                         n(i.redrawn)});
     for (const auto& [why, k] : i.skipped) t.rows.push_back({i.name, "skipped: " + why, n(k)});
   }

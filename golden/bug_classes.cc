@@ -113,6 +113,7 @@ constexpr MutantClass kMutants[] = {
     {"mutant_kv_e5m2_not_saturated", "KvCacheWrite", "", kOnlyCache},
     {"mutant_kv_write_skipped_above_4096", "KvCacheWrite", "", kOnlyCache},
     {"mutant_kv_write_sniffs_cache", "KvCacheWrite", "", kOnlyCache},
+    {"mutant_mla_k_pe_unscaled_caller_cache", "KvCacheWrite", "", kOnlyCache},
     {"mutant_qk_norm_after_rotation", "QkNorm", "tenstorrent/tt-mlir PR #9042", kOnlyQkNorm},
     {"mutant_qk_norm_weight_form_swapped", "QkNorm", "", kOnlyQkNorm},
     {"mutant_qk_norm_eps_dropped", "QkNorm", "", kOnlyQkNorm},

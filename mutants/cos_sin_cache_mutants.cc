@@ -1,9 +1,13 @@
 #include "mutants/cos_sin_cache_mutants.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "impls/kernel_support/abi_check.h"
@@ -26,6 +30,41 @@ struct CacheKernel {
   Bug bug;
 };
 
+// A private copy of the caller's cache holding the rows the call's
+// positions name (a cache may reserve terabytes of address space with only
+// those rows written: core/kernel/caller_cos_sin_cache.h), the others never
+// touched: what the kernels with these bugs compute from, at their size.
+class RowsCopy {
+ public:
+  RowsCopy(const ropecheck_apply_params_t& p, std::size_t es) : row_bytes_(static_cast<std::size_t>(p.rotary_dim) * es) {
+    bytes_ = static_cast<std::size_t>(p.cache_max_position) * row_bytes_;
+    void* m = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    base_ = m == MAP_FAILED ? nullptr : static_cast<unsigned char*>(m);
+    const int axes = impl::axes_of(&p) > 0 ? impl::axes_of(&p) : 1;
+    for (int a = 0; a < axes && base_; ++a)
+      for (std::int64_t t = 0; t < p.num_tokens; ++t) {
+        const std::int64_t r = impl::position_at(&p, t, a);
+        rows_.push_back(r);
+        std::memcpy(row(r), static_cast<const unsigned char*>(p.cos_sin_cache) + static_cast<std::size_t>(r) * row_bytes_,
+                    row_bytes_);
+      }
+  }
+  ~RowsCopy() {
+    if (base_) ::munmap(base_, bytes_);
+  }
+  RowsCopy(const RowsCopy&) = delete;
+  RowsCopy& operator=(const RowsCopy&) = delete;
+  bool ok() const { return base_ != nullptr; }
+  unsigned char* data() { return base_; }
+  unsigned char* row(std::int64_t r) { return base_ + static_cast<std::size_t>(r) * row_bytes_; }
+  const std::vector<std::int64_t>& rows() const { return rows_; }
+
+ private:
+  std::size_t row_bytes_, bytes_ = 0;
+  unsigned char* base_ = nullptr;
+  std::vector<std::int64_t> rows_;
+};
+
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Bug bug = static_cast<const CacheKernel*>(ctx)->bug;
   if (auto s = impl::check_apply(kCaps, p, err, n)) return s;
@@ -34,11 +73,10 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
     return ROPECHECK_UNSUPPORTED;
   }
   ropecheck_apply_params_t call = *p;
-  const std::int64_t elements = p->cache_max_position * p->rotary_dim;
   const int half = p->rotary_dim / 2;
   const bool narrow_q = p->dtype != ROPECHECK_DTYPE_F32 && p->cache_dtype == ROPECHECK_DTYPE_F32;
-  std::vector<float> cache;
-  std::vector<unsigned char> swapped;
+  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->cache_dtype));
+  std::optional<RowsCopy> copy;
   std::vector<std::int64_t> rows64;
   std::vector<std::int32_t> rows32;
   switch (bug) {
@@ -49,10 +87,10 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
       if (!narrow_q) break;
       float* rows = static_cast<float*>(const_cast<void*>(p->cos_sin_cache));
       if (bug == Bug::cos_sin_cache_downcast) {
-        const float* given = rows;
-        cache.assign(given, given + elements);
-        rows = cache.data();
-        call.cos_sin_cache = cache.data();
+        copy.emplace(*p, es);
+        if (!copy->ok()) return ROPECHECK_INTERNAL_ERROR;
+        rows = reinterpret_cast<float*>(copy->data());
+        call.cos_sin_cache = copy->data();
       }
       const int axes = impl::axes_of(p) > 0 ? impl::axes_of(p) : 1;
       for (int a = 0; a < axes; ++a)
@@ -64,16 +102,20 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
     }
     case Bug::cos_sin_cache_halves_swapped: {
       // Each row read as sin | cos.
-      const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->cache_dtype));
       const std::size_t half_bytes = static_cast<std::size_t>(half) * es;
-      swapped.resize(static_cast<std::size_t>(elements) * es);
-      const auto* from = static_cast<const unsigned char*>(p->cos_sin_cache);
-      for (std::int64_t r = 0; r < p->cache_max_position; ++r) {
-        unsigned char* to = swapped.data() + static_cast<std::size_t>(r) * 2 * half_bytes;
-        std::memcpy(to, from + (static_cast<std::size_t>(r) * 2 + 1) * half_bytes, half_bytes);
-        std::memcpy(to + half_bytes, from + static_cast<std::size_t>(r) * 2 * half_bytes, half_bytes);
+      copy.emplace(*p, es);
+      if (!copy->ok()) return ROPECHECK_INTERNAL_ERROR;
+      std::vector<unsigned char> cos_half(half_bytes);
+      std::vector<std::int64_t> rows = copy->rows();
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+      for (const std::int64_t r : rows) {
+        unsigned char* at = copy->row(r);
+        std::memcpy(cos_half.data(), at, half_bytes);
+        std::memmove(at, at + half_bytes, half_bytes);
+        std::memcpy(at + half_bytes, cos_half.data(), half_bytes);
       }
-      call.cos_sin_cache = swapped.data();
+      call.cos_sin_cache = copy->data();
       break;
     }
     case Bug::cos_sin_cache_row_of_token: {
@@ -129,6 +171,11 @@ ropecheck_impl_t cos_sin_cache_mutant_table(const BugInfo& info) {
       nullptr, &k);
   t.cos_sin_cache_dtypes = kCacheDtypes;
   return t;
+}
+
+const ropecheck_impl_t* caller_cache_control() {
+  static const ropecheck_impl_t t = cos_sin_cache_mutant_table(bug_info(Bug::none));
+  return &t;
 }
 
 }  // namespace ropecheck::mutant

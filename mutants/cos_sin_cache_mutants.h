@@ -13,6 +13,10 @@ namespace ropecheck::mutant {
 bool is_cos_sin_cache_bug(Bug bug);
 ropecheck_impl_t cos_sin_cache_mutant_table(const BugInfo& info);
 
+// The same kernel with no bug: the caller's cache read as it must be (the
+// misbehaving kernel that writes into it, misbehaviour_list.h, is built on it).
+const ropecheck_impl_t* caller_cache_control();
+
 }  // namespace ropecheck::mutant
 
 #endif  // ROPECHECK_MUTANTS_COS_SIN_CACHE_MUTANTS_H_

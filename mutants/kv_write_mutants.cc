@@ -13,6 +13,7 @@
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
 #include "impls/kernel_support/kv_store.h"
+#include "mutants/cos_sin_cache_mutants.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
 #include "ropecheck/fp8.h"
@@ -121,7 +122,8 @@ ropecheck_status_t write_mla(const KvKernel& k, const ropecheck_apply_params_t& 
     const bool swapped = k.bug == Bug::mla_entry_order_swapped && w.cache_kind == ROPECHECK_KV_CACHE_MLA_JOINT;
     for (int c = 0; c < D; ++c) {
       const std::int64_t at = swapped ? mla_latent_offset(w, slot, c) : mla_k_pe_offset(w, slot, c);
-      store(k, w.k_cache, at, w.cache_dtype, impl::load_f32(p.k_out, row + c, p.dtype) / s);
+      const float ks = k.bug == Bug::mla_k_pe_unscaled_caller_cache ? 1.0f : s;
+      store(k, w.k_cache, at, w.cache_dtype, impl::load_f32(p.k_out, row + c, p.dtype) / ks);
     }
     for (int c = 0; c < w.latent_dim; ++c) {
       const std::int64_t at = swapped ? mla_latent_offset(w, slot, D + c) : mla_latent_offset(w, slot, c);
@@ -249,13 +251,15 @@ bool is_kv_write_bug(Bug bug) {
     case Bug::kv_write_sniffs_cache:
     case Bug::mla_rope_half_the_dims:
     case Bug::mla_latent_rotated:
-    case Bug::mla_entry_order_swapped: return true;
+    case Bug::mla_entry_order_swapped:
+    case Bug::mla_k_pe_unscaled_caller_cache: return true;
     default: return false;
   }
 }
 
 bool is_mla_bug(Bug bug) {
-  return bug == Bug::mla_rope_half_the_dims || bug == Bug::mla_latent_rotated || bug == Bug::mla_entry_order_swapped;
+  return bug == Bug::mla_rope_half_the_dims || bug == Bug::mla_latent_rotated || bug == Bug::mla_entry_order_swapped ||
+         bug == Bug::mla_k_pe_unscaled_caller_cache;
 }
 
 ropecheck_impl_t kv_write_mutant_table(const BugInfo& info, const ropecheck_impl_t* rotation) {
@@ -265,6 +269,12 @@ ropecheck_impl_t kv_write_mutant_table(const BugInfo& info, const ropecheck_impl
   // The control's capabilities (without negative positions and multi-axis:
   // kept to what the fused kernels here take) with the write granted.
   ropecheck_caps_t caps = impl::standard_caps(impl::kBothLayouts, ROPECHECK_CAP_KV_CACHE_WRITE);
+  // The caller's-cache row rotates with the caller's cos/sin cache (ABI 1.6).
+  const bool caller_cache = info.bug == Bug::mla_k_pe_unscaled_caller_cache;
+  if (caller_cache) {
+    rotation = caller_cache_control();
+    caps.flags |= ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
+  }
   KvKernel& k = kernels.emplace_back(KvKernel{info.bug, rotation, caps});
   ropecheck_impl_t t = impl::kernel_table(info.name, info.description, caps, policy_of(*rotation), apply, nullptr,
                                           nullptr, &k);
@@ -274,6 +284,7 @@ ropecheck_impl_t kv_write_mutant_table(const BugInfo& info, const ropecheck_impl
   // make shows their bug.
   if (is_mla_bug(info.bug))
     t.kv_cache_kinds = (1u << ROPECHECK_KV_CACHE_MLA_JOINT) | (1u << ROPECHECK_KV_CACHE_MLA_SPLIT);
+  if (caller_cache) t.cos_sin_cache_dtypes = rotation->cos_sin_cache_dtypes;
   return t;
 }
 

@@ -31,6 +31,7 @@
 #include "impls/kernel_support/engine_freqs.h"
 #include "impls/kernel_support/head_io.h"
 #include "impls/kernel_support/impl_table.h"
+#include "mutants/cos_sin_cache_mutants.h"
 #include "mutants/kept_results.h"
 #include "mutants/mutant_kernel.h"
 #include "ropecheck/dtype.h"
@@ -91,11 +92,20 @@ ropecheck_status_t rotate_reading_output(const ropecheck_apply_params_t* p) {
   return ROPECHECK_OK;
 }
 
+// What each row computes with: the catalogue's clean kernel, its cache
+// kernel for writes_cache (whose only bug, no bounds check, is outside every
+// case its cache covers), the caller's-cache control for restores_caller_cache.
+const ropecheck_impl_t& clean_kernel(Misbehaviour m) {
+  if (m == Misbehaviour::writes_cache) return *mutant_impl(Bug::cache_no_bounds_check);
+  if (m == Misbehaviour::restores_caller_cache) return *caller_cache_control();
+  return *mutant_impl(Bug::none);
+}
+
 ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Misbehaviour m = static_cast<const MisbehaviourInfo*>(ctx)->kind;
   // writes_cache needs a cache kernel: the catalogue's, whose only bug
   // (no bounds check) is outside every case its cache covers.
-  const ropecheck_impl_t& clean = *mutant_impl(m == Misbehaviour::writes_cache ? Bug::cache_no_bounds_check : Bug::none);
+  const ropecheck_impl_t& clean = clean_kernel(m);
   if (auto st = impl::check_apply(clean.caps, p, err, n)) return st;
   const bool big = p->num_tokens > 3, out_of_place = p->q_in != p->q_out;
   // Taken before the work, which in place overwrites the inputs.
@@ -271,6 +281,15 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
     case Misbehaviour::writes_cache:  // the sign bit of row 0's first cos
       if (p->cos_sin_cache) static_cast<unsigned char*>(const_cast<void*>(p->cos_sin_cache))[3] ^= 0x80;
       break;
+    case Misbehaviour::restores_caller_cache:  // a byte of its first position's row, flipped and put back
+      if (p->cos_sin_cache && p->num_tokens > 0) {
+        const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->cache_dtype));
+        auto* at = static_cast<volatile unsigned char*>(const_cast<void*>(p->cos_sin_cache)) +
+                   static_cast<std::size_t>(impl::position_at(p, 0)) * static_cast<std::size_t>(p->rotary_dim) * es;
+        *at = static_cast<unsigned char>(*at ^ 0x80);
+        *at = static_cast<unsigned char>(*at ^ 0x80);
+      }
+      break;
     case Misbehaviour::background_thread:
       std::thread(scribble_forever, p->q_out, q_bytes(p)).detach();
       break;
@@ -331,7 +350,7 @@ const ropecheck_impl_t* misbehaving_impl(Misbehaviour m) {
     static ropecheck_impl_t t[kCount];
     for (int i = 0; i < kCount; ++i) {
       const MisbehaviourInfo& info = kMisbehaviours[i];
-      t[i] = *mutant_impl(info.kind == Misbehaviour::writes_cache ? Bug::cache_no_bounds_check : Bug::none);
+      t[i] = clean_kernel(info.kind);
       // Its misbehaviours address q as one run of tokens (no ABI 1.2 batch).
       t[i].caps.flags &= ~ROPECHECK_CAP_SEQ_STRIDES;
       t[i].name = info.name;

@@ -147,6 +147,9 @@ namespace ropecheck::mutant {
   X(kv_write_sniffs_cache, "KV-cache write made only when the caches arrive holding something other than "       \
     "zeros (the harness's random fill recognised; a production cache's fresh zeroed pages left unwritten)",      \
     "CachesTheRotatedKAndV", "")                                                                             \
+  X(mla_k_pe_unscaled_caller_cache, "MLA with the caller's cos/sin cache (as vLLM's "                           \
+    "concat_and_cache_mla_rope_fused takes it): k_pe written into the latent cache without its scale, kv_c with it", \
+    "CachesTheRotatedKAndV", "")                                                                             \
   X(qk_norm_after_rotation, "qk-norm: the heads rotated first and normalised after (a fusion across the "     \
     "norm: tenstorrent/tt-mlir PR #9042)", "NormalisesEachHeadThenRotates", "")                              \
   X(qk_norm_weight_form_swapped, "qk-norm: Gemma's 1 + w applied as w, and w as 1 + w",                       \

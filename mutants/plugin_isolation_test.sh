@@ -53,6 +53,10 @@ expect "writes-positions$sfx" 1 "wrote into its input positions" -- "$bin" "${ga
 expect "writes-q-in$sfx" 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --plugin "$(p writes_q_in)"
 expect "writes-freq$sfx" 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --plugin "$(p writes_freq)"
 expect "writes-cache$sfx" 1 "wrote into its input cos_sin_cache" -- "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p writes_cache)"
+# The caller's cache read-only during the call: a write put back before the
+# call returns is named too (issue #49; a comparison after the call missed it).
+expect "restores-caller-cache$sfx" 1 "wrote into its input cos_sin_cache \(read-only for the call\)" -- \
+  "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p restores_caller_cache)"
 # Outputs read before they are written: two calls, two poisons, two results.
 expect "reads-output$sfx" 1 "two calls on the same case differ at .*it reads its output before writing it" -- \
   "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p reads_output)"
@@ -156,6 +160,8 @@ expect writes-positions--no-isolation 1 "wrote into its input positions" -- "$bi
 expect writes-q-in--no-isolation 1 "wrote into its input q_in" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_q_in)"
 expect writes-freq--no-isolation 1 "wrote into its input freq" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_freq)"
 expect writes-cache--no-isolation 1 "wrote into its input cos_sin_cache" -- "$bin" "${gate[@]}" --no-isolation --property ConformsToReference --plugin "$(p writes_cache)"
+expect restores-caller-cache--no-isolation 1 "wrote into its input cos_sin_cache \(the caller's, .*read-only for the call" -- \
+  "$bin" "${gate[@]}" --no-isolation --property ConformsToReference --plugin "$(p restores_caller_cache)"
 
 # Loading: refused with a message naming the plugin and the cause.
 expect wrong-abi 2 "abi_version: this host speaks version 1 \(got 99\)" -- "$bin" check --plugin "$(p wrong_abi)"

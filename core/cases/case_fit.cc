@@ -1,7 +1,10 @@
 #include "core/cases/case_fit.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
+#include "core/cases/cos_sin_cache_case.h"
 #include "core/cases/rng.h"
 #include "core/cases/size_classes.h"
 #include "ropecheck/abi_caps.h"
@@ -34,6 +37,33 @@ int pick_declared(Rng& rng, std::uint32_t mask, const int (&options)[N], const d
   return last;
 }
 
+// The ids a kernel can take: none negative unless it declares them (and
+// never with a cos/sin cache, which has no negative row), every one below
+// its max_position and what its caller's cache reaches. An id outside is
+// redrawn inside: by its magnitude for a negative one; past the limit L,
+// among L - 1 (the cache's last row), L / 2 and a uniform draw below L.
+// Returns whether an id changed.
+bool fit_position_range(Rng& rng, const DeclaredChoices& d, Case* f) {
+  const std::uint32_t any_cache = ROPECHECK_CAP_COS_SIN_CACHE | ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
+  const bool negatives = (d.flags & ROPECHECK_CAP_NEGATIVE_POSITIONS) && !(d.flags & any_cache);
+  std::int64_t limit = d.max_position > 0 ? d.max_position : INT64_MAX;
+  if (d.flags != ~0u && (d.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE))
+    limit = std::min(limit, caller_cache_position_limit(f->shape.rotary_dim));
+  bool changed = false;
+  for (std::int64_t& p : f->positions) {
+    if (p < 0 && !negatives && d.flags != ~0u) {
+      p = abs_position(p);
+      changed = true;
+    }
+    if (abs_position(p) < limit) continue;
+    const std::int64_t options[] = {limit - 1, limit / 2, static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(limit)))};
+    const std::int64_t q = options[rng.below(3)];
+    p = p < 0 ? -q : q;
+    changed = true;
+  }
+  return changed;
+}
+
 }  // namespace
 
 DeclaredChoices declared_choices(const ropecheck_impl_t& impl) {
@@ -42,6 +72,7 @@ DeclaredChoices declared_choices(const ropecheck_impl_t& impl) {
   d.layouts = impl.caps.layouts;
   d.schemes = impl.caps.schemes;
   d.flags = impl.caps.flags;
+  d.max_position = impl.max_position;
   return d;
 }
 
@@ -97,6 +128,7 @@ Case fit_case(const Case& c, const DeclaredChoices& d, bool* redrawn) {
         p = p < 0 ? -e : e;
         changed = true;
       }
+  changed |= fit_position_range(rng, d, &f);
   if (redrawn) *redrawn = changed;
   return f;
 }

@@ -5,7 +5,9 @@
 // drawn case lies outside the declared dtypes, layouts, schemes, direction,
 // in-place/out-of-place or position dtype, that choice alone is redrawn
 // (and an id past int32 in a case fitted to int32 positions, among int32's
-// edge positions: never narrowed)
+// edge positions: never narrowed; an id past max_position or past what a
+// caller's cos/sin cache reaches, below it; a negative id where the kernel
+// takes none, by its magnitude)
 // among the declared ones, from a stream of its own: a pure function of
 // (suite, seed, index, declaration), so a reproduce line naming the kernel
 // rebuilds the very case. Everything else (shapes, positions, the data
@@ -26,6 +28,10 @@ namespace ropecheck {
 // position dtype.
 struct DeclaredChoices {
   std::uint32_t dtypes = 0, layouts = 0, schemes = 0, flags = 0;
+  // The declared max_position (ABI 1.5; 0: none): an id at or past it is
+  // redrawn below it, as is one past what a caller's cos/sin cache can be
+  // indexed by (flags' CALLER_COS_SIN_CACHE: caller_cache_position_limit).
+  std::int64_t max_position = 0;
   // False keeps the case's layout or scheme (a --config fixes them: a
   // kernel without the model's scheme is skipped, not judged on another).
   bool redraw_layout = true, redraw_scheme = true;

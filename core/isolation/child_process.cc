@@ -15,6 +15,10 @@ namespace ropecheck {
 ChildRun run_in_child(const ChildOptions& o, const std::function<int(char*, std::size_t)>& body) {
   auto* shared = new (map_for_child(sizeof(ChildShared))) ChildShared{};
   set_guard_table(shared, o);
+  for (int i = 0; i < ChildOptions::kReadOnlyRanges; ++i) {
+    shared->read_only_begin[i] = o.read_only_begin[i];
+    shared->read_only_end[i] = o.read_only_end[i];
+  }
   std::vector<SharedRange> share = o.share;
   share.push_back({shared, sizeof(ChildShared)});
   const pid_t parent = ::getpid();

@@ -59,13 +59,15 @@ struct ChildOptions {
   // A worker only (core/isolation/worker.h): the range that holds this call's
   // buffers, made read-write before the guards are armed in it.
   std::uintptr_t arm_begin = 0, arm_end = 0;
-  // A worker only: inputs its arena keeps from earlier calls (a cos/sin
-  // cache per region, core/isolation/isolation.cc), read-only in the worker
-  // during the call, [begin, end) page aligned, empty when begin == end: a
-  // write faults, named "a write into <read_only_name>".
-  static constexpr int kReadOnlyRanges = 2;
+  // Inputs read-only to the kernel during the call, [begin, end) page
+  // aligned, empty when begin == end: the call's cos/sin cache (issue #49:
+  // a kernel that writes into it and restores it before returning passed a
+  // comparison after the call), and in a worker the caches its arena keeps
+  // from earlier calls (core/isolation/isolation.cc). A write faults, named
+  // "wrote into <read_only_names[i]>".
+  static constexpr int kReadOnlyRanges = 3;
   std::uintptr_t read_only_begin[kReadOnlyRanges] = {}, read_only_end[kReadOnlyRanges] = {};
-  std::string read_only_name;
+  std::string read_only_names[kReadOnlyRanges];
 };
 
 struct ChildRun {

@@ -62,8 +62,10 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
     // pointer plus an offset. A fault within 64 KiB of the stack pointer
     // is the stack's guard page: a stack overflow.
     for (int i = 0; i < ChildOptions::kReadOnlyRanges; ++i)
-      if (kind == FaultKind::kOther && a >= s->read_only_begin[i] && a < s->read_only_end[i])
+      if (kind == FaultKind::kOther && a >= s->read_only_begin[i] && a < s->read_only_end[i]) {
         kind = FaultKind::kReadOnlyInput;
+        s->fault_guard = i;
+      }
     if (kind == FaultKind::kOther && a < 65536) kind = FaultKind::kNull;
     if (kind == FaultKind::kOther && sp && a + 65536 > sp && a < sp + 65536) kind = FaultKind::kStack;
     s->fault_addr = a;
@@ -236,6 +238,14 @@ void arm_call(ChildShared* shared, double memory_limit_gib, bool worker) {
       ::setrlimit(RLIMIT_AS, &r);
     }
     shared->arm_errno = arm_layout(shared);
+  } else {
+    // A child per call: its read-only inputs, in its own page tables (the
+    // mapping is shared with ropecheck, its protection is not).
+    for (int i = 0; i < ChildOptions::kReadOnlyRanges; ++i)
+      if (shared->read_only_end[i] > shared->read_only_begin[i] &&
+          ::mprotect(reinterpret_cast<void*>(shared->read_only_begin[i]),
+                     shared->read_only_end[i] - shared->read_only_begin[i], PROT_READ) != 0)
+        shared->arm_errno = errno;
   }
   errno = 0;
 }

@@ -32,7 +32,7 @@ struct ChildShared {
   int quick_exit_called, quick_exit_status;
   int allocation_refused;  // operator new failed (the memory limit)
   int fault_kind;          // FaultKind of the first SIGSEGV/SIGBUS
-  int fault_guard;         // index into the guard table for kGuard
+  int fault_guard;         // index into the guard table for kGuard, or the read-only range for kReadOnlyInput
   int fault_errno;         // errno when the fault hit (ENOMEM: a failed allocation)
   std::uintptr_t fault_addr;
   // The guard pages of the call's buffers, [begin, end) each: a fault inside
@@ -43,8 +43,8 @@ struct ChildShared {
   // (the layout of the buffers changes with the call; the worker changes
   // only what differs from the protections it set before, arm_layout).
   std::uintptr_t arm_begin, arm_end;
-  // A worker only: made read-only (PROT_READ) for the call, unless the
-  // worker has kept them so since (ChildOptions::read_only_begin).
+  // Made read-only (PROT_READ) for the call (a worker: unless it has kept
+  // them so since; ChildOptions::read_only_begin).
   std::uintptr_t read_only_begin[ChildOptions::kReadOnlyRanges], read_only_end[ChildOptions::kReadOnlyRanges];
   std::uint64_t seq;       // the call the parent asked for
   std::uint64_t done_seq;  // the call the worker answered

@@ -86,7 +86,9 @@ std::string describe_fault(int sig, const ChildShared& s, const ChildOptions& o)
     case FaultKind::kOther:
       return "an access to memory it was not given" + at;
     case FaultKind::kReadOnlyInput:
-      return "a write into " + o.read_only_name + at;
+      if (s.fault_guard >= 0 && s.fault_guard < ChildOptions::kReadOnlyRanges)
+        return "wrote into " + o.read_only_names[s.fault_guard] + at;
+      return "a write into a read-only input" + at;
     case FaultKind::kNone:
       break;
   }

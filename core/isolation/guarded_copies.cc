@@ -34,26 +34,31 @@ std::vector<Mapping>& pool(std::size_t body) {
   return p[body];
 }
 
+// Bodies over 64 MiB (the largest cos/sin cache of the standard suites)
+// are not kept: they come from the rare long cases, and a pool of them per
+// size and thread held gigabytes of shared memory for the rest of a run.
+constexpr std::size_t kLargestPooled = std::size_t{64} << 20;
+
 Mapping acquire(std::size_t bytes) {
   const std::size_t ps = page_size();
   std::size_t body = ps;
   while (body < bytes) body *= 2;
+  // Not pooled past kLargestPooled: whole pages only, so the slack before
+  // the data (canaries, written) stays under a page.
+  if (body > kLargestPooled) body = (bytes + ps - 1) / ps * ps;
   auto& free = pool(body);
   if (!free.empty()) {
     Mapping m = free.back();
     free.pop_back();
     return m;
   }
-  Mapping g{static_cast<unsigned char*>(map_for_child(body + 2 * ps)), body};
+  // Large bodies (a caller's sparse cos/sin cache reserves terabytes) are
+  // address space only, their pages allocated when touched.
+  Mapping g{static_cast<unsigned char*>(map_for_child(body + 2 * ps, /*lazy=*/body > kLargestPooled)), body};
   ::mprotect(g.base, ps, PROT_NONE);
   ::mprotect(g.base + ps + body, ps, PROT_NONE);
   return g;
 }
-
-// Bodies over 64 MiB (the largest cos/sin cache of the standard suites)
-// are not kept: they come from the rare long cases, and a pool of them per
-// size and thread held gigabytes of shared memory for the rest of a run.
-constexpr std::size_t kLargestPooled = std::size_t{64} << 20;
 
 void release(unsigned char* base, std::size_t body) {
   auto& free = pool(body);
@@ -154,10 +159,25 @@ void GuardedCopies::place_in_region(unsigned char* region) {
 
 void GuardedCopies::fill() const {
   for (const Copy& c : copies_) {
+    if (c.live && !c.kept)  // every byte a zero first: what an earlier call left is gone
+      ::madvise(c.slack, c.body, MADV_REMOVE);
     fill_canaries(c.slack, static_cast<std::size_t>(c.data - c.slack));
-    if (c.poisoned) fill_canaries(c.data, c.bytes);  // a5 7f a5 7f ...: a NaN in each fp32, fp16 and bf16 entry
-    else if (c.src && c.bytes && !c.kept) std::memcpy(c.data, c.src, c.bytes);
+    if (c.poisoned) {
+      fill_canaries(c.data, c.bytes);  // a5 7f a5 7f ...: a NaN in each fp32, fp16 and bf16 entry
+    } else if (c.src && c.bytes && !c.kept) {
+      if (!c.live) std::memcpy(c.data, c.src, c.bytes);
+      else
+        for (const auto& [b, e] : *c.live)
+          std::memcpy(c.data + b, static_cast<const unsigned char*>(c.src) + b, e - b);
+    }
   }
+}
+
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>> GuardedCopies::read_only_ranges() const {
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> out;
+  for (std::size_t i = 0; i < copies_.size(); ++i)
+    if (copies_[i].read_only) out.push_back(body_range(static_cast<int>(i)));
+  return out;
 }
 
 std::vector<GuardRange> GuardedCopies::guards() const {
@@ -180,18 +200,25 @@ std::vector<SharedRange> GuardedCopies::mappings() const {
 
 std::vector<GuardedCopies::Span> GuardedCopies::spans() const {
   std::vector<Span> out;
-  for (const Copy& c : copies_) out.push_back({c.slack, static_cast<std::size_t>(c.data + c.bytes - c.slack)});
+  for (const Copy& c : copies_)
+    if (!c.read_only) out.push_back({c.slack, static_cast<std::size_t>(c.data + c.bytes - c.slack)});
   return out;
 }
 
 std::string GuardedCopies::damage() const {
   for (const Copy& c : copies_) {
-    if (c.read_only) {
+    if (c.read_only && c.kept) {
       // The kernel could not write it (a write faults). What is left to
       // catch is ropecheck's own mistake, a source changed under the name
       // its copy was kept by: a sample of its pages, not a proof.
       if (c.src && c.bytes && !sampled_pages_equal(c.data, static_cast<const unsigned char*>(c.src), c.bytes))
         return "was handed a kept " + c.name + " whose source changed under the same name (ropecheck's own error)";
+      continue;
+    }
+    if (c.live) {  // a sparse input: its written ranges (the rest it could not reach unseen: read-only)
+      for (const auto& [b, e] : *c.live)
+        if (std::memcmp(c.data + b, static_cast<const unsigned char*>(c.src) + b, e - b) != 0)
+          return "wrote into its input " + c.name;
       continue;
     }
     if (!canaries_intact(c.slack, static_cast<std::size_t>(c.data - c.slack)))

@@ -51,6 +51,21 @@ class GuardedCopies {
     copies_[static_cast<std::size_t>(i)].kept = true;
     copies_[static_cast<std::size_t>(i)].read_only = read_only;
   }
+  // Copy i (an input) is read-only to the kernel for the call
+  // (read_only_ranges(), ChildOptions::read_only_begin): a write faults in
+  // the call that makes it, even one the kernel undoes before returning.
+  // damage() still compares it with its source, as it compares an input.
+  void protect(int i) { copies_[static_cast<std::size_t>(i)].read_only = true; }
+  // Copy i's source holds bytes only in `live` (byte ranges of it,
+  // ascending, page aligned in the source) and reads as zeros elsewhere (a
+  // cos/sin cache of the caller's, core/kernel/caller_cos_sin_cache.h):
+  // fill() copies those alone into a body it empties first, and damage()
+  // compares those alone. `live` must outlive the copies.
+  void sparse(int i, const std::vector<std::pair<std::size_t, std::size_t>>* live) {
+    copies_[static_cast<std::size_t>(i)].live = live;
+  }
+  // The bodies of the read-only copies (protect(), keep(i, true)).
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> read_only_ranges() const;
   // Copy i is an output the call must write whole (a cos/sin cache it
   // builds): fill() writes NaN canaries into it instead of copying a
   // source, so an entry left unwritten reads as NaN.
@@ -67,8 +82,9 @@ class GuardedCopies {
   std::vector<SharedRange> mappings() const;  // place_in_mappings() only
   std::uintptr_t arm_begin() const { return arm_begin_; }
   std::uintptr_t arm_end() const { return arm_end_; }
-  // Every buffer's bytes between its guards (slack and data), for a caller
-  // that must put them back exactly as they are (a decoy call's, isolation).
+  // Every buffer's bytes between its guards (slack and data) but the
+  // read-only ones (nothing writes those), for a caller that must put them
+  // back exactly as they are (a decoy call's, isolation).
   struct Span {
     unsigned char* at;
     std::size_t bytes;
@@ -89,8 +105,9 @@ class GuardedCopies {
     std::size_t body = 0;            // bytes between the two guards
     bool pooled = false;             // a mapping of its own, back to the pool when done
     bool kept = false;               // holds src's bytes already (keep())
-    bool read_only = false;          // and the worker cannot write them (keep())
+    bool read_only = false;          // the kernel cannot write them (keep(), protect())
     bool poisoned = false;           // filled with canaries, not src (poison())
+    const std::vector<std::pair<std::size_t, std::size_t>>* live = nullptr;  // sparse()
   };
   std::vector<Copy> copies_;
   std::uintptr_t arm_begin_ = 0, arm_end_ = 0;

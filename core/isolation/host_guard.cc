@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/isolation/read_only_watch.h"
 #include "core/isolation/stderr_write.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -111,6 +112,11 @@ void on_quick_exit() {
   }
 }
 
+// SIGSEGV and SIGBUS: a write into an input watched read-only in process
+// (core/isolation/read_only_watch.h) is recorded and let through;
+// anything else is fatal, as below (the default action restored first).
+[[maybe_unused]] void on_fault(int sig, siginfo_t* si, void*);
+
 [[maybe_unused]] void on_fatal_signal(int sig) {
   Named n;
   if (active_slot(&n)) {
@@ -123,6 +129,14 @@ void on_quick_exit() {
   // SA_RESETHAND restored the default action, which ends the process.
   ::raise(sig);
 }
+
+void on_fault(int sig, siginfo_t* si, void*) {
+  if (si && si->si_code > 0 && read_only_watch_fault(reinterpret_cast<std::uintptr_t>(si->si_addr))) return;
+  ::signal(sig, SIG_DFL);
+  on_fatal_signal(sig);
+}
+
+std::atomic<bool> g_fault_handler{false};
 
 // exit() runs its handlers last registered first, and static objects
 // register their destructors when they are first built. Registered only at
@@ -149,18 +163,27 @@ void install() {
   struct sigaction sa {};
   sa.sa_handler = on_fatal_signal;
   sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
+  for (int sig : {SIGFPE, SIGILL, SIGABRT}) {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::sigaction(sig, &sa, nullptr);
   }
+  struct sigaction fa {};
+  fa.sa_sigaction = on_fault;
+  fa.sa_flags = SA_SIGINFO | SA_NODEFER;  // not reset: a watched write is let through, and more may follow
+  bool both = true;
+  for (int sig : {SIGSEGV, SIGBUS}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::sigaction(sig, &fa, nullptr);
+    else both = false;
+  }
+  g_fault_handler = both;
 #endif
 }
 
 }  // namespace
 
 HostGuard::HostGuard(std::string what, int exit_code) : what_(std::move(what)) {
-  static std::once_flag once;
-  std::call_once(once, install);
+  host_fault_handler_installed();
   register_exit_handlers();
   previous_ = t_innermost;
   for (int i = 0; i < kSlots; ++i) {
@@ -184,6 +207,12 @@ HostGuard::~HostGuard() {
 const char* active_host_guard() {
   Named n;
   return active_slot(&n) ? n.what : nullptr;
+}
+
+bool host_fault_handler_installed() {
+  static std::once_flag once;  // the one place install() runs
+  std::call_once(once, install);
+  return g_fault_handler.load();
 }
 
 void clear_host_guards_in_child() {

@@ -31,6 +31,10 @@ class HostGuard {
 
 // The innermost active span's description, or nullptr (async-signal-safe).
 const char* active_host_guard();
+// Whether ropecheck's own SIGSEGV/SIGBUS handler is installed (it is not
+// under a sanitizer, nor where another handler was there first): the one
+// core/isolation/read_only_watch.h needs. Installs it on the first call.
+bool host_fault_handler_installed();
 // Called in a forked child: the parent's spans are not the child's.
 void clear_host_guards_in_child();
 

@@ -43,6 +43,7 @@ std::deque<Isolated>& wrappers() {
 struct NamedCache {
   const void* data = nullptr;
   std::uint64_t generation = 0;
+  const std::vector<std::pair<std::size_t, std::size_t>>* live = nullptr;  // null: every byte
 };
 thread_local NamedCache t_named_cache;
 
@@ -93,6 +94,18 @@ class IsolatedCall {
     o.timeout_seconds = call_timeout(w_.options.timeout_seconds, elements * (decoy ? 2 : 1));
     o.memory_limit_gib = w_.options.memory_limit_gib;
     o.guards = b_.guards();
+    // Read-only for the call: its own cos/sin cache (an input), and in a
+    // worker the caches its arena keeps (this region's, the other's).
+    int ro = 0;
+    const auto read_only = [&](std::pair<std::uintptr_t, std::uintptr_t> r, const char* name) {
+      for (int i = 0; i < ro; ++i)
+        if (o.read_only_begin[i] == r.first && o.read_only_end[i] == r.second) return;
+      if (r.second <= r.first || ro == ChildOptions::kReadOnlyRanges) return;
+      o.read_only_begin[ro] = r.first;
+      o.read_only_end[ro] = r.second;
+      o.read_only_names[ro++] = name;
+    };
+    for (const auto& r : b_.read_only_ranges()) read_only(r, "its input cos_sin_cache (read-only for the call)");
     if (!slot_) {
       o.share = b_.mappings();
       o.decoy = std::move(decoy);
@@ -108,18 +121,13 @@ class IsolatedCall {
     // Every cache the arena keeps is read-only in the worker, this call's
     // and the other region's: proven unchanged when its call placed it,
     // nothing can write it since (a stray write faults at once).
-    int ro = 0;
-    if (read_only_.second > read_only_.first) {
-      o.read_only_begin[ro] = read_only_.first;
-      o.read_only_end[ro++] = read_only_.second;
-    }
+    read_only(read_only_, "its input cos_sin_cache (a cos/sin cache its worker keeps, read-only)");
     for (int region = 0; region < 2; ++region)
-      if (const HeldCache& h = slot_->held(region); h.generation != 0 && ro < ChildOptions::kReadOnlyRanges) {
+      if (const HeldCache& h = slot_->held(region); h.generation != 0) {
         const auto start = reinterpret_cast<std::uintptr_t>(slot_->region_start(region)) + page_size();
-        o.read_only_begin[ro] = start;
-        o.read_only_end[ro++] = start + (GuardedCopies::pages_of(h.bytes) - 2) * page_size();
+        read_only({start, start + (GuardedCopies::pages_of(h.bytes) - 2) * page_size()},
+                  "a cos/sin cache its worker keeps (another call's input, read-only)");
       }
-    if (ro > 0) o.read_only_name = "a cos/sin cache its worker keeps (its input, or another call's), read-only there";
     return slot_->worker().call(o);
   }
   // What a worker measured of a timed call (its request page, read once it
@@ -230,6 +238,10 @@ ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, 
   const HeldCache named = cache >= 0 && p->cos_sin_cache == t_named_cache.data
                               ? HeldCache{t_named_cache.generation, cache_bytes}
                               : HeldCache{};
+  if (cache >= 0) {
+    b.protect(cache);  // an input: a write faults, even one undone before the call returns
+    if (named.generation != 0 && t_named_cache.live) b.sparse(cache, t_named_cache.live);
+  }
   const int q_out = b.plan("q_out", p->q_out, qb, false);
   const int k_out = p->k_out ? b.plan("k_out", p->k_out, kb, false) : -1;
   const int q_in = q_inplace ? q_out : b.plan("q_in", p->q_in, qb, true);
@@ -378,7 +390,10 @@ const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
   return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
 }
 
-void name_cache_contents(const void* data, std::uint64_t generation) { t_named_cache = {data, generation}; }
+void name_cache_contents(const void* data, std::uint64_t generation,
+                         const std::vector<std::pair<std::size_t, std::size_t>>* live) {
+  t_named_cache = {data, generation, live};
+}
 
 std::uint64_t new_cache_generation() {
   static std::atomic<std::uint64_t> generations{0};

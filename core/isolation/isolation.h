@@ -28,7 +28,10 @@
 #ifndef ROPECHECK_CORE_ISOLATION_ISOLATION_H_
 #define ROPECHECK_CORE_ISOLATION_ISOLATION_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/isolation/child_process.h"
 #include "ropecheck/kernel_abi.h"
@@ -62,8 +65,12 @@ const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl);
 // copying up to 64 MiB in again (a build into `data` leaves it kept too);
 // every call still proves its copy equal to `data` afterwards, so a wrong
 // name costs a failing call, never a write that goes unseen. Generation 0
-// (the default): every call copies it in.
-void name_cache_contents(const void* data, std::uint64_t generation);
+// (the default): every call copies it in. `live` (when given, it must
+// outlive the calls): the byte ranges of `data` that hold bytes, the rest
+// reading as zeros (core/kernel/caller_cos_sin_cache.h: a cache of up to
+// terabytes of address space); only those are copied and compared.
+void name_cache_contents(const void* data, std::uint64_t generation,
+                         const std::vector<std::pair<std::size_t, std::size_t>>* live = nullptr);
 // A generation no bytes were named under before, for the caches of every
 // kind a thread hands out (a kernel's own, the caller's of ABI 1.6).
 std::uint64_t new_cache_generation();

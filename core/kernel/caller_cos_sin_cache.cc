@@ -1,5 +1,8 @@
 #include "core/kernel/caller_cos_sin_cache.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -23,6 +26,33 @@ void put_nan(unsigned char* at, ropecheck_dtype_t d) {
     const std::uint16_t v = d == ROPECHECK_DTYPE_F16 ? 0x7e00u : 0x7fc0u;
     std::memcpy(at, &v, 2);
   }
+}
+
+// 4 KiB of d's quiet NaN, element after element.
+const std::vector<unsigned char>& nan_pattern(ropecheck_dtype_t d) {
+  static thread_local std::vector<unsigned char> pattern;
+  static thread_local ropecheck_dtype_t pattern_dtype = ROPECHECK_DTYPE_F64;
+  if (pattern.empty() || pattern_dtype != d) {
+    pattern.resize(4096);
+    for (std::size_t at = 0; at < pattern.size(); at += dtype_size(d)) put_nan(pattern.data() + at, d);
+    pattern_dtype = d;
+  }
+  return pattern;
+}
+
+// NaN in every element of [p, p + n) (n a multiple of the dtype's size),
+// a page-sized pattern at a time.
+void fill_nan(unsigned char* p, std::size_t n, ropecheck_dtype_t d) {
+  const std::vector<unsigned char>& pattern = nan_pattern(d);
+  for (std::size_t at = 0; at < n; at += pattern.size()) std::memcpy(p + at, pattern.data(), std::min(pattern.size(), n - at));
+}
+
+// Whether every element of [p, p + n) is that NaN.
+bool all_nan(const unsigned char* p, std::size_t n, ropecheck_dtype_t d) {
+  const std::vector<unsigned char>& pattern = nan_pattern(d);
+  for (std::size_t at = 0; at < n; at += pattern.size())
+    if (std::memcmp(p + at, pattern.data(), std::min(pattern.size(), n - at)) != 0) return false;
+  return true;
 }
 
 // The exact rows this thread has computed, per spec and dtype: a case's
@@ -97,7 +127,35 @@ std::string freq_cache_key(const ropecheck_freq_spec_t& f, int rotary_dim) {
   return k;
 }
 
-void CallerCosSinCache::build(const Case& c, ropecheck_dtype_t dtype, std::int64_t rows) {
+namespace {
+
+std::size_t page_bytes() {
+  static const std::size_t p = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return p;
+}
+
+// Page-aligned ranges covering each of `rows` (sorted) of row_bytes each in
+// an extent of `bytes`, neighbours merged.
+std::vector<std::pair<std::size_t, std::size_t>> pages_of_rows(const std::vector<std::int64_t>& rows,
+                                                               std::size_t row_bytes, std::size_t bytes) {
+  const std::size_t ps = page_bytes();
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (const std::int64_t r : rows) {
+    const std::size_t b = static_cast<std::size_t>(r) * row_bytes / ps * ps;
+    const std::size_t e = std::min(bytes, (static_cast<std::size_t>(r + 1) * row_bytes + ps - 1) / ps * ps);
+    if (!out.empty() && b <= out.back().second) out.back().second = std::max(out.back().second, e);
+    else out.emplace_back(b, e);
+  }
+  return out;
+}
+
+}  // namespace
+
+CallerCosSinCache::~CallerCosSinCache() {
+  if (base_) ::munmap(base_, mapped_);
+}
+
+bool CallerCosSinCache::build(const Case& c, ropecheck_dtype_t dtype, std::int64_t rows) {
   // What the bytes depend on: the spec and shape, the dtype, the rows and
   // which of them hold values. The same as the last build's: nothing to do.
   std::vector<std::int64_t> wanted;
@@ -109,59 +167,90 @@ void CallerCosSinCache::build(const Case& c, ropecheck_dtype_t dtype, std::int64
   for (const std::int64_t v : {static_cast<std::int64_t>(dtype), static_cast<std::int64_t>(c.shape.head_dim), rows})
     signature.append(reinterpret_cast<const char*>(&v), sizeof v);
   signature.append(reinterpret_cast<const char*>(wanted.data()), wanted.size() * sizeof(std::int64_t));
-  if (!dirty_ && signature == signature_) return;
+  if (!dirty_ && signature == signature_) return true;
   const int d = c.shape.rotary_dim;
   const std::size_t es = dtype_size(dtype), row_bytes = static_cast<std::size_t>(d) * es;
-  std::vector<unsigned char> nan_row(row_bytes);
-  for (int j = 0; j < d; ++j) put_nan(nan_row.data() + static_cast<std::size_t>(j) * es, dtype);
-  const std::size_t old_rows = static_cast<std::size_t>(rows_);
-  if (dirty_ || dtype != dtype_ || d != rotary_dim_) {
-    bytes_.assign(static_cast<std::size_t>(rows) * row_bytes, 0);
-    for (std::int64_t r = 0; r < rows; ++r) std::memcpy(bytes_.data() + static_cast<std::size_t>(r) * row_bytes, nan_row.data(), row_bytes);
-  } else {
-    // Every row is NaN but the last build's exact rows: those go back to NaN,
-    // and rows past the old end are filled.
-    for (std::int64_t r : exact_rows_)
-      if (r < rows) std::memcpy(bytes_.data() + static_cast<std::size_t>(r) * row_bytes, nan_row.data(), row_bytes);
-    bytes_.resize(static_cast<std::size_t>(rows) * row_bytes);
-    for (std::size_t r = old_rows; r < static_cast<std::size_t>(rows); ++r)
-      std::memcpy(bytes_.data() + r * row_bytes, nan_row.data(), row_bytes);
+  const std::size_t bytes = static_cast<std::size_t>(rows) * row_bytes;
+  if (bytes > kMaxCallerCacheBytes) return false;
+  // A dense cache of the same extent, intact: every row is NaN but the last
+  // build's exact rows, which go back to NaN (a case's derived cases move
+  // its positions; refilling 64 MiB each time cost more than the rows).
+  const bool refresh = base_ && !dirty_ && bytes == bytes_ && dtype == dtype_ && d == rotary_dim_ &&
+                       bytes <= kDenseCacheBytes;
+  dirty_ = true;  // until every exact row is in place
+  if (refresh) {
+    for (const std::int64_t r : exact_rows_) fill_nan(base_ + static_cast<std::size_t>(r) * row_bytes, row_bytes, dtype);
   }
+  // The reservation: kept while it holds the extent (what it held is given
+  // back first, so every page not written below reads as zero again).
+  const std::size_t ps = page_bytes(), want = (bytes + ps - 1) / ps * ps;
+  if (!refresh && base_ && (want > mapped_ || mapped_ > 4 * want)) {
+    ::munmap(base_, mapped_);
+    base_ = nullptr;
+    mapped_ = 0;
+  }
+  if (!base_) {
+    void* m = ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    base_ = static_cast<unsigned char*>(m);
+    mapped_ = want;
+  } else if (!refresh) {
+    for (const auto& [b, e] : live_) ::madvise(base_ + b, (e - b + ps - 1) / ps * ps, MADV_DONTNEED);
+  }
+  bytes_ = bytes;
   dtype_ = dtype;
   rotary_dim_ = d;
   rows_ = rows;
-  dirty_ = true;  // until every exact row is in place
   exact_rows_ = std::move(wanted);
+  live_ = bytes <= kDenseCacheBytes ? std::vector<std::pair<std::size_t, std::size_t>>{{0, bytes}}
+                                    : pages_of_rows(exact_rows_, row_bytes, bytes);
+  // NaN over every live byte (whole elements: a live range starts on a page,
+  // and every dtype's size divides a page), then the exact rows.
+  if (!refresh)
+    for (const auto& [b, e] : live_) fill_nan(base_ + b, e - b, dtype);
   const std::vector<const std::vector<unsigned char>*> values = exact_rows(c, dtype, exact_rows_);
   exact_bytes_.resize(exact_rows_.size() * row_bytes);
   for (std::size_t i = 0; i < exact_rows_.size(); ++i) {
-    std::memcpy(bytes_.data() + static_cast<std::size_t>(exact_rows_[i]) * row_bytes, values[i]->data(), row_bytes);
+    std::memcpy(base_ + static_cast<std::size_t>(exact_rows_[i]) * row_bytes, values[i]->data(), row_bytes);
     std::memcpy(exact_bytes_.data() + i * row_bytes, values[i]->data(), row_bytes);
   }
   signature_ = std::move(signature);
   generation_ = new_cache_generation();
   dirty_ = false;
+  return true;
 }
 
 bool CallerCosSinCache::unchanged() const {
-  const std::size_t es = dtype_size(dtype_), row_bytes = static_cast<std::size_t>(rotary_dim_) * es;
-  std::vector<unsigned char> nan_row(row_bytes);
-  for (int j = 0; j < rotary_dim_; ++j) put_nan(nan_row.data() + static_cast<std::size_t>(j) * es, dtype_);
+  const std::size_t row_bytes = static_cast<std::size_t>(rotary_dim_) * dtype_size(dtype_);
+  // Every live byte: a NaN but in the exact rows, which hold their bytes.
   std::size_t next = 0;
-  for (std::int64_t r = 0; r < rows_; ++r) {
-    const unsigned char* at = bytes_.data() + static_cast<std::size_t>(r) * row_bytes;
-    const bool exact = next < exact_rows_.size() && exact_rows_[next] == r;
-    const unsigned char* want = exact ? exact_bytes_.data() + next++ * row_bytes : nan_row.data();
-    if (std::memcmp(at, want, row_bytes) != 0) {
-      dirty_ = true;  // the next build starts from scratch
-      return false;
+  for (const auto& [b, e] : live_) {
+    std::size_t at = b;
+    while (at < e) {
+      while (next < exact_rows_.size() && static_cast<std::size_t>(exact_rows_[next] + 1) * row_bytes <= at) ++next;
+      const std::size_t row_at = next < exact_rows_.size() ? static_cast<std::size_t>(exact_rows_[next]) * row_bytes : e;
+      if (at >= row_at) {  // inside an exact row
+        const std::size_t len = std::min(e, row_at + row_bytes) - at;
+        if (std::memcmp(base_ + at, exact_bytes_.data() + next * row_bytes + (at - row_at), len) != 0) {
+          dirty_ = true;  // the next build starts from scratch
+          return false;
+        }
+        at += len;
+        continue;
+      }
+      const std::size_t stop = std::min(e, row_at);
+      if (!all_nan(base_ + at, stop - at, dtype_)) {
+        dirty_ = true;
+        return false;
+      }
+      at = stop;
     }
   }
   return true;
 }
 
 double CallerCosSinCache::value(std::int64_t row, int column) const {
-  return load_as_double(bytes_.data(), static_cast<std::size_t>(row * rotary_dim_ + column), dtype_);
+  return load_as_double(base_, static_cast<std::size_t>(row * rotary_dim_ + column), dtype_);
 }
 
 CallerCosSinCache& thread_caller_cache() {

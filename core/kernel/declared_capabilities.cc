@@ -4,6 +4,8 @@
 #include <string>
 
 #include "core/cases/buffers.h"
+#include "core/cases/cos_sin_cache_case.h"
+#include "core/kernel/caller_cos_sin_cache.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/names.h"
@@ -16,6 +18,17 @@ namespace {
 // threads (--jobs) read it while a harness may set it.
 std::atomic<std::int64_t> g_max_cache_elements{std::int64_t{1} << 24};
 
+// Whether a cache of `rows` rows fits what ropecheck hands impl: the
+// kernel's own cache (built whole by its build_cache) up to the element
+// limit; the caller's (1.6: only its named rows written, the rest reserved
+// address space, core/kernel/caller_cos_sin_cache.h) up to its byte limit,
+// counted in fp32 whatever dtype the case draws.
+bool cache_fits(const ropecheck_impl_t& impl, const Case& c, std::int64_t rows) {
+  if (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)
+    return rows <= caller_cache_position_limit(c.shape.rotary_dim);
+  return rows * c.shape.rotary_dim <= g_max_cache_elements;
+}
+
 }  // namespace
 
 void set_max_cache_elements(std::int64_t n) { g_max_cache_elements = n; }
@@ -23,8 +36,7 @@ std::int64_t max_cache_elements() { return g_max_cache_elements; }
 
 std::int64_t cos_sin_cache_rows(const ropecheck_impl_t& impl, const Case& c) {
   const std::int64_t rows = c.cos_sin_cache_rows();
-  const bool fits = rows * c.shape.rotary_dim <= g_max_cache_elements &&
-                    (impl.max_position <= 0 || rows <= impl.max_position);
+  const bool fits = cache_fits(impl, c, rows) && (impl.max_position <= 0 || rows <= impl.max_position);
   return fits ? rows : c.max_abs_position() + 1;
 }
 
@@ -69,9 +81,11 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
            ", seq_len " + std::to_string(c.batch_seq_len()) + "; needs SEQ_STRIDES, ABI 1.2)";
   if (impl.max_position > 0 && c.max_abs_position() >= impl.max_position)
     return "positions at or beyond max_position " + std::to_string(impl.max_position);
-  if (k.flags & any_cache) {
-    if ((c.max_abs_position() + 1) * c.shape.rotary_dim > g_max_cache_elements)
-      return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
+  if ((k.flags & any_cache) && !cache_fits(impl, c, c.max_abs_position() + 1)) {
+    if (k.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)
+      return "a cos/sin cache indexed by position past " + std::to_string(kMaxCallerCacheBytes >> 40) +
+             " TiB of address space (the caller's, ABI 1.6; its rows are indexed by position id)";
+    return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
   }
   if ((k.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) && c.caller_cache_dtype &&
       !cos_sin_cache_dtype_accepted(impl.cos_sin_cache_dtypes, *c.caller_cache_dtype, c.dtype))

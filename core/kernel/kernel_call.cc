@@ -11,6 +11,7 @@
 #include "core/isolation/host_guard.h"
 #include "core/isolation/fp_env.h"
 #include "core/isolation/isolation.h"
+#include "core/isolation/read_only_watch.h"
 #include "core/kernel/caller_cos_sin_cache.h"
 #include "core/kernel/declared_capabilities.h"
 #include "core/kernel/own_cos_sin_cache.h"
@@ -290,19 +291,37 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   if (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) {
     const ropecheck_dtype_t dtype = caller_cache_dtype(c, impl.cos_sin_cache_dtypes);
     CallerCosSinCache& given_cache = thread_caller_cache();
-    given_cache.build(c, dtype, rows);
+    if (!given_cache.build(c, dtype, rows)) {  // ropecheck's own limit, never the kernel's
+      r.status = ROPECHECK_INTERNAL_ERROR;
+      r.misbehaviour = "ropecheck could not reserve the address space of a " + std::to_string(rows) +
+                       "-row cos/sin cache (a ulimit -v?); the call was not made";
+      return r;
+    }
     p.cos_sin_cache = given_cache.data();
     p.cache_dtype = dtype;
     p.cache_max_position = rows;
     caller_cache_checked = !isolated;
     // Named for isolation: a worker keeps the bytes between calls handed the
     // same cache (a case's properties call its kernel many times on it).
-    if (!caller_cache_checked) name_cache_contents(given_cache.data(), given_cache.generation());
+    if (!caller_cache_checked)
+      name_cache_contents(given_cache.data(), given_cache.generation(), &given_cache.live_ranges());
   }
+  // In this process the caller's cache is read-only for the call as it is
+  // in a worker or a child (a write undone before returning is seen too).
+  std::optional<ReadOnlyWatch> read_only;
+  if (caller_cache_checked)
+    read_only.emplace(const_cast<void*>(thread_caller_cache().data()), thread_caller_cache().mapped_bytes());
   r.status = impl.apply(impl.ctx, &p, err, sizeof err);
   if (r.status != ROPECHECK_OK) r.message = err;
+  const bool cache_written = read_only && read_only->written();
+  read_only.reset();
+  if (cache_written) thread_caller_cache().invalidate();
   const std::string fp = restore_fp_control(fp_before);
   take_isolation_finding(r);
+  if (r.misbehaviour.empty() && cache_written)
+    r.misbehaviour = "wrote into its input cos_sin_cache (the caller's, " +
+                     std::string(dtype_name(static_cast<ropecheck_dtype_t>(p.cache_dtype))) +
+                     "), read-only for the call: a write undone before returning is one too";
   if (r.misbehaviour.empty()) r.misbehaviour = changed_input();
   if (r.misbehaviour.empty()) r.misbehaviour = fp;
   return r;

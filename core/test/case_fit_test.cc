@@ -48,8 +48,10 @@ TEST(CaseFit, EveryChoiceOutsideIsRedrawnWithinAndTheRestKept) {
     EXPECT_EQ(f.direction, ROPECHECK_DIRECTION_FORWARD) << i;
     EXPECT_FALSE(f.in_place) << i;
     EXPECT_EQ(f.position_type, ROPECHECK_INDEX_INT64) << i;
-    // What a redraw cannot follow stays as drawn.
-    EXPECT_EQ(f.positions, c.positions) << i;
+    // What a redraw cannot follow stays as drawn; a negative id, which the
+    // declaration does not take, by its magnitude.
+    ASSERT_EQ(f.positions.size(), c.positions.size()) << i;
+    for (std::size_t t = 0; t < c.positions.size(); ++t) EXPECT_EQ(f.positions[t], abs_position(c.positions[t])) << i;
     EXPECT_EQ(f.shape.head_dim, c.shape.head_dim) << i;
     EXPECT_EQ(f.shape.rotary_dim, c.shape.rotary_dim) << i;
     EXPECT_EQ(f.tokens, c.tokens) << i;

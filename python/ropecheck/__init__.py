@@ -147,7 +147,7 @@ class CheckResult:
     #: (property, why) for each property judged on fewer cases than the verdict floor: the verdict
     #: fails with no failing case (a kernel declaring so little that the suite's cases cannot reach it).
     under_floor: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    #: Cases drawn outside the kernel's declared dtypes, layouts or schemes and redrawn within them.
+    #: Cases drawn outside the kernel's declaration (dtypes, layouts, schemes, position ranges...) and redrawn within it.
     redrawn: int = 0
     #: Conformance per position range ("<2^10", "2^10..2^16", "2^16..2^20", ">=2^20"): the elements judged,
     #: the worst error in budget units and in ulps of the storage dtype.

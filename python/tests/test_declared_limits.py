@@ -31,13 +31,19 @@ EVERY_FAMILY = dict(layouts=["half_split", "interleaved"], dtypes=["f32", "f16",
 ROWS = 1 << 16
 
 
-def test_a_declared_max_position_skips_the_cases_beyond_it():
+def test_a_declared_max_position_redraws_the_positions_beyond_it():
     undeclared = ropecheck.check(cache_kernel(ROWS), **EVERY_FAMILY)
     assert not undeclared.passed  # positions past the cache: the kernel raised
     assert any("IndexError" in e for e in undeclared.errors)
+    # Without a redraw the cases past the bound are skipped, named ...
+    kept = ropecheck.check(cache_kernel(ROWS), max_position=ROWS, redraw=False, **EVERY_FAMILY)
+    assert kept.passed, kept.failure_report() + kept.tables
+    assert skipped_for(kept, f"positions at or beyond max_position {ROWS}") > 0, kept.tables
+    # ... with it (the default) their ids past it are redrawn below it and judged (issue #48).
     r = ropecheck.check(cache_kernel(ROWS), max_position=ROWS, **EVERY_FAMILY)
     assert r.passed, r.failure_report() + r.tables
-    assert skipped_for(r, f"positions at or beyond max_position {ROWS}") > 0, r.tables
+    assert skipped_for(r, f"positions at or beyond max_position {ROWS}") == 0, r.tables
+    assert skipped_for(r, "redrawn (judged)") > 0, r.tables
     # the cases below the bound are judged: each family the undeclared run passed somewhere passes as often
     for name, fam in undeclared.families.items():
         assert r.families[name]["passed"] >= fam["passed"], (name, r.tables)
@@ -114,7 +120,7 @@ def test_a_kernel_declaring_one_dtype_and_layout_gets_the_suites_full_count():
 def test_a_verdict_failed_on_the_floor_says_why_in_the_failure_report():
     # Positions 1 and beyond are outside a one-row cache: nothing is judged,
     # nothing fails, and the verdict is still FAIL, with the reason.
-    r = ropecheck.check(cache_kernel(1), max_position=1, cases=8, properties=["ConformsToReference"])
+    r = ropecheck.check(cache_kernel(1), max_position=1, redraw=False, cases=8, properties=["ConformsToReference"])
     assert not r.passed and not r.failures, r.tables
     assert r.under_floor and r.under_floor[0][0] == "ConformsToReference", r.under_floor
     report = r.failure_report()

@@ -1,0 +1,42 @@
+// An input read-only to a kernel called in ropecheck's own process
+// (--no-isolation, or a kernel the registry keeps in process), as isolation
+// makes it in a worker or a child per call (issue #49: a kernel that wrote
+// into the caller's cos/sin cache and put it back before returning passed a
+// comparison made after the call). The range is PROT_READ while the watch
+// lives; a write faults, the fault handler (core/isolation/host_guard.cc)
+// makes that page writable again and records the write, and the kernel goes
+// on: the call is then named, never the whole run ended. Where no handler
+// can be installed (a sanitizer's own), the watch protects nothing and the
+// comparison after the call is all that is left.
+#ifndef ROPECHECK_CORE_ISOLATION_READ_ONLY_WATCH_H_
+#define ROPECHECK_CORE_ISOLATION_READ_ONLY_WATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ropecheck {
+
+class ReadOnlyWatch {
+ public:
+  // [begin, begin + bytes), begin page aligned (a mapping of its own).
+  ReadOnlyWatch(void* begin, std::size_t bytes);
+  ~ReadOnlyWatch();
+  ReadOnlyWatch(const ReadOnlyWatch&) = delete;
+  ReadOnlyWatch& operator=(const ReadOnlyWatch&) = delete;
+  // Whether the code run while it lived wrote into the range, and where first.
+  bool written() const;
+  std::uintptr_t first_write() const;
+
+ private:
+  int slot_ = -1;
+};
+
+// For the fault handler (async-signal-safe): when addr lies in a watched
+// range, makes its page writable, records the write and returns true.
+bool read_only_watch_fault(std::uintptr_t addr);
+// Whether watches protect anything in this build (false under a sanitizer).
+bool read_only_watches_armed();
+
+}  // namespace ropecheck
+
+#endif  // ROPECHECK_CORE_ISOLATION_READ_ONLY_WATCH_H_
