@@ -95,8 +95,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
       ->check(integer_in(2, 100000))
       ->capture_default_str();
   bench->add_option("--judge", a.judged,
-                    "Kernel calls judged per row: the last timed one and a random sample of the others")
-      ->check(integer_in(1, 100000))
+                    "Kernel calls judged per row: 0 (the default) every timed one, else a random sample of that many")
+      ->check(integer_in(0, 100000))
       ->capture_default_str();
   bench->add_flag("--cold", a.cold, "Flush every line of the call's buffers from the caches before each call");
   bench->add_option("--seed", a.seed,
@@ -178,7 +178,7 @@ int run_bench_command(const BenchArgs& a) {
   }
   o.threads = a.threads;
   o.repetitions = a.repetitions;
-  o.judged = std::min(a.judged, a.repetitions);
+  o.judged = a.judged;
   o.caches = a.cold ? CacheState::kCold : CacheState::kWarm;
   o.seed = a.seed == "random" ? (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()
                               : std::stoull(a.seed);

@@ -33,7 +33,7 @@ struct BenchArgs {
   std::vector<std::string> dtypes, layouts;
   std::vector<int> threads{1};
   int repetitions = 10;
-  int judged = 3;
+  int judged = 0;  // 0: every timed call
   bool cold = false;
   std::string seed = "random";
   std::string json;

@@ -34,6 +34,7 @@
 #include "mutants/cos_sin_cache_mutants.h"
 #include "mutants/kept_results.h"
 #include "mutants/mutant_kernel.h"
+#include "mutants/timing_gamers.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/layout.h"
 
@@ -246,6 +247,8 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
     default:
       break;
   }
+  if (m == Misbehaviour::diff_cache) return diff_cached_apply(clean, p, err, n);
+  if (m == Misbehaviour::computes_every_fourth_call) return every_fourth_call_apply(clean, p, err, n);
   std::vector<unsigned char> before;
   if (m == Misbehaviour::unwritten && out_of_place)
     before.assign(static_cast<const unsigned char*>(p->q_out), static_cast<const unsigned char*>(p->q_out) + q_bytes(p));

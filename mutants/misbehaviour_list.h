@@ -58,7 +58,11 @@ namespace ropecheck::mutant {
   X(crash_at_load, "dereferences NULL inside ropecheck_get_impls (plugin_entry.cc)")                            \
   X(hash_cache, "keeps each result by a hash of 64 input elements and the shape; a match returns it uncomputed")\
   X(first_call_only, "computes on its process's first call; later calls return that call's result uncomputed") \
-  X(extra_passes, "correct results after three extra rotations into scratch: slowed on purpose, 4x the work")
+  X(extra_passes, "correct results after three extra rotations into scratch: slowed on purpose, 4x the work")  \
+  X(diff_cache, "keeps its last call's inputs and outputs and recomputes only the tokens whose q, k or position " \
+    "changed: correct results (timing_gamers.h)")                                                                \
+  X(computes_every_fourth_call, "computes on every fourth call of its process and returns at once otherwise, its " \
+    "outputs as they arrived (timing_gamers.h)")
 
 #define ROPECHECK_MISBEHAVIOUR_ENUM(name, text) name,
 enum class Misbehaviour { ROPECHECK_MISBEHAVIOURS(ROPECHECK_MISBEHAVIOUR_ENUM) };

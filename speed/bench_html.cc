@@ -21,7 +21,7 @@ void write_bench_html(const BenchReport& r, std::ostream& os) {
      << " before, " << xml_escape(r.load_after) << " after. Caches " << xml_escape(r.caches) << "; " << r.repetitions
      << " timed calls per series, interleaved at random; " << r.judged_per_row << " kernel call(s) per row judged; "
      << (r.isolated ? "isolated" : "NOT isolated") << "; seed " << r.seed << "; " << format_number(r.seconds, "%.1f")
-     << " s.</p>\n";
+     << " s." << (r.inputs.empty() ? "" : " Inputs: " + xml_escape(r.inputs) + ".") << "</p>\n";
   if (!r.interrupted.empty())
     os << "<p class=\"fail\"><b>Interrupted by " << xml_escape(r.interrupted)
        << ": the rows shown are the ones completed.</b></p>\n";

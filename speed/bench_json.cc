@@ -125,6 +125,7 @@ std::string bench_to_json(const BenchReport& r) {
            {"caches", r.caches},
            {"repetitions", r.repetitions},
            {"judgedPerRow", r.judged_per_row},
+           {"inputs", r.inputs},
            {"isolated", r.isolated},
            {"seed", r.seed},
            {"interrupted", r.interrupted},
@@ -160,6 +161,7 @@ BenchReport bench_from_json(std::string_view text) {
     b.repetitions = static_cast<int>(r.integer("repetitions", 1, static_cast<std::int64_t>(kMaxCalls)));
     b.judged_per_row = static_cast<int>(r.integer("judgedPerRow", 0, b.repetitions));
     b.isolated = r.boolean("isolated");
+    if (rep.contains("inputs")) b.inputs = r.string("inputs");  // reports before #49 do not say
     const json& seed = r.at("seed");
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
       throw ConfigError(r.name("seed"), "must be an unsigned 64-bit integer");

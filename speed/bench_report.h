@@ -62,6 +62,7 @@ struct BenchReport {
   std::string caches;   // "warm" or "cold"
   int repetitions = 0;  // timed calls per series
   int judged_per_row = 0;
+  std::string inputs;  // how the kernel's inputs vary from call to call
   bool isolated = true;
   std::uint64_t seed = 0;  // of the inputs and the call order
   std::vector<BenchRow> rows;

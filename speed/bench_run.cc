@@ -138,14 +138,17 @@ class RowRun {
   // False when the row failed (row.reason says why) or was interrupted.
   bool run() {
     const int reps = o_.repetitions;
-    // The kernel's timed calls to judge: the last one, whatever came
-    // before it, and a random sample of the others.
-    judge_.assign(static_cast<std::size_t>(reps), 0);
-    judge_.back() = 1;
-    std::vector<int> others(static_cast<std::size_t>(reps - 1));
-    for (int i = 0; i < reps - 1; ++i) others[static_cast<std::size_t>(i)] = i;
-    shuffle(others);
-    for (int i = 0; i < std::min(o_.judged - 1, reps - 1); ++i) judge_[static_cast<std::size_t>(others[static_cast<std::size_t>(i)])] = 1;
+    // The kernel's timed calls to judge: every one (the default: no call a
+    // kernel could tell from the others goes unjudged, issue #49), or a
+    // random sample of o.judged (drawn from the seed, which the kernel never
+    // sees; no call is always in it).
+    judge_.assign(static_cast<std::size_t>(reps), o_.judged <= 0 || o_.judged >= reps ? 1 : 0);
+    if (o_.judged > 0 && o_.judged < reps) {
+      std::vector<int> calls(static_cast<std::size_t>(reps));
+      for (int i = 0; i < reps; ++i) calls[static_cast<std::size_t>(i)] = i;
+      shuffle(calls);
+      for (int i = 0; i < o_.judged; ++i) judge_[static_cast<std::size_t>(calls[static_cast<std::size_t>(i)])] = 1;
+    }
     // A warm-up call of each (the kernel first), then every timed call in
     // a random order.
     std::vector<int> order;
@@ -255,7 +258,8 @@ BenchReport run_bench(const std::vector<const ropecheck_impl_t*>& impls, const B
   BenchReport rep;
   rep.caches = cache_state_name(o.caches);
   rep.repetitions = o.repetitions;
-  rep.judged_per_row = std::min(o.judged, o.repetitions);
+  rep.judged_per_row = o.judged <= 0 ? o.repetitions : std::min(o.judged, o.repetitions);
+  rep.inputs = FreshInputs::description();
   rep.isolated = o.isolated;
   rep.seed = o.seed;
   const Baselines b{o.isolated ? isolate(copy_baseline(), o.isolation) : timed_table(copy_baseline()),

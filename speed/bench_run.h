@@ -3,15 +3,16 @@
 // and of the two baselines (speed/baseline_kernels.h) interleaved at random
 // in one run, after one untimed warm-up call of each. Timing nothing can
 // game:
-//   - every kernel call gets fresh inputs (speed/fresh_inputs.h) in buffers
-//     that move, and runs in its isolated worker as in `check`
+//   - every kernel call gets inputs new in every element (speed/
+//     fresh_inputs.h) in buffers that move, and runs in its isolated worker
+//     as in `check`
 //     (core/isolation/isolation.h): a crash, a hang, a write outside its
 //     buffers is a named failure;
 //   - each call is timed where it runs, until the threads it started have
 //     ended (core/isolation/call_timing.h); one that returns while a thread
 //     it started still works is a named failure;
-//   - the output of the last timed call and of a random sample of the
-//     others is judged by the gate's judge under the declared policy
+//   - the output of every timed call (or of a random sample, --judge) is
+//     judged by the gate's judge under the declared policy
 //     (core/judge/judge.h): a fast wrong kernel is a failure, not a result,
 //     named with the earlier call whose output it returned, if it did;
 //   - a kernel rate above the in-place pass's fastest (roofline_exceeded)
@@ -38,7 +39,7 @@ struct BenchOptions {
   std::vector<int> threads{1};
   std::uint32_t dtypes = ~0u, layouts = ~0u;  // masks (1 << enum) the rows are chosen within
   int repetitions = 10;  // timed calls per series
-  int judged = 3;        // kernel calls judged per row: the last one and random others
+  int judged = 0;        // kernel calls judged per row: 0 every one, else a random sample of that many
   CacheState caches = CacheState::kWarm;
   std::uint64_t seed = 0;  // of the inputs and the order of the calls
   // The kernels come isolated or not from the caller (cli/impl_selection);

@@ -41,7 +41,9 @@ void print_bench(const BenchReport& r, std::ostream& os) {
      << " after\n";
   os << "caches " << r.caches << "; " << r.repetitions << " timed calls per series, interleaved at random; "
      << r.judged_per_row << " kernel call(s) per row judged; " << (r.isolated ? "isolated" : "NOT isolated")
-     << "; seed " << r.seed << "\n\n";
+     << "; seed " << r.seed << "\n";
+  if (!r.inputs.empty()) os << "inputs: " << r.inputs << "\n";
+  os << "\n";
   write_markdown(bench_rows_table(r), os);
   for (const BenchRow& row : r.rows)
     if (row.status == RowStatus::kFailed) os << "FAIL " << row.name() << ": " << row.reason << "\n";

@@ -44,15 +44,15 @@ def bench(fn: Kernel, *, config: Union[Mapping[str, Any], str, os.PathLike], nam
           restrictions: Sequence[str] = (), tensors: str = "numpy", device: str = "cpu",
           fused: Optional[KvCacheWrite] = None, steps: Sequence[str] = ("prefill", "decode"),
           prefill_tokens: int = 4096, decode_tokens: int = 64, threads: Sequence[int] = (1,),
-          repetitions: int = 10, judge: int = 3, cold: bool = False, seed: int = 0) -> BenchResult:
+          repetitions: int = 10, judge: int = 0, cold: bool = False, seed: int = 0) -> BenchResult:
     """Time a kernel as ``ropecheck bench`` does (docs/GUIDE.md): on the prefill step (``prefill_tokens``
     consecutive positions from 0) and the decode step (``decode_tokens`` sequences of one token at unrelated
     positions) of the model whose Hugging Face ``config`` (a dict, JSON text or a path) gives the head counts,
     head shape and RoPE scheme, in every dtype and layout the kernel declares (the declaration is check()'s),
     at each of ``threads``. Each row's ``repetitions`` timed calls of the kernel and of the two baselines
     (a memcpy of the same bytes, an in-place read-modify-write pass) are interleaved at random in one run;
-    every call gets fresh inputs in buffers that move, and ``judge`` of them (the last, and a random sample)
-    are judged under the declared policy: a fast wrong kernel is a failure, not a speed. ``cold``: every line
+    every call gets inputs new in every element, in buffers that move, and every timed call (``judge`` 0,
+    the default; else a random sample of that many) is judged under the declared policy: a fast wrong kernel is a failure, not a speed. ``cold``: every line
     of a call's buffers is flushed from the caches first. A Python kernel runs in this process, so a thread it
     leaves working after returning is not seen (``ropecheck bench`` on a plugin sees it)."""
     kname = _kernel_name(fn, name)

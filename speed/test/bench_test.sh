@@ -7,8 +7,11 @@
 #   - each class of kernel that games a timer gets its named failure and no
 #     speed: one that returns while a thread it started finishes the work
 #     (late_writer), one that keeps results by the buffers' address
-#     (stale_results), by a hash of a sample of its inputs (hash_cache), or
-#     from its first call (first_call_only);
+#     (stale_results) or from its first call (first_call_only), one that
+#     computes on some calls only (computes_every_fourth_call); one keyed by a
+#     hash of its inputs (hash_cache) never hits, every input being new, and
+#     one recomputing only the tokens that changed (diff_cache) is timed
+#     within 1.5x of the same arithmetic without its cache;
 #   - `bench compare`: two runs of the same kernel report no regression; the
 #     kernel slowed on purpose (extra_passes: 4x the work) reports one, with
 #     the noise stated; a corrupted report is refused.
@@ -49,8 +52,33 @@ gamed returns-early "returned before its work was done: 1 thread\(s\) it started
   late_writer
 kept="output is wrong \(judged under its declared policy\): [0-9]+ element\(s\) wrong; .*its output is call [0-9]+'s, computed for other inputs: a result kept from an earlier call"
 gamed caches-by-pointer "$kept" stale_results
-gamed caches-by-hash "$kept" hash_cache
+# A cache keyed by a hash of its inputs never hits: every call's inputs are
+# new in every element (#49), so it computes every call and is timed doing so.
+expect caches-by-hash-computes 0 "\| misbehaving_hash_cache \| .* \| prefill 16 \|" -- \
+  "$bin" "${small[@]}" --plugin "$(p hash_cache)"
 gamed first-call-only "output is wrong .*its output is call 1's, computed for other inputs" first_call_only
+# Every timed call is judged (#49): a kernel that computes on some calls only,
+# guessing which ones are judged, is named on the first it skips.
+gamed some-calls-only "call [0-9]+'s output is wrong \(judged under its declared policy\)" computes_every_fourth_call
+expect says-how-inputs-vary 0 "inputs: every element of q and k drawn anew for each call" -- \
+  "$bin" "${small[@]}" --plugin "$mutants/mutant_none.so"
+
+# A kernel that recomputes only the tokens whose inputs changed since its
+# last call (#49: timed 28-47x faster than its arithmetic when each call
+# changed a few inputs) is timed doing all of it: within 1.5x of the same
+# arithmetic without the cache (mutant_none), both rows of one run.
+diff_rows=$("$bin" bench --config "$here/small_model.json" --prefill-tokens 1024 --step prefill --dtype f32 \
+  --layout half_split --repetitions 7 --quiet --plugin "$(p diff_cache)" --plugin "$mutants/mutant_none.so" 2>/dev/null)
+ratio=$(awk -F'|' '
+  function secs(s) { split(s, a, " "); return a[2] == "ms" ? a[1] / 1e3 : a[2] == "us" ? a[1] / 1e6 : a[1] }
+  /^\| misbehaving_diff_cache \|/ { d = secs($13) } /^\| mutant_none \|/ { c = secs($13) }
+  END { if (d > 0 && c > 0) printf "%.3f", c / d }' <<<"$diff_rows")
+if [[ -n $ratio ]] && awk -v r="$ratio" 'BEGIN { exit !(r <= 1.5) }'; then
+  echo "ok   diff-cache-honest: the control's median over the diff cache's is $ratio (at most 1.5)"
+else
+  echo "FAIL diff-cache-honest: the control's median over the diff cache's is '${ratio}' (more than 1.5: a false speed)"
+  echo "$diff_rows"; fails=$((fails + 1))
+fi
 
 # Compare: ratios to each run's own in-place pass, 15 calls a series.
 # Two runs of the same kernel: simd_cache, memory-bound as the pass is, so
