@@ -14,6 +14,7 @@
 #include <iostream>
 #include <string>
 
+#include "core/isolation/active_calls.h"
 #include "core/isolation/interrupt.h"
 
 namespace ropecheck::cli {
@@ -80,6 +81,7 @@ int run_supervised(const std::function<int()>& command) {
   }
   std::cout.flush();
   std::fflush(nullptr);
+  open_active_calls_board();
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -90,6 +92,7 @@ int run_supervised(const std::function<int()>& command) {
     ::close(done[0]);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);  // the supervisor is already gone
+    keep_active_calls_board_from_children();
     const int rc = checked_report(command(), started);
     // The status, told before the process ends: whatever ends it from here
     // on (exit handlers, destructors) must end it with this status too.
@@ -103,13 +106,27 @@ int run_supervised(const std::function<int()>& command) {
   sa.sa_handler = forward;
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  // The watchdog's part (issue #49): a SIGSTOP from outside stops the run
+  // (job control's stops, which stop this process too, are left alone); it
+  // is continued at once, and its verdict then does not count. The kernels
+  // whose calls ran are named, here and if a signal ends the run.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
+  std::string stopped;
+  for (;;) {
+    if (::waitpid(pid, &status, WUNTRACED) < 0) {
+      if (errno == EINTR) continue;
       say(std::string("lost the run: waitpid: ") + std::strerror(errno));
       return 1;
     }
+    if (!WIFSTOPPED(status)) break;
+    if (WSTOPSIG(status) != SIGSTOP) continue;
+    const std::string calls = active_calls_now();
+    if (stopped.empty())
+      stopped = "the run was stopped by SIGSTOP from outside while " +
+                (calls.empty() ? std::string("no kernel call ran") : "the call(s) of " + calls + " ran");
+    ::kill(pid, SIGCONT);
   }
+  const std::string during = active_calls_now();
   g_child = -1;
   int reported = -1;
   const bool told = ::read(done[0], &reported, sizeof reported) == static_cast<ssize_t>(sizeof reported);
@@ -117,8 +134,15 @@ int run_supervised(const std::function<int()>& command) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     say(std::string("the run was ended by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-        (told ? " after its verdict" : " before its verdict was complete") + ": no verdict to pass");
+        (told ? " after its verdict" : " before its verdict was complete") +
+        (during.empty() ? std::string() : " during the call(s) of " + during + " (a process of theirs?)") +
+        ": no verdict to pass");
     return 128 + sig;
+  }
+  if (!stopped.empty()) {
+    say(stopped + " (a process of theirs? a kernel's processes can signal nothing outside their call when it is "
+                  "isolated, docs/RELIABILITY.md); it was continued, and its verdict does not count: status 1");
+    return 1;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   if (told && code == reported) return code;

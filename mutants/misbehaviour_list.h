@@ -38,6 +38,10 @@ namespace ropecheck::mutant {
   X(forked_writer, "correct results, and a forked child that overwrites q_out 50 ms later, forever")          \
   X(daemon, "correct results, and a daemon (double fork, setsid) that overwrites q_out 50 ms later")          \
   X(sleeping_child, "correct results, and a child holding every inherited descriptor that sleeps 1000 s")     \
+  X(stops_ropecheck, "correct results, and on big cases a daemon (double fork, setsid) that sends SIGSTOP to "  \
+    "each of its ancestors named ropecheck, then sleeps 3 s")                                                  \
+  X(kills_ropecheck, "correct results, and on big cases a daemon that sends SIGKILL to each of its ancestors "  \
+    "named ropecheck, then sleeps 3 s")                                                                         \
   X(exit_in_apply, "calls exit(0) on big cases")                                                                \
   X(stack_overflow, "recurses without end on big cases")                                                        \
   X(null_after_alloc, "mallocs 128 GiB on big cases and writes through the pointer unchecked")                 \

@@ -19,7 +19,8 @@ namespace ropecheck {
 // everything it starts: clearing the subreaper attribute; clone() with
 // CLONE_PARENT (a new process made the child of ropecheck itself); clone3(),
 // whose flags a filter cannot read (ENOSYS: the C library then falls back to
-// clone()). Sets no_new_privs, which seccomp requires of an unprivileged
+// clone()); and a signal to anything outside the call (core/isolation/
+// signal_fence.h). Sets no_new_privs, which seccomp requires of an unprivileged
 // process. Returns true when the hold is in place; otherwise why not is
 // written to why (NUL-terminated, at most why_size bytes).
 bool hold_descendants(char* why, std::size_t why_size);

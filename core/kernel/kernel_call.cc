@@ -8,6 +8,7 @@
 
 #include "core/cases/cos_sin_cache_case.h"
 #include "core/cases/views.h"
+#include "core/isolation/active_calls.h"
 #include "core/isolation/host_guard.h"
 #include "core/isolation/fp_env.h"
 #include "core/isolation/isolation.h"
@@ -311,7 +312,10 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   std::optional<ReadOnlyWatch> read_only;
   if (caller_cache_checked)
     read_only.emplace(const_cast<void*>(thread_caller_cache().data()), thread_caller_cache().mapped_bytes());
-  r.status = impl.apply(impl.ctx, &p, err, sizeof err);
+  {
+    const ActiveCall running(impl.name);  // named by the supervisor if the run is stopped or killed meanwhile
+    r.status = impl.apply(impl.ctx, &p, err, sizeof err);
+  }
   if (r.status != ROPECHECK_OK) r.message = err;
   const bool cache_written = read_only && read_only->written();
   read_only.reset();
