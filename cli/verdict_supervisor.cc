@@ -51,9 +51,18 @@ Identity identity_of(int fd) {
   return id;
 }
 
+// What the run tells the supervisor as it ends: its status, and why its
+// report did not reach standard output ("" when it did). The supervisor
+// says it, on its own standard error: the run's may be closed by then (a
+// kernel in process closing both, issue #49, ended with status 1 and no word).
+struct Told {
+  int rc = 0;
+  char why[200] = {};
+};
+
 // In the child, after the command: the report reached the standard output
-// the run started with, whole. rc, or 1 when it did not.
-int checked_report(int rc, const Identity& started) {
+// the run started with, whole. rc, or 1 when it did not (why in *told).
+int checked_report(int rc, const Identity& started, Told* told) {
   std::cout.flush();
   const bool written = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
   const int write_errno = errno;
@@ -64,8 +73,7 @@ int checked_report(int rc, const Identity& started) {
   else if (!written)
     why = std::string("writing it failed (") + std::strerror(write_errno) + ")";
   if (why.empty()) return rc;
-  std::fprintf(stderr, "ropecheck: the report could not be written to standard output: %s; no verdict was printed\n",
-               why.c_str());
+  std::snprintf(told->why, sizeof told->why, "%s", why.c_str());
   return rc == 0 ? 1 : rc;
 }
 
@@ -93,10 +101,12 @@ int run_supervised(const std::function<int()>& command) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);  // the supervisor is already gone
     keep_active_calls_board_from_children();
-    const int rc = checked_report(command(), started);
+    Told t;
+    const int rc = checked_report(command(), started, &t);
+    t.rc = rc;
     // The status, told before the process ends: whatever ends it from here
     // on (exit handlers, destructors) must end it with this status too.
-    [[maybe_unused]] const ssize_t w = ::write(done[1], &rc, sizeof rc);
+    [[maybe_unused]] const ssize_t w = ::write(done[1], &t, sizeof t);
     ::close(done[1]);
     return rc;
   }
@@ -128,9 +138,14 @@ int run_supervised(const std::function<int()>& command) {
   }
   const std::string during = active_calls_now();
   g_child = -1;
-  int reported = -1;
-  const bool told = ::read(done[0], &reported, sizeof reported) == static_cast<ssize_t>(sizeof reported);
+  Told t;
+  const bool told = ::read(done[0], &t, sizeof t) == static_cast<ssize_t>(sizeof t);
   ::close(done[0]);
+  const int reported = told ? t.rc : -1;
+  if (told && t.why[0] != '\0') {
+    t.why[sizeof t.why - 1] = '\0';
+    say(std::string("the report could not be written to standard output: ") + t.why + "; no verdict was printed");
+  }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     say(std::string("the run was ended by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +

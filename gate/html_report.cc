@@ -26,8 +26,6 @@ namespace {
 // terminal, --summary and --json list them all).
 constexpr int kFailuresShown = 20;
 
-std::string value_text(double v) { return format_number(v, "%.9g") + " (" + format_number(v, "%a") + ")"; }
-
 void element_rows(const Violation& v, std::ostream& os) {
   auto row = [&](const char* k, const std::string& value) {
     os << "<tr><th scope=\"row\">" << k << "</th><td>" << xml_escape(value) << "</td></tr>";
@@ -37,8 +35,8 @@ void element_rows(const Violation& v, std::ostream& os) {
   if (v.token >= 0)
     row("element", v.tensor + "[token " + std::to_string(v.token) + ", head " + std::to_string(v.head) +
                        ", channel " + std::to_string(v.channel) + "], position " + std::to_string(v.position));
-  row("got", value_text(v.got));
-  row(v.budget > 0 ? "expected (exact)" : "expected", value_text(v.expected));
+  row("got", value_text(v.got, v.got_bits, v.got_bytes));
+  row(v.budget > 0 ? "expected (exact)" : "expected", value_text(v.expected, v.expected_bits, v.expected_bytes));
   if (v.budget > 0) {
     const double err = std::fabs(v.got - v.expected);
     row("|got - expected|", format_number(err, "%.6g") + " = " + format_number(err / v.budget, "%.4g") + " budgets");

@@ -134,7 +134,40 @@ CaseOutcome judge_qk_norm_case(const ropecheck_impl_t& impl, const LoadedCase& L
 
 }  // namespace
 
-LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e) {
+namespace {
+
+// Each output is what its mutant writes on the case, bit for bit: q and k,
+// and a fused case's caches (golden/outputs.h, run_mutant, wrote them).
+void rerun_outputs(const std::string& where, const CaseEntry& e, const std::vector<Tensor>& ts, const LoadedCase& L,
+                   std::span<const MutantSource> mutants) {
+  for (std::size_t i = 0; i < e.outputs.size(); ++i) {
+    const OutputEntry& x = e.outputs[i];
+    const std::string field = "output " + std::to_string(i) + " (" + x.mutant + ")";
+    const MutantSource* m = nullptr;
+    for (const MutantSource& s : mutants)
+      if (s.name == x.mutant) m = &s;
+    if (!m) throw FormatError(where, field, "names a mutant this ropecheck's catalogue does not have");
+    const KvRun given = L.kv ? L.kv->run() : KvRun{};
+    const KernelRun run = call_kernel(*m->impl, L.c, L.in, 0, std::nullopt, L.norm ? &L.norm->norm : nullptr, nullptr,
+                                      L.kv ? &given : nullptr);
+    const auto same = [&](const std::string& name, const ByteBuffer& bytes) {
+      for (const Tensor& t : ts)
+        if (t.name == name) return t.bytes.size() == bytes.size() && std::equal(t.bytes.begin(), t.bytes.end(), bytes.begin());
+      return false;
+    };
+    bool equal = run.ok() && same(x.q, run.out.bytes[0]) && same(x.k, run.out.bytes[1]);
+    if (equal && L.kv)
+      equal = run.kv && same(x.k_cache, run.kv->k_cache) && (x.v_cache.empty() || same(x.v_cache, run.kv->v_cache));
+    if (!equal)
+      throw FormatError(where, field,
+                        "is not what " + x.mutant + " writes on this case (recomputed): the export was altered "
+                        "(its checksums with it)");
+  }
+}
+
+}  // namespace
+
+LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e, std::span<const MutantSource> mutants) {
   const std::vector<Tensor> ts = load_case_tensors(dir, m, e);
   const std::string where = dir + " case " + std::to_string(e.id);
   LoadedCase L;
@@ -197,6 +230,7 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   if (e.qk_norm) L.norm = read_golden_norm(*e.qk_norm, c, ts, where);
   check_against_reference(dir, e, ts, c, L.in, L.kv ? &*L.kv : nullptr, L.norm ? &*L.norm : nullptr);
   L.outputs = check_case_outputs(where, e.outputs, ts, L.kv ? &*L.kv : nullptr);
+  if (!mutants.empty()) rerun_outputs(where, e, ts, L, mutants);
   const Tensor* expected[2];
   const Tensor* exact[2];
   for (int w = 0; w < 2; ++w) {
@@ -244,7 +278,7 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
   r.impls.resize(impls.size());
   for (std::size_t k = 0; k < impls.size(); ++k) r.impls[k].impl = impls[k]->name;
   for (const CaseEntry& e : m.cases) {
-    const LoadedCase L = load_case(dir, m, e);
+    const LoadedCase L = load_case(dir, m, e, o.mutants);
     for (const OutputEntry& x : e.outputs)
       ++(x.result == OutputResult::kInvalid ? r.invalid_outputs : r.acceptable_outputs);
     r.fused_cases += L.kv.has_value();

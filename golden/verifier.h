@@ -7,12 +7,14 @@
 #define ROPECHECK_GOLDEN_VERIFIER_H_
 
 #include <optional>
+#include <span>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/judge/judge.h"
 #include "golden/manifest.h"
+#include "golden/outputs.h"
 #include "core/kernel/kernel_call.h"
 #include "core/judge/reference_result.h"
 #include "ropecheck/kernel_abi.h"
@@ -31,8 +33,12 @@ struct LoadedCase {
 // Throws FormatError when a tensor is missing or its dtype or shape
 // disagrees with the manifest entry, when a tensor that follows from the
 // inputs is not the reference's, or when an output other than the exact
-// one is not what the manifest says (check_case_outputs).
-LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e);
+// one is not what the manifest says (check_case_outputs); with `mutants`
+// (the bug catalogue), also when an output is not, bit for bit, what its
+// mutant writes on the case (an edited invalid output whose recorded
+// measure still holds, issue #49: infinity stays infinity).
+LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e,
+                     std::span<const MutantSource> mutants = {});
 
 struct CaseVerdict {
   int id = 0;
@@ -49,6 +55,9 @@ struct ImplVerdicts {
 struct VerifyOptions {
   std::string expect_sums_sha256;  // pins SHA256SUMS (load_manifest)
   int min_judged = 1;              // an implementation judged on fewer cases fails
+  // The bug catalogue: every output of the export is recomputed by its
+  // mutant (load_case). Empty: outputs are checked by their measures alone.
+  std::vector<MutantSource> mutants;
 };
 
 struct VerifyReport {

@@ -199,6 +199,12 @@ ropecheck_status_t misbehaving_apply(void* ctx, const ropecheck_apply_params_t* 
     case Misbehaviour::closes_stdout:
       if (big) ::close(1);
       break;
+    case Misbehaviour::closes_stdout_and_stderr:
+      if (big) {
+        ::close(1);
+        ::close(2);
+      }
+      break;
     case Misbehaviour::prints_stdout:
       std::printf("misbehaving_prints_stdout: printf from apply (%lld tokens)\n", static_cast<long long>(p->num_tokens));
       {

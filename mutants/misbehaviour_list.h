@@ -56,6 +56,7 @@ namespace ropecheck::mutant {
   X(ftz_left, "correct results, then leaves flush-to-zero and denormals-are-zero set (x86 MXCSR)")          \
   X(raw_exit, "calls _exit(0) on big cases: no exit handler runs")                                            \
   X(closes_stdout, "closes its standard output on big cases; correct results")                               \
+  X(closes_stdout_and_stderr, "closes its standard output and standard error on big cases; correct results")   \
   X(poison_sniffer, "correct results when its output arrives all NaN, a copy of its input otherwise")        \
   X(prints_stdout, "correct results; prints a line with printf and one with write(1) on every call")         \
   X(exit_at_load, "calls exit(0) in a constructor when the library is loaded (plugin_entry.cc)")              \

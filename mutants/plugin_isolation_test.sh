@@ -86,6 +86,7 @@ expect "ftz-left$sfx" 1 "left the floating-point environment changed after it re
 # _exit(0) and a closed stdout in an isolated call end that call only.
 expect "raw-exit$sfx" 1 "ended the process with status 0 without returning" -- "$bin" "${gate[@]}" --plugin "$(p raw_exit)"
 expect "closes-stdout$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p closes_stdout)"
+expect "closes-stdout-and-stderr$sfx" 0 "Overall: PASS" -- "$bin" "${gate[@]}" --plugin "$(p closes_stdout_and_stderr)"
 # A kernel that tells the harness's NaN poison from a production buffer
 # (computes only on NaN): some calls get finite garbage or a copy of the
 # input instead, at random, and conformance's two calls never the same kind.
@@ -162,6 +163,9 @@ expect raw-exit-no-isolation 1 "ended with status 0 before its verdict was compl
   "$bin" "${gate[@]}" --no-isolation --plugin "$(p raw_exit)"
 expect closes-stdout-no-isolation 1 "standard output was closed or replaced during the run" -- \
   "$bin" "${gate[@]}" --no-isolation --plugin "$(p closes_stdout)"
+# Both closed: the supervisor says it on its own standard error (#49: status 1 and no word).
+expect closes-stdout-and-stderr-no-isolation 1 "the report could not be written to standard output: standard output was closed" -- \
+  "$bin" "${gate[@]}" --no-isolation --plugin "$(p closes_stdout_and_stderr)"
 expect poison-sniffer-no-isolation 1 "FAIL misbehaving_poison_sniffer" -- \
   "$bin" "${gate[@]}" --no-isolation --plugin "$(p poison_sniffer)"
 expect writes-positions--no-isolation 1 "wrote into its input positions" -- "$bin" "${gate[@]}" --no-isolation --plugin "$(p writes_positions)"

@@ -1,5 +1,7 @@
 #include "core/cases/cos_sin_cache_case.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 
 #include "core/cases/rng.h"
@@ -26,6 +28,19 @@ ropecheck_dtype_t caller_cache_dtype(const Case& c, std::uint32_t declared) {
   if (options.empty()) return ROPECHECK_DTYPE_F32;  // a table validation refuses; never called with one
   Rng rng(c.seed ^ (static_cast<std::uint64_t>(c.suite) << 56), kCacheStream + static_cast<std::uint64_t>(c.index));
   return options[static_cast<std::size_t>(rng.below(options.size()))];
+}
+
+std::size_t caller_cache_byte_limit() {
+  static const std::size_t limit = [] {
+    rlimit r{};
+    if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return kMaxCallerCacheBytes;
+    return std::min<std::size_t>(kMaxCallerCacheBytes, static_cast<std::size_t>(r.rlim_cur) / 16);
+  }();
+  return limit;
+}
+
+std::int64_t caller_cache_position_limit(int rotary_dim) {
+  return static_cast<std::int64_t>(caller_cache_byte_limit() / (4 * static_cast<std::size_t>(rotary_dim)));
 }
 
 }  // namespace ropecheck

@@ -19,15 +19,17 @@ namespace ropecheck {
 
 // The largest caller's cos/sin cache, in bytes of address space (rows *
 // rotary_dim * 4, counted in fp32 whatever the dtype): its rows are indexed
-// by position id, so an id past kMaxCallerCacheBytes / (4 rotary_dim) cannot
-// be handed to such a kernel (core/kernel/caller_cos_sin_cache.h reserves the
-// extent and writes only the named rows' pages). 4 TiB: int32's largest id
-// with a rotary_dim of 512.
+// by position id, so an id past the limit / (4 rotary_dim) cannot be handed
+// to such a kernel (core/kernel/caller_cos_sin_cache.h reserves the extent
+// and writes only the named rows' pages). 4 TiB: int32's largest id with a
+// rotary_dim of 512; under an address-space limit (ulimit -v) a sixteenth
+// of it, so that the cache, its copies and the workers' arenas of --jobs
+// threads fit (a position past that is redrawn or skipped, never a call
+// that fails for want of memory).
 inline constexpr std::size_t kMaxCallerCacheBytes = std::size_t{1} << 42;
+std::size_t caller_cache_byte_limit();
 // The largest position id + 1 a caller's cache of that size serves.
-constexpr std::int64_t caller_cache_position_limit(int rotary_dim) {
-  return static_cast<std::int64_t>(kMaxCallerCacheBytes / (4 * static_cast<std::size_t>(rotary_dim)));
-}
+std::int64_t caller_cache_position_limit(int rotary_dim);
 
 // The cache dtypes `declared` names for a case of storage dtype `storage`,
 // each once, in the order f32, f16, bf16 (empty when it names none).

@@ -1,6 +1,7 @@
 #include "core/isolation/isolation.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -203,7 +205,32 @@ ropecheck_status_t refuse_in_child(const Isolated& w, const std::function<int(ch
   return verdict(run_in_child(o, body), nullptr, nullptr, err, n);
 }
 
+// Isolation could not map the memory a call's copies need (an address-space
+// limit, ulimit -v, below what they take): the call is not made, and says so.
+ropecheck_status_t unmappable(char* err, std::size_t n) {
+  rlimit r{};
+  ::getrlimit(RLIMIT_AS, &r);
+  const std::string limit = r.rlim_cur == RLIM_INFINITY
+                                ? std::string("no address-space limit is set: the system refused the memory")
+                                : "the address-space limit ropecheck was started with (ulimit -v: " +
+                                      std::to_string(r.rlim_cur >> 20) + " MiB) is below what they take";
+  if (err && n)
+    std::snprintf(err, n, "%sropecheck could not map the call's buffers (%s); the call was not made", kIsolatedCallPrefix,
+                  limit.c_str());
+  return ROPECHECK_INTERNAL_ERROR;
+}
+
+ropecheck_status_t isolated_apply_unguarded(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n);
+
 ropecheck_status_t isolated_apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  try {
+    return isolated_apply_unguarded(ctx, p, err, n);
+  } catch (const std::bad_alloc&) {
+    return unmappable(err, n);
+  }
+}
+
+ropecheck_status_t isolated_apply_unguarded(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Isolated& w = *static_cast<const Isolated*>(ctx);
   const ropecheck_impl_t& in = *w.inner;
   const bool sane = p && p->struct_size >= sizeof(ropecheck_apply_params_t) && p->dtype < ROPECHECK_DTYPE_COUNT &&

@@ -1,5 +1,6 @@
 #include "core/judge/judge.h"
 
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -25,15 +26,32 @@ const char* position_bin_name(int bin) {
   return kNames[bin];
 }
 
+std::string value_text(double v, std::uint64_t bits, int bytes) {
+  char b[96];
+  if (bytes > 0 && (std::isnan(v) || exactly_equal(v, 0.0)))
+    std::snprintf(b, sizeof b, "%s (bits 0x%0*llx)", std::isnan(v) ? "nan" : std::signbit(v) ? "-0" : "0", 2 * bytes,
+                  static_cast<unsigned long long>(bits));
+  else
+    std::snprintf(b, sizeof b, "%.9g (%a)", v, v);
+  return b;
+}
+
+std::uint64_t stored_bits(const unsigned char* base, std::size_t i, ropecheck_dtype_t t) {
+  const std::size_t es = dtype_size(t);
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, base + i * es, es);  // little-endian: the low bytes
+  return bits;
+}
+
 std::string Violation::format() const {
   std::ostringstream os;
-  os.precision(9);
   os << what;
   if (token >= 0) os << " at " << tensor << "[token " << token << ", head " << head << ", channel " << channel
                      << "] position " << position;
-  os << ": got " << got << " (" << std::hexfloat << got
-     << std::defaultfloat << "), expected " << expected << " (" << std::hexfloat << expected
-     << std::defaultfloat << "), budget " << budget;
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", budget);
+  os << ": got " << value_text(got, got_bits, got_bytes) << ", expected " << value_text(expected, expected_bits, expected_bytes)
+     << ", budget " << b;
   if (!detail.empty()) os << " [" << detail << "]";
   return os.str();
 }
@@ -93,7 +111,7 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
             note({names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, 0.0,
                   std::isfinite(v) ? "finite output from a non-finite input"
                                    : "non-finite input propagated unlike the reference",
-                  ""});
+                  "", stored_bits(got, at, c.dtype), 0, static_cast<int>(g.esize), 0});
           continue;
         }
         if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > domain) {
@@ -121,7 +139,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
         if (!(units <= 1.0))
           note(out.first ? Violation{}
                          : Violation{names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, budget,
-                                     "outside budget", model.explain(e)});
+                                     "outside budget", model.explain(e), stored_bits(got, at, c.dtype), 0,
+                                     static_cast<int>(g.esize), 0});
         const double u = std::isnan(units) ? HUGE_VAL : units;
         const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
         const int term = dominant_of[2 * pair_at + static_cast<std::size_t>(side)];
@@ -160,13 +179,17 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
           if (std::memcmp(got + (o + ch) * g.esize, in.bytes[w].data() + (o + ch) * g.esize, g.esize) != 0)
             note({names[w], tok, head, ch, c.position(tok),
                   load_as_double(got, o + ch, c.dtype), load_as_double(in.bytes[w].data(), o + ch, c.dtype), 0.0,
-                  "pass-through channel modified", ""});
+                  "pass-through channel modified", "", stored_bits(got, static_cast<std::size_t>(o + ch), c.dtype),
+                  stored_bits(in.bytes[w].data(), static_cast<std::size_t>(o + ch), c.dtype), static_cast<int>(g.esize),
+                  static_cast<int>(g.esize)});
       }
     const unsigned char* before = run.initial.bytes[w].data();
     // The first write outside the view is named (core/cases/views.h).
     if (const std::int64_t off = first_write_outside_view(g, w, got, before); off >= 0)
       note({names[w], -1, -1, -1, 0, load_as_double(got, off, c.dtype), load_as_double(before, off, c.dtype), 0.0,
-            outside_view_message(w, off), ""});
+            outside_view_message(w, off), "", stored_bits(got, static_cast<std::size_t>(off), c.dtype),
+            stored_bits(before, static_cast<std::size_t>(off), c.dtype), static_cast<int>(g.esize),
+            static_cast<int>(g.esize)});
   }
   out.tokens = c.tokens;
   out.judged_tokens = static_cast<std::int64_t>(ref.tokens.size());

@@ -41,8 +41,21 @@ struct Violation {
   double got = 0, expected = 0, budget = 0;
   std::string what;
   std::string detail;  // the budget's breakdown, when the value was judged by it
+  // The values' bits as stored (bits_bytes of them, 0 where not known): a
+  // NaN's payload, or which zero, is what tells two stored values apart
+  // when their doubles cannot (issue #49: "got nan (nan), expected nan (nan)"
+  // for a signalling NaN a kernel quieted). expected_bytes 0: expected is a
+  // reference value, a double of its own.
+  std::uint64_t got_bits = 0, expected_bits = 0;
+  int got_bytes = 0, expected_bytes = 0;
   std::string format() const;
 };
+
+// "2.5 (0x1.4p+1)", or for a NaN or a zero with its stored bits known,
+// "nan (bits 0x7fa00000)" / "-0 (bits 0x8000)".
+std::string value_text(double v, std::uint64_t bits = 0, int bytes = 0);
+// The bits of element i of a buffer of dtype t (little-endian), and their width.
+std::uint64_t stored_bits(const unsigned char* base, std::size_t i, ropecheck_dtype_t t);
 
 enum class Outcome { kPass, kFail, kSkipped };
 

@@ -171,7 +171,7 @@ bool CallerCosSinCache::build(const Case& c, ropecheck_dtype_t dtype, std::int64
   const int d = c.shape.rotary_dim;
   const std::size_t es = dtype_size(dtype), row_bytes = static_cast<std::size_t>(d) * es;
   const std::size_t bytes = static_cast<std::size_t>(rows) * row_bytes;
-  if (bytes > kMaxCallerCacheBytes) return false;
+  if (bytes > caller_cache_byte_limit()) return false;
   // A dense cache of the same extent, intact: every row is NaN but the last
   // build's exact rows, which go back to NaN (a case's derived cases move
   // its positions; refilling 64 MiB each time cost more than the rows).

@@ -83,8 +83,8 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
     return "positions at or beyond max_position " + std::to_string(impl.max_position);
   if ((k.flags & any_cache) && !cache_fits(impl, c, c.max_abs_position() + 1)) {
     if (k.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)
-      return "a cos/sin cache indexed by position past " + std::to_string(kMaxCallerCacheBytes >> 40) +
-             " TiB of address space (the caller's, ABI 1.6; its rows are indexed by position id)";
+      return "a cos/sin cache indexed by position past " + std::to_string(caller_cache_byte_limit() >> 20) +
+             " MiB of address space (the caller's, ABI 1.6; its rows are indexed by position id)";
     return "cos/sin cache over the limit of " + std::to_string(g_max_cache_elements) + " elements";
   }
   if ((k.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) && c.caller_cache_dtype &&

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/cases/buffers.h"
@@ -70,6 +71,35 @@ TEST(JudgeRegression, OverflowToInfinityOfEitherSignAtLongContext) {
     }
     expect_every_kernel_passes(c, in);
   }
+}
+
+// A pass-through channel holding a signalling NaN, written back quieted: the
+// two differ only in their bits, which the failure prints (issue #49: it
+// read "got nan (nan), expected nan (nan)").
+TEST(JudgeMessages, ANaNIsPrintedWithItsBits) {
+  Case c;
+  c.shape = {4, 2};  // one rotated pair, two pass-through channels
+  c.layout = ROPECHECK_LAYOUT_INTERLEAVED;
+  c.dtype = ROPECHECK_DTYPE_F32;
+  c.tokens = 1;
+  c.q_heads = c.kv_heads = 1;
+  c.positions = {3};
+  QkBuffers in = make_inputs(c);
+  const std::uint32_t signalling = 0x7fa00000u, quiet = 0x7fe00000u;
+  std::memcpy(in.bytes[0].data() + 2 * 4, &signalling, 4);  // q's channel 2
+  const ReferenceResult ref = compute_reference(c, in);
+  const ropecheck_impl_t* impl = find_impl("scalar_naive");
+  ASSERT_NE(impl, nullptr);
+  KernelRun run = call_kernel(*impl, c, in);
+  ASSERT_TRUE(run.ok()) << run.failure();
+  std::memcpy(run.out.bytes[0].data() + 2 * 4, &quiet, 4);
+  const CaseOutcome out = judge(*impl, c, in, ref, run);
+  ASSERT_EQ(out.outcome, Outcome::kFail);
+  EXPECT_NE(out.message.find("pass-through channel modified"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("got nan (bits 0x7fe00000), expected nan (bits 0x7fa00000)"), std::string::npos)
+      << out.message;
+  EXPECT_EQ(value_text(-0.0, 0x8000u, 2), "-0 (bits 0x8000)");
+  EXPECT_EQ(value_text(2.5), "2.5 (0x1.4p+1)");
 }
 
 }  // namespace

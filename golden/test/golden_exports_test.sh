@@ -106,4 +106,28 @@ o = next(o for c in m["cases"] for o in c["outputs"] if o["result"] == "invalid"
 o["worstUnits"]["exact_f64"] = o["worstUnits"]["exact_f64"] * 2 if o["worstUnits"]["exact_f64"] != "inf" else 1e300
 rewrite(d, m)
 PY
+# An invalid output's tensor edited where its recorded measure still holds
+# (a worst of infinity stays infinity), checksums recomputed (#49):
+# `golden verify` recomputes it by its mutant and refuses it.
+cp -r "$src/golden/vectors/smoke/npy" "$work/edited-output"
+"$py" - "$work/edited-output" "$src/golden/test" <<'PY' || exit 1
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[2])
+from forge_export import rewrite
+d = sys.argv[1]
+m = json.load(open(f"{d}/manifest.json"))
+case, out = next((c, o) for c in m["cases"] for o in c["outputs"]
+                 if o["result"] == "invalid" and all(v == "inf" for v in o["worstUnits"].values()))
+entry = next(f for f in case["files"] if f["path"].endswith("/" + out["q"] + ".npy"))
+data = bytearray(open(f"{d}/{entry['path']}", "rb").read())
+start = 10 + int.from_bytes(data[8:10], "little")  # .npy 1.0: the data after the header
+data[start] ^= 1  # the lowest bit of its first element
+entry["sha256"] = hashlib.sha256(data).hexdigest()
+rewrite(d, m, {entry["path"]: bytes(data)})
+PY
+if out=$("$bin" golden verify --dir "$work/edited-output" 2>&1); then
+  echo "an invalid output edited under an unchanged measure passed golden verify"; exit 1
+fi
+grep -q "is not what mutant_.* writes on this case (recomputed)" <<<"$out" || { echo "$out" | tail -3; exit 1; }
+echo "golden verify: an edited invalid output is recomputed by its mutant and refused"
 echo "golden exports: all checks passed"
