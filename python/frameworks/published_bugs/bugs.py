@@ -141,6 +141,32 @@ BUGS = [
                           partial_rotary=False, negative_positions=False, max_position=1 << 24)),
 ]
 
+# What the search for the corpus found but could not make a row of, and why (the table lists them).
+LEFT_ALONE = [
+    "transformers issues [#25681](https://github.com/huggingface/transformers/issues/25681) and "
+    "[#29496](https://github.com/huggingface/transformers/issues/29496): `model.to(torch.bfloat16)` casts the "
+    "rotary embedding's inv_freq buffer to bf16, so the frequencies themselves are rounded to 8 bits. Still so in "
+    "5.24.0 (LlamaRotaryEmbedding(config).to(torch.bfloat16).inv_freq is bf16): no fixed release to pass.",
+    "transformers PR [#32330](https://github.com/huggingface/transformers/pull/32330) (Llama 3.1 frequencies "
+    "left unscaled) never shipped: 4.43.0's _compute_llama3_parameters is right; the bug lived on main between "
+    "two PRs.",
+    "transformers >= 4.43 dynamic NTK only grows its cache above max_position_embeddings: a request longer than "
+    "that but shorter than an earlier one keeps the earlier request's frequencies (_dynamic_frequency_update's "
+    "design, discussed in [#25104](https://github.com/huggingface/transformers/issues/25104)). ropecheck fails "
+    "it against the per-length claim; the dynamic rows' earlier request is L + 1 tokens, which leaves it out.",
+    "transformers 4.43.0 cannot build a Llama with rope_scaling at all (its LlamaRotaryEmbedding reads "
+    "rope_scaling['type'], which its config validation refuses beside rope_type): the dynamic row's fixed "
+    "release is 4.43.4.",
+    "mlx-lm's SuScaledRoPE (LongRoPE) chose short or long factors by length in 0.29 "
+    "([#660](https://github.com/ml-explore/mlx-lm/pull/660)) and uses the long ones for every length again from "
+    "0.30; its call carries the request's length only as offset + tokens, which a case's positions do not give.",
+    "keras-nlp's Gemma cast positions to the compute dtype (bf16) "
+    "([keras-hub#1494](https://github.com/keras-team/keras-hub/issues/1494)); keras-nlp 0.8 needs tensorflow-text "
+    "(TensorFlow) to import, too heavy for a layer.",
+    "vLLM's old releases are 400 MB wheels pinning their own torch, not layered here; its current rows and "
+    "findings F1 and F2 are above.",
+]
+
 
 def rows(bug):
     """The two rows of a bug, its buggy release then its fixed one, one declaration."""

@@ -7,11 +7,11 @@ Exits 77 (ctest's SKIP_RETURN_CODE) only when the main venv or a release's
 layer is absent, naming the command that installs them (README's whole-suite
 command does, so CI never skips)."""
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+import ctest_frameworks  # noqa: E402
 from published_bugs import bugs  # noqa: E402
 
 
@@ -26,13 +26,9 @@ def main():
               f"(python/frameworks/install.sh; README's whole-suite command does)")
         return 77
     env = dict(os.environ, ROPECHECK_FRAMEWORKS_VENVS=venvs)
-    for cmd in ([sys.executable, os.path.join(HERE, "run_bugs.py"), "--out", out, "--venvs", venvs],
-                [sys.executable, os.path.join(HERE, "make_bug_table.py"), "--results", out, "--check"]):
-        rc = subprocess.call(cmd, env=env, cwd=HERE)
-        if rc:
-            print(f"ctest_published_bugs: {os.path.basename(cmd[1])} exited {rc}")
-            return rc
-    return 0
+    return ctest_frameworks.run_steps("ctest_published_bugs", [
+        [sys.executable, os.path.join(HERE, "run_bugs.py"), "--out", out, "--venvs", venvs],
+        [sys.executable, os.path.join(HERE, "make_bug_table.py"), "--results", out, "--check"]], env)
 
 
 if __name__ == "__main__":
