@@ -29,10 +29,15 @@ def main():
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          os.path.join(HERE, "test_vllm_findings.py"), os.path.join(HERE, "test_liger_findings.py")],
     ]
+    return run_steps("ctest_frameworks", steps, env)
+
+
+def run_steps(name, steps, env):
+    """Each command in turn (cwd here) until one fails; its exit status, 0 when all passed."""
     for cmd in steps:
         rc = subprocess.call(cmd, env=env, cwd=HERE)
         if rc:
-            print(f"ctest_frameworks: {' '.join(cmd[1:3])} exited {rc}")
+            print(f"{name}: {' '.join(cmd[1:3])} exited {rc}")
             return rc
     return 0
 

@@ -98,12 +98,15 @@ def cos_sin(rope, positions, like):
 
 
 def apply_function(rope):
-    from transformers.models.glm.modeling_glm import apply_rotary_pos_emb as glm_apply
-    from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox_apply
-    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as llama_apply
+    # imported only where used: an older release (published_bugs/) may lack GLM (before 4.46)
     if rope.layout == "interleaved":
+        from transformers.models.glm.modeling_glm import apply_rotary_pos_emb as glm_apply
         return glm_apply
-    return llama_apply if rope.rotary_dim == rope.head_dim else neox_apply
+    if rope.rotary_dim != rope.head_dim:
+        from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox_apply
+        return neox_apply
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as llama_apply
+    return llama_apply
 
 
 def to_torch(x, dtype_name):

@@ -4,8 +4,13 @@
 # constraints.txt. scripts/setup.sh --frameworks calls it; README's whole-suite
 # command (what .ci/run runs) does, the quick gate does not (it stays fast).
 #
-# Idempotent: a venv whose stamp holds the SHA-256 of its constraints section
-# is left alone; a changed section rebuilds that venv from scratch.
+# Then the published bugs' layers (constraints.txt's [bugs-NAME] sections, see
+# the comment there): each release pip-installed with --no-deps into
+# <root>/layers/NAME, run later by the main venv's python with the layer first
+# on sys.path (published_bugs/bugs.py), about 50-150 MB each instead of a venv.
+#
+# Idempotent: a venv or layer whose stamp holds the SHA-256 of its constraints
+# section is left alone; a changed section rebuilds it from scratch.
 # Where: $ROPECHECK_FRAMEWORKS_VENVS, default <repo>/build/frameworks.
 # The venvs are made by Debian's /usr/bin/python3 (the interpreter the ropecheck
 # module is built for) without system site packages: the pins are the whole
@@ -47,3 +52,26 @@ for venv in main vllm; do
   echo "$sum" > "$dir/.ropecheck-stamp"
   echo "frameworks: $venv installed in $(( $(date +%s) - start )) s"
 done
+
+# The layers, installed the same way: the section's pins and nothing else.
+start_layers=$(date +%s)
+for name in $(sed -n 's/^# \[\(bugs-[^]]*\)\]$/\1/p' "$constraints"); do
+  dir="$root/layers/${name#bugs-}"
+  section "$name" > "$root/$name.constraints.txt"
+  sum="$(sha256sum "$root/$name.constraints.txt" | cut -d' ' -f1)"
+  if [[ -f "$dir/.ropecheck-stamp" && "$(cat "$dir/.ropecheck-stamp")" == "$sum" ]]; then
+    continue
+  fi
+  echo "frameworks: installing the layer $name into $dir (pip --no-deps --target, pinned)"
+  rm -rf "$dir"
+  "$root/main/bin/python" -m pip install --quiet --no-cache-dir --disable-pip-version-check --no-deps \
+    --target "$dir" -r "$root/$name.constraints.txt"
+  echo "$sum" > "$dir/.ropecheck-stamp"
+done
+# a layer whose section is gone (a bug's release changed) is removed
+for dir in "$root"/layers/*/; do
+  [[ -d "$dir" ]] || continue
+  name="bugs-$(basename "$dir")"
+  grep -qxF "# [$name]" "$constraints" || { echo "frameworks: removing the layer $dir (no [$name])"; rm -rf "$dir"; }
+done
+echo "frameworks: published-bug layers ready in $(( $(date +%s) - start_layers )) s"

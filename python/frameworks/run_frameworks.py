@@ -68,7 +68,7 @@ def summarize(row, result, version, seconds):
         "failed_families": sorted({f.family for f in numeric}),
         "refused_example": next((f.message[:300] for f in result.failures if REFUSAL in f.message), None),
         "expect": row.get("expect"), "passed": result.passed, "seconds": round(seconds, 1),
-        "errors": result.errors[:3],
+        "errors": result.errors[:3], "under_floor": [list(u) for u in result.under_floor],
     }
 
 
@@ -86,8 +86,11 @@ def run_row(adapter, row, venvs):
     if not os.path.exists(python):
         raise SystemExit(f"run_frameworks: no venv {python}: run python/frameworks/install.sh "
                          f"(scripts/setup.sh --frameworks)")
+    env = dict(row.get("env") or {})
+    if row.get("layer"):  # a published bug's release, layered on the venv (published_bugs/bugs.py)
+        env["PYTHONPATH"] = os.path.join(venvs, "layers", row["layer"])
     t0 = time.monotonic()
-    kernel = proxy.FrameworkKernel(adapter, row, python, env=row.get("env"))
+    kernel = proxy.FrameworkKernel(adapter, row, python, env=env)
     if row.get("not_run"):  # the worker started (the version is the framework's own); nothing to judge
         kernel.close()
         return not_run(row, kernel.version, time.monotonic() - t0)
@@ -97,10 +100,12 @@ def run_row(adapter, row, venvs):
                                  cases=row.get("cases"), inverse=row["inverse"],
                                  partial_rotary=row["partial_rotary"], negative_positions=row["negative_positions"],
                                  multi_axis=row.get("multi_axis", False), max_position=row.get("max_position"),
-                                 restrictions=row.get("restrictions", ()),
+                                 restrictions=row.get("restrictions", ()), case=row.get("case"),
+                                 properties=row.get("properties"),
                                  # A framework's rows split it by dtype and layout: together they judge the suite's
-                                 # cases once, each row its own dtype's and layout's (no redraw).
-                                 redraw=False)
+                                 # cases once, each row its own dtype's and layout's (no redraw). A published bug's
+                                 # row stands alone: its cases are redrawn within its declaration.
+                                 redraw=row.get("redraw", False))
     finally:
         kernel.close()
     return summarize(row, result, kernel.version, time.monotonic() - t0)
