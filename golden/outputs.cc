@@ -153,8 +153,10 @@ std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const 
   if (norm && !norm_outside_declared(*m.impl, c, *norm).empty()) return std::nullopt;
   if (c.caller_cache_dtype && !(m.impl->caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE)) return std::nullopt;
   const KvRun given = kv ? kv->run() : KvRun{};
-  const KernelRun run = call_kernel(*m.impl, c, in, 0, std::nullopt, norm ? &norm->norm : nullptr, nullptr,
-                                    kv ? &given : nullptr);
+  CallOptions o;
+  o.norm = norm ? &norm->norm : nullptr;
+  o.kv_given = kv ? &given : nullptr;
+  const KernelRun run = call_kernel(*m.impl, c, in, o);
   // A call that crashed, hung or misbehaved computed no output to store.
   if (!run.ok() || (kv && !run.kv) || (!kv && control && run.out.bytes == control->bytes)) return std::nullopt;
   const CaseOutcome verdict = kv     ? judge_with_kv_write(*m.impl, c, in, ref, run)

@@ -148,8 +148,10 @@ void rerun_outputs(const std::string& where, const CaseEntry& e, const std::vect
       if (s.name == x.mutant) m = &s;
     if (!m) throw FormatError(where, field, "names a mutant this ropecheck's catalogue does not have");
     const KvRun given = L.kv ? L.kv->run() : KvRun{};
-    const KernelRun run = call_kernel(*m->impl, L.c, L.in, 0, std::nullopt, L.norm ? &L.norm->norm : nullptr, nullptr,
-                                      L.kv ? &given : nullptr);
+    CallOptions o;
+    o.norm = L.norm ? &L.norm->norm : nullptr;
+    o.kv_given = L.kv ? &given : nullptr;
+    const KernelRun run = call_kernel(*m->impl, L.c, L.in, o);
     const auto same = [&](const std::string& name, const ByteBuffer& bytes) {
       for (const Tensor& t : ts)
         if (t.name == name) return t.bytes.size() == bytes.size() && std::equal(t.bytes.begin(), t.bytes.end(), bytes.begin());

@@ -56,7 +56,9 @@ PropertyResult permuting_slots_permutes_the_cache(const ropecheck_impl_t& impl, 
   for (std::size_t t = 0, next = 0; t < permuted.size(); ++t)
     if (permuted[t] >= 0) permuted[t] = order[next++];
   const std::string how = ascending ? "descending" : "ascending";
-  const KernelRun second = call_kernel(impl, c, ctx.inputs(), 0, std::nullopt, nullptr, &permuted);
+  CallOptions o;
+  o.slot_mapping = &permuted;
+  const KernelRun second = call_kernel(impl, c, ctx.inputs(), o);
   if (!second.ok()) return PropertyResult::fail("with the slots handed out " + how + ": " + second.failure());
   const KvRun& a = *first.kv;
   const KvRun& b = *second.kv;

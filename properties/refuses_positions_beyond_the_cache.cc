@@ -13,7 +13,9 @@ PropertyResult refuses_positions_beyond_the_cache(const ropecheck_impl_t& impl, 
   const Case& c = ctx.spec();
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   if (c.max_abs_position() < 1) return PropertyResult::skip("largest position is 0: no shorter cache exists");
-  const KernelRun r = call_kernel(impl, c, ctx.inputs(), /*cache_rows_short=*/1);
+  CallOptions one_row_short;
+  one_row_short.cache_rows_short = 1;
+  const KernelRun r = call_kernel(impl, c, ctx.inputs(), one_row_short);
   if (r.status == ROPECHECK_POSITION_OUT_OF_RANGE && r.misbehaviour.empty()) return {};
   if (!r.misbehaviour.empty()) return PropertyResult::fail(r.misbehaviour);
   return PropertyResult::fail("position " + std::to_string(c.max_abs_position()) + " with a cache of " +

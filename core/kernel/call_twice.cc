@@ -11,12 +11,16 @@ namespace ropecheck {
 
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm,
                             const KvRun* kv_given) {
+  CallOptions o;
+  o.norm = norm;
+  o.kv_given = kv_given;
   const PoisonKind kind = draw_poison_kind();
-  KernelRun first = call_kernel(impl, c, in, 0, kind, norm, nullptr, kv_given);
+  o.poison = kind;
+  KernelRun first = call_kernel(impl, c, in, o);
   if (!first.ok()) return first;
-  const PoisonKind other = draw_poison_kind(&kind);
   // first's buffers are alive: other addresses, another kind of poison
-  KernelRun second = call_kernel(impl, c, in, 0, other, norm, nullptr, kv_given);
+  o.poison = draw_poison_kind(&kind);
+  KernelRun second = call_kernel(impl, c, in, o);
   if (!second.ok()) return second;
   const Geometry g = geometry(c);
   for (int w = 0; w < 2; ++w)
@@ -34,7 +38,7 @@ KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const Q
            << ", then " << load_as_double(second.out.bytes[w].data(), at / g.esize, c.dtype) << "): "
            << (c.in_place ? std::string("it is not deterministic")
                           : std::string("its output arrived holding ") + poison_kind_name(kind) + ", then " +
-                                poison_kind_name(other) +
+                                poison_kind_name(*o.poison) +
                                 ": it reads its output before writing it, leaves it unwritten, or is not "
                                 "deterministic");
         first.misbehaviour = os.str();

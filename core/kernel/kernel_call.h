@@ -68,24 +68,35 @@ struct KernelRun {
 // (kIsolatedCallPrefix): such a status of r becomes its misbehaviour.
 void take_isolation_finding(KernelRun& r);
 
-// Every input the kernel receives is a private copy, compared with the
-// case after the call ("wrote into its input positions"). cache_rows_short
-// > 0 hands a cache kernel a cos/sin cache that many rows shorter than the
-// largest position needs (the bounds-check property).
-// poison: the kind the outputs arrive holding (drawn at random when absent).
-// norm: the qk-norm (ABI 1.5) the call carries, for a kernel granting
-// QK_NORM (core/cases/qk_norm_case.h); no other call has one.
-// slot_mapping: the KV-cache write's slot per token in place of the case's
-// (a permutation of it: the slot-mapping property); the rest of the write
-// is the case's.
-// kv_given: for a kernel granting KV_CACHE_WRITE, the write to make in
-// place of the one drawn from the case (golden vectors read theirs from
-// files): its spec, its v, and the caches' bytes before the call
-// (k_initial, v_initial); the caller checks the kernel declares it
-// (kv_write_outside_declared).
-KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, int cache_rows_short = 0,
-                      std::optional<PoisonKind> poison = std::nullopt, const QkNormCase* norm = nullptr,
-                      const std::vector<std::int64_t>* slot_mapping = nullptr, const KvRun* kv_given = nullptr);
+// What one call carries beyond its case and inputs, each the business of
+// one part of the call (core/kernel/call_parts/):
+//   cache_rows_short  > 0 hands a cache kernel a cos/sin cache that many rows
+//                     shorter than the largest position needs (the
+//                     bounds-check property);
+//   poison            the kind the outputs arrive holding (drawn when absent);
+//   norm              the qk-norm (ABI 1.5) the call carries, for a kernel
+//                     granting QK_NORM (core/cases/qk_norm_case.h);
+//   slot_mapping      the KV-cache write's slot per token in place of the
+//                     case's (a permutation of it: the slot-mapping property);
+//   kv_given          for a kernel granting KV_CACHE_WRITE, the write to make
+//                     in place of the one drawn from the case (golden vectors
+//                     read theirs from files): its spec, its v, and the
+//                     caches' bytes before the call (k_initial, v_initial);
+//                     the caller checks the kernel declares it
+//                     (kv_write_outside_declared).
+struct CallOptions {
+  int cache_rows_short = 0;
+  std::optional<PoisonKind> poison;
+  const QkNormCase* norm = nullptr;
+  const std::vector<std::int64_t>* slot_mapping = nullptr;
+  const KvRun* kv_given = nullptr;
+};
+
+// One call of impl on case c: every input the kernel receives is a private
+// copy, compared with the case after the call ("wrote into its input
+// positions"); the call's parts (core/kernel/call_parts/) set themselves up
+// from c and `o`.
+KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const CallOptions& o = {});
 
 // The positions buffer a kernel is called with: the case's ids for 1D; for
 // multi-axis, num_axes rows of tokens ids axis_stride apart (kernel_abi.h,

@@ -153,7 +153,9 @@ TEST_P(KvWriteIsolation, MlaCachesAndQkNormWeightsAreGuardedAndNamed) {
   for (const auto& [wrong, named] : {std::pair{Wrong15::kIntoQWeight, "wrote into its input qk_norm.q_weight"},
                                      std::pair{Wrong15::kIntoKWeight, "wrote into its input qk_norm.k_weight"}}) {
     g_wrong15 = wrong;
-    const KernelRun r = call_kernel(*isolate(&norm, o), c, in, 0, std::nullopt, &qn);
+    CallOptions with_norm;
+    with_norm.norm = &qn;
+    const KernelRun r = call_kernel(*isolate(&norm, o), c, in, with_norm);
     EXPECT_NE(r.misbehaviour.find(named), std::string::npos) << "expected \"" << named << "\", got: " << r.failure();
     retire_workers();
   }
