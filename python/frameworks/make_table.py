@@ -59,7 +59,8 @@ def verdict(r):
     if exp:
         if not numeric_fail:
             return f"UNEXPECTED PASS (finding {exp['finding']} expected)", False
-        ok = set(r["failed_families"]) <= set(exp["families"]) and exp["property"] in r["failed_properties"]
+        ok = (set(r["failed_families"]) <= set(exp["families"]) and exp["property"] in r["failed_properties"]
+              and r.get("all_failures_match", True))
         return (f"expected failure: finding {exp['finding']}" if ok else
                 f"FAIL beyond finding {exp['finding']}: {', '.join(r['failed_properties'])}"), ok
     if numeric_fail:
@@ -96,7 +97,9 @@ def table(results):
             lines += [f"### {exp['finding']}: {exp['title']}", "", exp["explanation"], "",
                       f"- source: {exp['source']}",
                       f"- expected-failure test: {exp['test']}"]
-            if first:
+            if first and r.get("plugin"):  # the ropecheck command's own line, the plugin under the venvs root
+                lines.append(f"- reproduce: `{first['reproduce']}`")
+            elif first:
                 lines.append(f"- reproduce (runner side, `kernel` = `proxy.FrameworkKernel('{r['adapter']}', row, python)`): "
                              f"`{first['reproduce'].replace(r['id'], 'kernel', 1)}`")
                 lines.append(f"- first failure: {first['message'].splitlines()[0][:300]}")
