@@ -7,13 +7,14 @@ layered venv (ROPECHECK_FRAMEWORKS_VENVS, default build/frameworks). Skipped,
 visibly, where that venv is absent."""
 import math
 import os
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+import findings_math
 import megatron_rope
 import proxy
+from findings_math import rotate_f64
 
 VENVS = os.environ.get("ROPECHECK_FRAMEWORKS_VENVS",
                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "frameworks"))
@@ -39,11 +40,6 @@ def llama3_inv_freq(factor, lf, hf, L):
     return np.array(out)
 
 
-def rotate_f64(x, positions, inv_freq):
-    a = positions.astype(np.float64)[:, None, None] * inv_freq[None, None, :]
-    x = x.astype(np.float64)
-    x1, x2 = x[..., : D // 2], x[..., D // 2:]
-    return np.concatenate([x1 * np.cos(a) - x2 * np.sin(a), x2 * np.cos(a) + x1 * np.sin(a)], axis=-1)
 
 
 def test_megatron_llama3_fixes_its_band():
@@ -52,12 +48,7 @@ def test_megatron_llama3_fixes_its_band():
     scaling = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 2.0, "high_freq_factor": 16.0,
                "original_max_position_embeddings": 32768}
     positions = np.arange(0, 4000, 37, dtype=np.int64)
-    rng = np.random.default_rng(3)
-    q = rng.standard_normal((positions.size, 2, D)).astype(np.float32)
-    k = rng.standard_normal((positions.size, 1, D)).astype(np.float32)
-    rope = SimpleNamespace(head_dim=D, rotary_dim=D, layout="half_split", direction="forward", scheme="", dtype="f32",
-                           seq_len=0, config={}, hf_config={"head_dim": D, "rope_theta": B, "rope_scaling": scaling})
-    got, _ = kernel(q, k, positions, rope)
+    q, got = findings_math.call(kernel, {"rope_theta": B, "rope_scaling": scaling}, positions, D)
     fixed = llama3_inv_freq(8.0, 1.0, 4.0, 8192)  # rotary_pos_embedding.py:92-98 defaults
     asked = llama3_inv_freq(8.0, 2.0, 16.0, 32768)
     assert np.abs(got - rotate_f64(q, positions, fixed)).max() < 2e-3
