@@ -16,7 +16,8 @@ REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 def main():
     out = sys.argv[1]
     venvs = os.environ.get("ROPECHECK_FRAMEWORKS_VENVS", os.path.join(REPO, "build", "frameworks"))
-    missing = [v for v in ("main", "vllm") if not os.path.exists(os.path.join(venvs, v, ".ropecheck-stamp"))]
+    missing = [v for v in ("main", "vllm", "llama_cpp", "layered")
+               if not os.path.exists(os.path.join(venvs, v, ".ropecheck-stamp"))]
     if missing:
         print(f"SKIPPED: no framework venv {', '.join(missing)} under {venvs}; "
               f"install with scripts/setup.sh --frameworks (README's whole-suite command does)")
@@ -27,7 +28,9 @@ def main():
         [sys.executable, os.path.join(HERE, "make_table.py"), "--results", out,
          "--check", os.path.join(REPO, "docs", "FRAMEWORKS.md")],
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         os.path.join(HERE, "test_vllm_findings.py"), os.path.join(HERE, "test_liger_findings.py")],
+         os.path.join(HERE, "test_vllm_findings.py"), os.path.join(HERE, "test_liger_findings.py"),
+         os.path.join(HERE, "test_llama_cpp_findings.py"), os.path.join(HERE, "test_sglang_findings.py"),
+         os.path.join(HERE, "test_megatron_findings.py")],
     ]
     return run_steps("ctest_frameworks", steps, env)
 

@@ -75,3 +75,38 @@ for dir in "$root"/layers/*/; do
   grep -qxF "# [$name]" "$constraints" || { echo "frameworks: removing the layer $dir (no [$name])"; rm -rf "$dir"; }
 done
 echo "frameworks: published-bug layers ready in $(( $(date +%s) - start_layers )) s"
+
+# Built or layered on the venvs above, each with a stamp of its section (and sources) as they have:
+#   llama_cpp  the llama.cpp plugin, built from the pinned sdist (llama_cpp/build.sh)
+#   layered    SGLang and Megatron-core, --no-deps, on the vllm venv's packages (a .pth file)
+stamped() {  # stamped NAME SUM: whether NAME's stamp holds SUM
+  [[ -f "$root/$1/.ropecheck-stamp" && "$(cat "$root/$1/.ropecheck-stamp")" == "$2" ]]
+}
+sum="$( (section llama_cpp; cat "$here"/llama_cpp/*) | sha256sum | cut -d' ' -f1)"
+if stamped llama_cpp "$sum"; then
+  echo "frameworks: llama_cpp plugin up to date ($root/llama_cpp)"
+else
+  start=$(date +%s)
+  rm -rf "$root/llama_cpp"
+  "$here/llama_cpp/build.sh" "$root/llama_cpp" "$root/vllm/bin/python"
+  echo "$sum" > "$root/llama_cpp/.ropecheck-stamp"
+  echo "frameworks: llama_cpp plugin built in $(( $(date +%s) - start )) s"
+fi
+section layered > "$root/layered.constraints.txt.new"
+sum="$( (cat "$root/layered.constraints.txt.new"; cat "$root/vllm/.ropecheck-stamp") | sha256sum | cut -d' ' -f1)"
+if stamped layered "$sum"; then
+  echo "frameworks: layered venv up to date ($root/layered)"
+  rm -f "$root/layered.constraints.txt.new"
+else
+  mv "$root/layered.constraints.txt.new" "$root/layered.constraints.txt"
+  start=$(date +%s)
+  rm -rf "$root/layered"
+  /usr/bin/python3 -m venv "$root/layered"
+  site="$("$root/layered/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  base="$("$root/vllm/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  echo "$base" > "$site/ropecheck_vllm_base.pth"  # after the venv's own site-packages on sys.path
+  "$root/layered/bin/python" -m pip install --quiet --no-cache-dir --disable-pip-version-check --no-deps \
+    -r "$root/layered.constraints.txt"
+  echo "$sum" > "$root/layered/.ropecheck-stamp"
+  echo "frameworks: layered venv installed in $(( $(date +%s) - start )) s"
+fi

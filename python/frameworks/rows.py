@@ -4,6 +4,8 @@ reads every row's declaration without torch or vLLM."""
 import importlib
 
 ADAPTERS = ["hf_transformers", "hf_mrope", "torch_compile", "liger_rope", "onnxruntime_rope", "vllm_native"]
+# issue 50: llama.cpp's ggml (a C ABI plugin), SGLang, Megatron-core
+ADAPTERS += ["llama_cpp_ggml", "sglang_native", "megatron_rope"]
 
 
 def all_rows():

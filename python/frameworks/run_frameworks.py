@@ -22,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ropecheck  # noqa: E402
 
+import plugin_runner  # noqa: E402
 import proxy  # noqa: E402
 from rows import ADAPTERS, all_rows  # noqa: E402
 
@@ -82,6 +83,8 @@ def not_run(row, version, seconds):
 
 
 def run_row(adapter, row, venvs):
+    if row.get("plugin"):  # a framework's code built as a plugin: the ropecheck command judges it
+        return plugin_runner.run_row(row, venvs)
     python = os.path.join(venvs, row["venv"], "bin", "python")
     if not os.path.exists(python):
         raise SystemExit(f"run_frameworks: no venv {python}: run python/frameworks/install.sh "

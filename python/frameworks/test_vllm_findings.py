@@ -6,12 +6,13 @@ Runs under the module's interpreter; vLLM runs in a worker of its venv
 (ROPECHECK_FRAMEWORKS_VENVS, default build/frameworks). Skipped, visibly,
 where that venv is absent."""
 import os
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+import findings_math
 import proxy
+from findings_math import rotate_f64
 import vllm_native
 
 VENVS = os.environ.get("ROPECHECK_FRAMEWORKS_VENVS",
@@ -30,24 +31,12 @@ def vllm_kernel():
     k.close()
 
 
-def rotate_f64(x, positions, inv_freq):
-    """Half-split rotation in float64 (the mathematics, not an implementation under test)."""
-    a = positions.astype(np.float64)[:, None, None] * inv_freq[None, None, :]
-    x = x.astype(np.float64)
-    x1, x2 = x[..., : D // 2], x[..., D // 2:]
-    return np.concatenate([x1 * np.cos(a) - x2 * np.sin(a), x2 * np.cos(a) + x1 * np.sin(a)], axis=-1)
+
 
 
 def call(kernel, scaling, positions, seq_len=0):
-    rng = np.random.default_rng(3)
-    q = rng.standard_normal((positions.size, 2, D)).astype(np.float32)
-    k = rng.standard_normal((positions.size, 1, D)).astype(np.float32)
-    rope = SimpleNamespace(head_dim=D, rotary_dim=D, layout="half_split", direction="forward", scheme="", dtype="f32",
-                           seq_len=seq_len, config={},
-                           hf_config={"head_dim": D, "rope_theta": B, "max_position_embeddings": L,
-                                      "rope_scaling": scaling})
-    q_out, _ = kernel(q, k, positions, rope)
-    return q, q_out
+    return findings_math.call(kernel, {"rope_theta": B, "max_position_embeddings": L, "rope_scaling": scaling},
+                              positions, D, seq_len)
 
 
 def test_vllm_ntk_is_fixed_ntk_not_ntk_aware(vllm_kernel):
