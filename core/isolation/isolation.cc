@@ -181,6 +181,9 @@ class IsolatedCall {
   HeldCache held_, kept_;
 };
 
+// The calling thread's last finding (take_isolation_finding).
+thread_local std::optional<IsolationFinding> t_finding;
+
 // The status of the call: the kernel's own, or INTERNAL_ERROR naming what
 // isolation saw go wrong.
 ropecheck_status_t verdict(const ChildRun& run, const GuardedCopies* b, IsolatedCall* call, char* err, std::size_t n) {
@@ -188,9 +191,11 @@ ropecheck_status_t verdict(const ChildRun& run, const GuardedCopies* b, Isolated
   if (failure.empty() && b) failure = b->damage();
   if (!failure.empty()) {
     if (call) call->retire();
-    if (err && n) std::snprintf(err, n, "%s%s", kIsolatedCallPrefix, failure.c_str());
+    t_finding = IsolationFinding{failure};
+    if (err && n) std::snprintf(err, n, "%s", t_finding->text().c_str());
     return ROPECHECK_INTERNAL_ERROR;
   }
+  t_finding.reset();
   if (err && n) std::snprintf(err, n, "%s", run.message.c_str());
   return static_cast<ropecheck_status_t>(run.status);
 }
@@ -214,9 +219,8 @@ ropecheck_status_t unmappable(char* err, std::size_t n) {
                                 ? std::string("no address-space limit is set: the system refused the memory")
                                 : "the address-space limit ropecheck was started with (ulimit -v: " +
                                       std::to_string(r.rlim_cur >> 20) + " MiB) is below what they take";
-  if (err && n)
-    std::snprintf(err, n, "%sropecheck could not map the call's buffers (%s); the call was not made", kIsolatedCallPrefix,
-                  limit.c_str());
+  t_finding = IsolationFinding{"ropecheck could not map the call's buffers (" + limit + "); the call was not made"};
+  if (err && n) std::snprintf(err, n, "%s", t_finding->text().c_str());
   return ROPECHECK_INTERNAL_ERROR;
 }
 
@@ -415,6 +419,12 @@ const ropecheck_impl_t* isolate(const ropecheck_impl_t* inner, const IsolationOp
 
 const ropecheck_impl_t* isolated_inner(const ropecheck_impl_t& impl) {
   return impl.apply == isolated_apply ? static_cast<const Isolated*>(impl.ctx)->inner : nullptr;
+}
+
+std::optional<IsolationFinding> take_isolation_finding() {
+  std::optional<IsolationFinding> f;
+  f.swap(t_finding);
+  return f;
 }
 
 void name_cache_contents(const void* data, std::uint64_t generation,

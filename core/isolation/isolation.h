@@ -30,6 +30,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -83,8 +85,20 @@ void retire_workers();
 const char* isolation_mode_name(IsolationMode m);
 
 // The message prefix of a call that isolation failed (not the kernel's own
-// status): the judge reports what follows it as the cause.
+// status), in its err text through the ABI.
 inline constexpr const char* kIsolatedCallPrefix = "isolated call: ";
+
+// What isolation found wrong with the calling thread's last isolated call
+// (a crash, an exit, a timeout, a process left running, a write into an
+// input), as a value: the call returns INTERNAL_ERROR through the ABI, and
+// the caller takes the finding from here (core/kernel/kernel_call.h) rather
+// than telling it from the kernel's own messages by their text. Taking it
+// empties it; a call that found nothing leaves none.
+struct IsolationFinding {
+  std::string what;  // "crashed with signal 11 (a NULL pointer dereference at 0x40)"
+  std::string text() const { return kIsolatedCallPrefix + what; }
+};
+std::optional<IsolationFinding> take_isolation_finding();
 
 }  // namespace ropecheck
 

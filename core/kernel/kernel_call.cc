@@ -20,10 +20,8 @@
 
 namespace ropecheck {
 
-void take_isolation_finding(KernelRun& r) {
-  const std::string prefix = kIsolatedCallPrefix;
-  if (r.status == ROPECHECK_INTERNAL_ERROR && r.message.compare(0, prefix.size(), prefix) == 0)
-    r.misbehaviour = r.message;
+void note_isolation_finding(KernelRun& r) {
+  if (std::optional<IsolationFinding> f = take_isolation_finding()) r.misbehaviour = f->text();
 }
 
 CallPositions call_positions(const Case& c) {
@@ -89,6 +87,7 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   for (CallPart* part : after_guard)
     if (!part->set_up(s)) return r;
   char err[1024] = {0};
+  take_isolation_finding();  // none left from a call whose finding nobody took
   for (CallPart* part : after_guard) part->before_apply(s);
   {
     const ActiveCall running(impl.name);  // named by the supervisor if the run is stopped or killed meanwhile
@@ -97,7 +96,7 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   for (CallPart* part : after_guard) part->after_apply(s);
   if (r.status != ROPECHECK_OK) r.message = err;
   const std::string fp = restore_fp_control(s.fp_before);
-  take_isolation_finding(r);
+  note_isolation_finding(r);
   const CallPart* const all[] = {&qk, &positions, &freq, &kv_write, &qk_norm, &own_cache, &caller_cache};
   for (const CallPart* part : all)
     if (r.misbehaviour.empty()) r.misbehaviour = part->changed(s);

@@ -64,9 +64,9 @@ struct KernelRun {
   std::string failure() const;
 };
 
-// Isolation's findings arrive as INTERNAL_ERROR with a message naming them
-// (kIsolatedCallPrefix): such a status of r becomes its misbehaviour.
-void take_isolation_finding(KernelRun& r);
+// Isolation's finding on the call just made (core/isolation/isolation.h,
+// take_isolation_finding), if any, becomes r's misbehaviour.
+void note_isolation_finding(KernelRun& r);
 
 // What one call carries beyond its case and inputs, each the business of
 // one part of the call (core/kernel/call_parts/):

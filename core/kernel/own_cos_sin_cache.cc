@@ -74,7 +74,7 @@ OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const ropecheck_f
                                    err, sizeof err)) {
       r->status = st;
       r->message = std::string("build_cache: ") + err;
-      take_isolation_finding(*r);
+      note_isolation_finding(*r);
       if (r->misbehaviour.empty()) r->misbehaviour = restore_fp_control(fp_before);
       return {};
     }
