@@ -19,9 +19,6 @@
 
 #include "core/cases/axis_cases.h"
 #include "core/cases/case_fit.h"
-#include "core/cases/cos_sin_cache_case.h"
-#include "core/cases/kv_write_case.h"
-#include "core/cases/qk_norm_case.h"
 #include "properties/property.h"
 #include "ropecheck/names.h"
 
@@ -122,28 +119,6 @@ Case gate_case(const GateOptions& o, int idx) {
     use_axes(config.axes, &c);  // the model's M-RoPE sections, or 1D
   }
   return c;
-}
-
-// The fused form case c gives `property`'s fused part of impl, for the
-// report's fused table; empty for the other properties.
-std::string fused_form(const ropecheck_impl_t& impl, const Case& c, const std::string& property) {
-  if (property == "CachesTheRotatedKAndV") {
-    const std::optional<KvWriteCase> w = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds);
-    if (!w) return {};
-    const char* kind = w->kind == ROPECHECK_KV_CACHE_MLA_JOINT   ? "MLA joint cache kv_c+k_pe"
-                       : w->kind == ROPECHECK_KV_CACHE_MLA_SPLIT ? "MLA split caches kv_c, k_pe"
-                                                                 : "K and V caches";
-    return std::string(kind) + " " + cache_dtype_name(w->dtype) + " " + (w->hnd ? "HND" : "NHD") + ", " +
-           (w->scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") + " scales";
-  }
-  if (property == "ConformsToReference" && (impl.caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE))
-    return "caller's cos/sin cache " +
-           std::string(dtype_name(caller_cache_dtype(c, impl.cos_sin_cache_dtypes))) + " (ABI 1.6)";
-  if (property == "NormalisesEachHeadThenRotates") {
-    const QkNormCase n = qk_norm_case(c, impl.norm_policy);
-    return std::string("qk-norm, weight ") + (n.form == ROPECHECK_NORM_WEIGHT_W ? "w" : "1 + w");
-  }
-  return {};
 }
 
 // What a redraw may follow of an implementation's declaration: a --config
@@ -255,7 +230,8 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
         if (out.outcome == Outcome::kSkipped) ++rep.skipped[out.message];
         else add_bins(rep, out, c);
       }
-      if (const std::string form = fused_form(*o.impls[k], c, props[pi]->name); !form.empty()) {
+      const std::string form = props[pi]->fused_form ? props[pi]->fused_form(*o.impls[k], c) : std::string();
+      if (!form.empty()) {
         FamilyStats& f = rep.fused[form];
         ++f.cases;
         if (res.outcome == Outcome::kSkipped) {

@@ -124,6 +124,10 @@ struct Property {
   // the cache bound check to one reading a cache of its own or the
   // caller's (ABI 1.6).
   std::uint32_t needs_any_flags = 0;
+  // For a property judging a fused part (properties/fused_forms.h): the form
+  // a case gives that part of a kernel, the row of the gate's fused table it
+  // counts in; "" (or none) for the others.
+  std::string (*fused_form)(const ropecheck_impl_t& impl, const Case& c) = nullptr;
 };
 
 inline constexpr std::int64_t kLargeCase = std::int64_t{1} << 14;

@@ -344,6 +344,14 @@ CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d
   return r;
 }
 
+std::string KvWriteCase::form() const {
+  const char* k = kind == ROPECHECK_KV_CACHE_MLA_JOINT   ? "MLA joint cache kv_c+k_pe"
+                  : kind == ROPECHECK_KV_CACHE_MLA_SPLIT ? "MLA split caches kv_c, k_pe"
+                                                         : "K and V caches";
+  return std::string(k) + " " + cache_dtype_name(dtype) + " " + (hnd ? "HND" : "NHD") + ", " +
+         (scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") + " scales";
+}
+
 std::string KvWriteCase::describe() const {
   std::ostringstream os;
   std::int64_t padding = std::count(slots.begin(), slots.end(), std::int64_t{-1});

@@ -82,6 +82,9 @@ struct KvWriteCase {
   float k_scale_of(int head) const { return k_scale[k_scale.size() == 1 ? 0 : static_cast<std::size_t>(head)]; }
   float v_scale_of(int head) const { return v_scale[v_scale.size() == 1 ? 0 : static_cast<std::size_t>(head)]; }
   std::string describe() const;
+  // What the gate's fused table groups writes by: the cache kind, dtype,
+  // layout and scale kind ("K and V caches fp8_e4m3fn NHD, per-tensor scales").
+  std::string form() const;
 };
 
 // The write a kernel declaring `policy` and the cache kinds `kinds` (ABI
