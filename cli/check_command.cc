@@ -16,7 +16,7 @@
 #include "core/config/config.h"
 #include "core/isolation/interrupt.h"
 #include "core/config/model_rope.h"
-#include "impls/simd/simd_impls.h"
+#include "impls/registry.h"
 #include "properties/property.h"
 
 namespace ropecheck::cli {
@@ -151,7 +151,8 @@ int run_check(const CheckArgs& a) {
       std::cerr << "  case i uses config variant i % " << o.configs.size()
                 << " (each layer type; seq_len at L-1, L, L+1 and the max context where the scheme switches on it)\n";
   }
-  impl::set_simd_threads(a.threads);
+  set_builtin_kernel_threads(a.threads);
+  o.reproduce_environment = builtin_reproduce_environment();
   const int total = o.cases ? *o.cases : suite_size(o.suite);
   std::cerr << "ropecheck check: suite " << a.suite << ", seed " << o.seed << ", " << (o.only_case ? 1 : total)
             << " case(s)";

@@ -12,6 +12,7 @@
 #include "cli/impl_selection.h"
 #include "core/io/atomic_file.h"
 #include "gate/gate.h"
+#include "impls/registry.h"
 #include "mutants/mutant_list.h"
 
 namespace ropecheck::cli {
@@ -31,6 +32,7 @@ GateOptions default_gate(const ImplSelection& s, bool stop_early) {
     if (s.impls.size() == 1 && *b.suite && s.impls[0]->name == std::string(b.name)) parse_suite(b.suite, &o.suite);
   o.impls = s.impls;
   o.reproduce_args = s.reproduce_args;
+  o.reproduce_environment = builtin_reproduce_environment();
   o.stop_at_first_failing_case = stop_early;
   return o;
 }

@@ -45,15 +45,7 @@ const char* const kNoIsolationNote =
 
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property, const std::string& config_path) {
-  // A run pinned to one SIMD target reproduces on that target (a name that
-  // is no target fails every SIMD call, and is not echoed into a command).
-  const char* target = std::getenv(kSimdTargetEnv);
-  const bool pinned = target != nullptr && *target != '\0' &&
-                      std::all_of(target, target + std::strlen(target), [](char ch) {
-                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
-                      });
-  std::string s = pinned ? std::string(kSimdTargetEnv) + "=" + target + " " : "";
-  s += "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
+  std::string s = "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
                   std::to_string(seed) + " --case " + std::to_string(index);
   if (!property.empty()) s += " --property " + property;
   if (!config_path.empty()) s += " --config " + config_path;
@@ -254,8 +246,9 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
           ++ps.failed;
           ps.worst_units = std::max(ps.worst_units, res.worst_units);
           rep.failures.push_back({run.index, props[pi]->name, c.family(), res.message, c.describe(),
-                                  reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
-                                                    o.config_path) +
+                                  o.reproduce_environment +
+                                      reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
+                                                        o.config_path) +
                                       rep.reproduce_args,
                                   res.worst_units,
                                   res.judged ? res.judged->first : std::nullopt});
@@ -293,6 +286,7 @@ GateReport run_gate(const GateOptions& o) {
   const std::vector<const prop::Property*> props = selected_properties(o);
   GateReport r;
   r.suite = o.suite;
+  r.reproduce_environment = o.reproduce_environment;
   r.seed = o.seed;
   r.min_judged = o.min_judged;
   r.isolated = o.isolated;

@@ -39,6 +39,10 @@ struct GateOptions {
   // Appended to every reproduce line, per implementation name (e.g.
   // "--plugin /abs/libmine.so" for a plugin's kernels).
   std::map<std::string, std::string> reproduce_args;
+  // Set before every reproduce line: what the built-in kernels need to take
+  // the same path ("ROPECHECK_SIMD_TARGET=AVX2 " for a run pinned to a SIMD
+  // target; impls/registry.h says it, the command line passes it on).
+  std::string reproduce_environment;
   // Stop after the first case on which any implementation fails (every
   // property still runs on that case): how `ropecheck mutants` times a kill.
   // The floor below is not applied to a run stopped early.
@@ -151,6 +155,7 @@ struct ImplReport {
 struct GateReport {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 0;
+  std::string reproduce_environment;  // GateOptions' (not written into --json)
   int cases = 0;            // cases run (this shard's)
   int planned_cases = 0;    // what the run (this shard) set out to do
   int total_cases = 0;      // cases of the whole run the shards split
@@ -182,6 +187,8 @@ void apply_verdict_floor(GateReport& r);
 // together (suite, seed, shard count, implementations, properties...) or a
 // shard is missing or repeated.
 GateReport merge_reports(const std::vector<GateReport>& shards);
+// The command that runs case `index` again (the environment a run needs
+// comes first, GateOptions::reproduce_environment).
 std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
                               const std::string& property = {}, const std::string& config_path = {});
 // Markdown tables (gate/gate_tables.h): a row per implementation,

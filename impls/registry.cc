@@ -2,11 +2,17 @@
 // suite is one row here (or one plugin at run time).
 #include "impls/registry.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "impls/policy/policy_kernel.h"
 #include "impls/scalar/scalar_impls.h"
 #include "impls/simd/simd_impls.h"
+#include "ropecheck/names.h"
 
 #ifdef ROPECHECK_HAVE_CUDA
 #include "impls/cuda/cuda_impls.h"
@@ -75,5 +81,16 @@ const ropecheck_impl_t* find_impl(std::string_view name) {
   const RegisteredImpl* r = find_registered(name);
   return r ? r->table : nullptr;
 }
+
+std::string builtin_reproduce_environment() {
+  const char* target = std::getenv(kSimdTargetEnv);
+  const bool pinned = target != nullptr && *target != '\0' &&
+                      std::all_of(target, target + std::strlen(target), [](char ch) {
+                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                      });
+  return pinned ? std::string(kSimdTargetEnv) + "=" + target + " " : std::string();
+}
+
+void set_builtin_kernel_threads(int threads) { impl::set_simd_threads(threads); }
 
 }  // namespace ropecheck

@@ -4,6 +4,7 @@
 #define ROPECHECK_IMPLS_REGISTRY_H_
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "ropecheck/kernel_abi.h"
@@ -31,6 +32,15 @@ std::span<const ropecheck_impl_t* const> builtin_impls();
 // nullptr when no built-in implementation has that name.
 const RegisteredImpl* find_registered(std::string_view name);
 const ropecheck_impl_t* find_impl(std::string_view name);
+
+// What a reproduce line must set first for the built-in kernels to take the
+// path this run takes: "ROPECHECK_SIMD_TARGET=AVX2 " when the run is pinned
+// to a SIMD target (a value that names no target is not echoed into a
+// command), else "".
+std::string builtin_reproduce_environment();
+// The threads a built-in kernel splits one call's tokens over when the call
+// leaves it the choice (check --threads; the SIMD kernels').
+void set_builtin_kernel_threads(int threads);
 
 }  // namespace ropecheck
 

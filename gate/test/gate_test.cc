@@ -11,6 +11,7 @@
 #include "gate/report_json.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
+#include "mutants/mutant_kernel.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck {
@@ -137,17 +138,27 @@ TEST(Check, ReproduceCommandNamesEverythingNeeded) {
 }
 
 // A run with the SIMD kernels pinned to one target prints reproduce lines
-// that pin it too; a value that is no target name is not echoed into a
-// shell command.
+// that pin it too (the registry says what to set, the gate sets it first);
+// a value that is no target name is not echoed into a shell command.
 TEST(Check, ReproduceCommandCarriesThePinnedSimdTarget) {
   const char* before = std::getenv(kSimdTargetEnv);
   const std::string saved = before ? before : "";
   setenv(kSimdTargetEnv, "AVX2", 1);
-  EXPECT_EQ(reproduce_command("simd_otf", Suite::kQuick, 1, 3),
-            "ROPECHECK_SIMD_TARGET=AVX2 ropecheck check --impl simd_otf --suite quick --seed 1 --case 3");
+  EXPECT_EQ(builtin_reproduce_environment(), "ROPECHECK_SIMD_TARGET=AVX2 ");
+  GateOptions o;
+  o.suite = Suite::kQuick;
+  o.seed = 1;
+  o.only_case = 3;
+  o.properties = {"ConformsToReference"};
+  const ropecheck_impl_t wrong = *mutant::mutant_impl(mutant::Bug::layout_swapped);
+  o.impls = {&wrong};
+  o.reproduce_environment = builtin_reproduce_environment();
+  const GateReport r = run_gate(o);
+  ASSERT_FALSE(r.impls.at(0).failures.empty());
+  EXPECT_EQ(r.impls[0].failures[0].reproduce.rfind("ROPECHECK_SIMD_TARGET=AVX2 ropecheck check --impl ", 0), 0u)
+      << r.impls[0].failures[0].reproduce;
   setenv(kSimdTargetEnv, "AVX2; rm -rf x", 1);
-  EXPECT_EQ(reproduce_command("simd_otf", Suite::kQuick, 1, 3),
-            "ropecheck check --impl simd_otf --suite quick --seed 1 --case 3");
+  EXPECT_EQ(builtin_reproduce_environment(), "");
   if (before)
     setenv(kSimdTargetEnv, saved.c_str(), 1);
   else

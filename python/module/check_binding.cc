@@ -10,6 +10,7 @@
 
 #include "core/kernel/impl_validation.h"
 #include "gate/gate.h"
+#include "impls/registry.h"
 #include "properties/property.h"
 #include "python/module/kernel_declaration.h"
 #include "python/module/named_policies.h"
@@ -102,6 +103,7 @@ void bind_check(py::module_& m) {
          std::uint64_t seed, std::optional<int> cases, std::optional<int> only_case,
          std::vector<std::string> properties, bool redraw, bool redraw_schemes) {
         GateOptions o;
+        o.reproduce_environment = builtin_reproduce_environment();
         o.redraw = redraw;
         o.redraw_schemes = redraw && redraw_schemes;
         if (!parse_suite(suite, &o.suite)) throw py::value_error("suite: must be quick, standard or exhaustive");
