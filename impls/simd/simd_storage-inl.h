@@ -165,7 +165,7 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> RoundToBf16Bits(DF, hn::Vec<DF> v) 
 // instead of 10 (the bf16 loops are bound by their arithmetic on Zen 4).
 // A NaN has L = 0 here (see RoundToBf16Bits) and stays as it is.
 template <class DF>
-HWY_INLINE void StoreBf16Pairs(DF df, hn::Vec<DF> low, hn::Vec<DF> high, std::uint16_t* p) {
+HWY_INLINE void StoreBf16Pairs([[maybe_unused]] DF df, hn::Vec<DF> low, hn::Vec<DF> high, std::uint16_t* p) {
   const hn::RebindToUnsigned<DF> du;
 #if HWY_TARGET == HWY_SCALAR  // no 16-bit lanes inside a 32-bit one
   const auto lo = hn::ShiftRight<16>(RoundToBf16Bits(df, low));
