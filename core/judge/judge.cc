@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/cases/views.h"
+#include "core/kernel/declined_call.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
 #include "reference/rounding.h"
@@ -47,8 +48,10 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     return out;
   }
   if (!run.ok()) {
-    out.outcome = Outcome::kFail;
-    out.message = run.failure();
+    // A case the kernel declined (ABI 1.7's MAY_DECLINE) is a skip.
+    std::string declined = declined_by_kernel(impl, run);
+    out.outcome = declined.empty() ? Outcome::kFail : Outcome::kSkipped;
+    out.message = declined.empty() ? run.failure() : std::move(declined);
     return out;
   }
   const Geometry g = geometry(c);
