@@ -49,13 +49,35 @@ def fmt(x):
     return "-" if x is None else (f"{x:.4f}" if x < 10 else f"{x:.3g}")
 
 
+def policy_label(p):
+    """A row's policy: its name, or the name with the parts the row states (ropecheck.Policy's fields)."""
+    if isinstance(p, str):
+        return f"`{p}`"
+    parts = ", ".join(f"{k}={v}" for k, v in p.items() if k != "name")
+    return f"`{p['name']}` with {parts}"
+
+
+def declines(r):
+    """'; N case(s) declined: reason (n), ...' for the cases the framework declined (decline.Unsupported)."""
+    prefix = "declined by the kernel: "
+    got = {k[len(prefix):]: v for k, v in sorted(r.get("skipped", {}).items()) if k.startswith(prefix)}
+    if not got:
+        return ""
+    return f"; {sum(got.values())} case(s) declined: " + ", ".join(f"{k} ({v})" for k, v in got.items())
+
+
 def verdict(r):
     if r.get("not_run"):  # declared by the row, so the table holds it; its test keeps the reason true
         return r["not_run"], True
     exp = r.get("expect")
     refused = (f"; {r['cases_refused']} case(s) failed only by refused calls: {r['refusal_reason']}"
-               if r["cases_refused"] else "")
+               if r["cases_refused"] else "") + declines(r)
     numeric_fail = bool(r["failed_cases"])
+    if r.get("without"):  # the row declares the policy the code would need without a 1.7 part: it must fail
+        if not numeric_fail:
+            return f"UNEXPECTED PASS without {r['without']}", False
+        return (f"fails, as it must, without {r['without']}: {', '.join(r['failed_properties'])} in "
+                f"{', '.join(r['failed_families'])} ({len(r['failed_cases'])} cases)"), True
     if exp:
         if not numeric_fail:
             return f"UNEXPECTED PASS (finding {exp['finding']} expected)", False
@@ -82,7 +104,7 @@ def table(results):
         pr = r["position_ranges"]
         lines.append("| " + " | ".join([
             f"{r['framework']} ({r['variant']})", r["version"], ", ".join(r["dtypes"]), ", ".join(r["layouts"]),
-            ", ".join(r["schemes"]), f"`{r['policy']}`",
+            ", ".join(r["schemes"]), policy_label(r["policy"]),
             str(r["cases_judged"]) + (f" ({r['cases_refused']} with a call refused)" if r["cases_refused"] else ""),
             fmt(r["worst_budget_units"]),
             *[pr.get(k, "-") for k in RANGES], v]) + " |")

@@ -3,7 +3,8 @@ framework (they import inside functions), so the runner under Debian's python
 reads every row's declaration without torch or vLLM."""
 import importlib
 
-ADAPTERS = ["hf_transformers", "hf_mrope", "torch_compile", "liger_rope", "onnxruntime_rope", "vllm_native"]
+ADAPTERS = ["hf_transformers", "hf_mrope", "torch_compile", "liger_rope", "onnxruntime_rope", "vllm_native",
+            "mlx_rope", "penzai_rope"]
 
 
 def all_rows():

@@ -89,6 +89,12 @@ py::dict report_dict(const GateReport& r, const std::vector<std::string>& traceb
   for (const auto& [property, why] : i.under_floor) floor.append(py::make_tuple(property, why));
   d["under_floor"] = floor;
   d["redrawn"] = i.redrawn;
+  // Conformance skips by reason: outside the declared capabilities, or
+  // declined by the kernel (ropecheck.Unsupported).
+  py::dict skipped;
+  for (const auto& [why, n] : i.skipped) skipped[py::str(why)] = n;
+  d["skipped"] = skipped;
+  d["policy"] = i.policy;
   d["errors"] = tracebacks;
   return d;
 }
