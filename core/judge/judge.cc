@@ -143,6 +143,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
         pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
         out.worst_units = std::max(out.worst_units, u);
         out.worst_ulps = std::max(out.worst_ulps, l);
+        out.sum_units += u;
+        ++out.units_elements;
       }
     });
     // Everything else: pass-through channels must be bit-identical to the

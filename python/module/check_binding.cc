@@ -27,6 +27,8 @@ py::dict family_dict(const FamilyStats& f) {
   d["skipped"] = f.skipped;
   d["worst_budget_units"] = f.worst_units;
   d["worst_ulps"] = f.worst_ulps;
+  d["sum_budget_units"] = f.sum_units;
+  d["elements"] = f.units_elements;
   return d;
 }
 
