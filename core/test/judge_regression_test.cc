@@ -7,10 +7,12 @@
 #include <limits>
 
 #include "core/cases/buffers.h"
+#include "core/judge/budget_table.h"
 #include "core/judge/judge.h"
 #include "core/kernel/kernel_call.h"
 #include "core/judge/reference_result.h"
 #include "impls/registry.h"
+#include "ropecheck/policy.h"
 
 namespace ropecheck {
 namespace {
@@ -70,6 +72,19 @@ TEST(JudgeRegression, OverflowToInfinityOfEitherSignAtLongContext) {
     }
     expect_every_kernel_passes(c, in);
   }
+}
+
+// The gate shares one budget table per case and model (ModelChoice): two
+// kernels differing only in ABI 1.7's parts must not share one (a table
+// policy was once judged by a power policy's budgets in the same run).
+TEST(JudgeRegression, ModelChoiceTellsPoliciesApartByEveryPart) {
+  const Policy base(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32,
+                                ROPECHECK_DTYPE_F32));
+  const ModelChoice power{base, std::nullopt};
+  EXPECT_TRUE(power == (ModelChoice{base, std::nullopt}));
+  EXPECT_FALSE(power == (ModelChoice{with_freq_form(base, ROPECHECK_FREQ_TABLE), std::nullopt}));
+  EXPECT_FALSE(power == (ModelChoice{with_freq_form(base, ROPECHECK_FREQ_EXP_LOG, 1e-7), std::nullopt}));
+  EXPECT_FALSE(power == (ModelChoice{with_subnormals_flushed(base), std::nullopt}));
 }
 
 }  // namespace
