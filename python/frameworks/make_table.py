@@ -34,13 +34,24 @@ position range as the gate judges it (budget units, then ulps of the storage dty
 correctly rounded result; `-` no case in that range). A row over several dtypes declares `hf_eager`,
 which in fp32 is `f32_angle_product`. vLLM's rows declare the largest position their cos/sin cache
 serves (`max_position`: cases beyond are skipped); its YaRN rows, whose caches end at 2048, run the
-standard suite. A row its framework cannot run here says why instead of a verdict.
+standard suite, as do penzai's (half split and three schemes leave few quick cases). A row its
+framework cannot run here says why instead of a verdict.
+
+MLX's and JAX's rows declare the policy parts of ABI 1.7 their arithmetic needs (`mlx_cpu`: MLX's
+exp-of-log frequencies and its sin/cos; `mlx_cpu_freqs`: its table of reciprocals; `xla_cpu`:
+subnormals flushed by XLA's CPU runtime; [ERROR_MODEL.md](ERROR_MODEL.md)); each has a row "without" the
+part, declaring the policy it would need without it, which must fail (verdict "fails, as it must").
+A case a framework's own API cannot take (a position beyond int32: MLX's offset and JAX's integers
+without x64 are int32) is declined by its adapter (`ropecheck.Unsupported`) and counted in the
+verdict, never judged.
 
 Measured on the 2-core CI machine (static text, not from the run): `install.sh` from scratch
 (pip --no-cache-dir) 5 min 12 s wall (main venv 79 s, vllm venv 232 s, about 15 GB; 2026-11-25);
 `run_frameworks.py` over every row 335 s on 2026-11-26 with two other builds on the machine
 (torch.compile rows 136 s, nine Inductor compiles; liger-kernel 58 s; vLLM 75 s; the others 66 s),
-86 s before the torch.compile, liger-kernel and M-RoPE rows (2026-11-25).
+86 s before the torch.compile, liger-kernel and M-RoPE rows (2026-11-25). The mlx and jax venvs
+(#50): 18 s and 40 s more to install (2026-11-29); their rows MLX_SECONDS s and PENZAI_SECONDS s of the
+run (bench/RESULTS.md).
 """
 
 
