@@ -50,8 +50,8 @@ Measured on the 2-core CI machine (static text, not from the run): `install.sh` 
 `run_frameworks.py` over every row 335 s on 2026-11-26 with two other builds on the machine
 (torch.compile rows 136 s, nine Inductor compiles; liger-kernel 58 s; vLLM 75 s; the others 66 s),
 86 s before the torch.compile, liger-kernel and M-RoPE rows (2026-11-25). The mlx and jax venvs
-(#50): 18 s and 40 s more to install (2026-11-29); their rows MLX_SECONDS s and PENZAI_SECONDS s of the
-run (bench/RESULTS.md).
+(#50): 18 s and 40 s more to install (2026-11-29); their rows 32 s (MLX, standard suite) and 89 s
+(penzai: jit compiles, standard suite) of a whole run of 263 s (2026-11-29, bench/RESULTS.md).
 """
 
 
