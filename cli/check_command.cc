@@ -12,6 +12,7 @@
 
 #include "cli/common_options.h"
 #include "cli/config_option.h"
+#include "cli/policies_report.h"
 #include "cli/report_files.h"
 #include "core/config/config.h"
 #include "core/isolation/interrupt.h"
@@ -85,6 +86,10 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
                     "within this many ulps of the correctly rounded result")
       ->check(CLI::Range(0.0, 1e30));
   check->add_flag("--slack", a.slack, "Also print the worst error / budget where each budget term dominates");
+  check->add_flag("--policies", a.policies,
+                  "Judge each kernel (conformance only) under every catalogue policy in place of its own, and print "
+                  "per policy pass or fail and the worst error in budget units: the tightest passing one is the "
+                  "one to declare");
   check->add_flag("--quiet", a.quiet, "No progress lines");
   return check;
 }
@@ -163,6 +168,7 @@ int run_check(const CheckArgs& a) {
                 : a.selection.isolation_mode == "fork" ? ", isolated: a child process per call (--isolation fork)"
                                                        : "")
             << "\n";
+  if (a.policies) return run_policies(o, std::cout);
   if (!a.quiet) o.progress = progress_printer();
   const GateReport r = run_gate(o);
   std::ostringstream extra;  // the tables asked for, also in --summary

@@ -35,6 +35,7 @@ struct CheckArgs {
   std::string config_path;
   double within_ulps = -1;  // --within: report reach within this many ulps (< 0: not asked)
   bool slack = false;       // --slack: the slack table per budget term
+  bool policies = false;    // --policies: every catalogue policy in turn (cli/policies_report.h)
 };
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a);

@@ -215,6 +215,8 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
           } else {
             f->worst_units = std::max(f->worst_units, out.worst_units);
             f->worst_ulps = std::max(f->worst_ulps, out.worst_ulps);
+            f->sum_units += out.sum_units;
+            f->units_elements += out.units_elements;
             f->sampled += out.judged_tokens < out.tokens;
             ++(out.outcome == Outcome::kPass ? f->passed : f->failed);
           }

@@ -76,6 +76,10 @@ struct GateOptions {
 struct FamilyStats {
   int cases = 0, passed = 0, failed = 0, skipped = 0;
   double worst_units = 0, worst_ulps = 0;
+  // CaseOutcome::sum_units and units_elements added up (this run's; a
+  // merge of shards' JSON reports does not carry them).
+  double sum_units = 0;
+  std::int64_t units_elements = 0;
   int sampled = 0;  // of the judged: on a seeded sample of their tokens (judged_tokens)
 };
 

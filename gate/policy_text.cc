@@ -15,7 +15,13 @@ std::string policy_text(const Policy& policy) {
     return std::string(b);
   };
   std::string s = "freq " + std::string(dtype_name(static_cast<ropecheck_dtype_t>(p.freq_dtype)));
-  if (e.freq_pow_max_ulp > 0) s += " (pow " + num(e.freq_pow_max_ulp) + " ulp)";
+  const ropecheck_policy_ext2_t& e2 = policy.ext2;
+  if (e2.freq_form != ROPECHECK_FREQ_POWER) s += " " + std::string(freq_form_name(e2.freq_form));
+  if (e.freq_pow_max_ulp > 0)
+    s += std::string(e2.freq_form == ROPECHECK_FREQ_EXP_LOG ? " (exp/log " : " (pow ") + num(e.freq_pow_max_ulp) +
+         " ulp" + (e2.freq_exp_slope > 0 ? " + " + num(e2.freq_exp_slope) + " |x|" : std::string()) + ")";
+  else if (e2.freq_exp_slope > 0)
+    s += " (exp 1 ulp + " + num(e2.freq_exp_slope) + " |x|)";
   s += ", angle " + std::string(angle_mode_name(p.angle_mode));
   if (e.positions_f32) s += " of fp32 positions";
   if (p.sincos == ROPECHECK_SINCOS_FAST) {
@@ -29,6 +35,7 @@ std::string policy_text(const Policy& policy) {
   s += ", math " + std::string(policy_dtype_name(p.math_dtype)) + " " +
        std::string(rotation_form_name(e.rotation_form));
   s += ", cos/sin " + std::string(policy_dtype_name(p.cache_dtype));
+  if (e2.subnormals == ROPECHECK_SUBNORMALS_FLUSHED) s += ", subnormals flushed";
   return s;
 }
 

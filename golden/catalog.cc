@@ -145,6 +145,54 @@ const BudgetPolicy kPolicies[] = {
                     2.5, 4.5)},
 };
 
+// MLX's CPU math (mlx/backend/cpu/simd/math.h, v0.32.1; docs/ERROR_MODEL.md,
+// "MLX's exp and sin/cos"). exp: 2^(x fl32(1/ln 2)) with that product
+// rounded, |x| (u32 + |fl32(1/ln 2) ln 2 - 1|) = 7.2954e-8 |x| relative,
+// rounded up; its polynomial stays within 1 ulp beyond that (measured, 2e7
+// arguments of [-25, 0], bench/mlx_math_sweep.py). sin/cos: at most
+// 7.7731e-8 from the exact value over every fp32 of [0, 2 pi] (measured by
+// the same sweep), rounded up; the Cephes reduction x - y DP1 - y DP2 - y DP3
+// (y = x 4/pi rounded to an integer) rounds its first fma result, of
+// magnitude y (pi/4 - DP1), once: a phase error of u32 (1 - 4 DP1 / pi) |x| =
+// 1.8359e-11 |x|, plus the constants' own 1.1e-15 relative, rounded up.
+constexpr double kMlxExpSlope = 7.2955e-8;
+constexpr double kMlxSinCosAbs = 7.78e-8;
+constexpr double kMlxSinCosSlope = 1.84e-11;
+
+// Tightest to loosest, as kPolicies. docs/ERROR_MODEL.md derives each part.
+const BudgetPolicy kDeclaredPolicies[] = {
+    {"f32_sleef_u35",
+     "as f32_angle_product with sin/cos within 3.5 ulps: SLEEF's *_u35 functions (SLEEF documents "
+     "Sleef_sinf_u35 and Sleef_cosf_u35 at 3.5 ULP), which PyTorch's at::vec Vectorized<float>::sin/cos call: "
+     "torch.compile's Inductor CPU code",
+     with_libm_ulps(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32,
+                                ROPECHECK_DTYPE_F32),
+                    3.5, 0)},
+    {"xla_cpu",
+     "as f32_angle_product with subnormals flushed: XLA's CPU runtime runs with FTZ/DAZ set, so every fp32 "
+     "input, intermediate and result below 2^-126 reads and is written as zero (JAX on CPU; bf16 is computed in "
+     "fp32 there)",
+     with_subnormals_flushed(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32,
+                                         ROPECHECK_DTYPE_F32))},
+    {"mlx_cpu",
+     "MLX's mx.fast.rope on CPU (mlx/fast.cpp's fallback): w = exp(-i fl32(logf(b) / (d/2))) with MLX's exp (1 "
+     "ulp plus 7.3e-8 |x|: its argument scaled by fl32(1/ln 2) first), fp32 angle product, MLX's Cephes sin/cos "
+     "(7.78e-8 abs over every fp32 of [0, 2 pi], a phase error of 1.84e-11 |x| from its reduction), cos/sin cast "
+     "to the activation dtype, every rotation op rounded to it",
+     with_freq_form(with_fast_range(fast_sincos_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT,
+                                                       kMlxSinCosAbs, ROPECHECK_DTYPE_OF_STORAGE,
+                                                       ROPECHECK_DTYPE_OF_STORAGE),
+                                    0.0, kMlxSinCosSlope),
+                    ROPECHECK_FREQ_EXP_LOG, kMlxExpSlope)},
+    {"mlx_cpu_freqs",
+     "as mlx_cpu with mx.fast.rope's freqs: the caller's table of 1/w (rounded once to fp32) inverted in fp32",
+     with_freq_form(with_fast_range(fast_sincos_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT,
+                                                       kMlxSinCosAbs, ROPECHECK_DTYPE_OF_STORAGE,
+                                                       ROPECHECK_DTYPE_OF_STORAGE),
+                                    0.0, kMlxSinCosSlope),
+                    ROPECHECK_FREQ_TABLE)},
+};
+
 bool is_subnormal(double v, ropecheck_dtype_t t) {
   const DtypeFormat f = dtype_format(t);
   return std::fabs(v) > 0 && std::fabs(v) < std::ldexp(1.0, f.emin);
@@ -167,6 +215,15 @@ const FlagInfo* find_flag(const std::string& name) {
 }
 
 std::span<const BudgetPolicy> budget_policies() { return kPolicies; }
+std::span<const BudgetPolicy> declared_policies() { return kDeclaredPolicies; }
+
+const BudgetPolicy* find_named_policy(const std::string& name) {
+  for (const BudgetPolicy& p : kPolicies)
+    if (name == p.name) return &p;
+  for (const BudgetPolicy& p : kDeclaredPolicies)
+    if (name == p.name) return &p;
+  return nullptr;
+}
 
 std::vector<std::string> derive_flags(const Case& c, const QkBuffers& in) {
   std::vector<std::string> f;

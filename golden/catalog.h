@@ -41,6 +41,13 @@ struct BudgetPolicy {
   Policy policy;
 };
 std::span<const BudgetPolicy> budget_policies();
+// The policies only kernels declare, each naming the code it describes (the
+// frameworks' arithmetic: docs/FRAMEWORKS.md): a golden export carries no
+// budget for them. budget_policies() then these are the catalogue a Python
+// kernel declares by name and `ropecheck.policies` / `check --policies` try.
+std::span<const BudgetPolicy> declared_policies();
+// Both, in that order; nullptr for an unknown name.
+const BudgetPolicy* find_named_policy(const std::string& name);
 
 }  // namespace ropecheck::golden
 

@@ -78,6 +78,15 @@ namespace ropecheck::mutant {
   X(fp32_positions_undeclared,                                                                               \
     "policy_f64_fp32_positions (fp32 positions, double angle) declaring exact positions",                    \
     "", "exhaustive")                                                                                        \
+  X(flushed_subnormals_undeclared,                                                                           \
+    "policy_flush_subnormals (FTZ/DAZ, XLA's CPU runtime) declaring subnormals kept",                          \
+    "ConformsToReference", "")                                                                               \
+  X(exp_log_declared_power,                                                                                  \
+    "policy_exp_log (MLX's exp(-i ln(b) / (d/2)) frequencies) declaring the power form",                     \
+    "ConformsToReference", "")                                                                               \
+  X(formula_declared_table,                                                                                  \
+    "frequencies formed in fp32 by each scheme's formula, declared as a table of exact values (policy_freq_table)", \
+    "ConformsToReference", "")                                                                               \
   X(yarn_truncation_dropped, "declares YARN_TRUNCATED_ONLY, but never floors/ceils YaRN's correction range", \
     "", "")                                                                                                  \
   X(attention_factor_dropped_no_explicit,                                                                    \

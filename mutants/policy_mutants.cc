@@ -47,6 +47,17 @@ std::vector<std::pair<Bug, impl::PolicyKernel>> rows() {
   });
   add(Bug::fp32_positions_undeclared, "policy_f64_fp32_positions",
       [](impl::PolicyKernel& k) { k.policy.ext.positions_f32 = 0; });
+  // 1.7's parts, each declared away: flushed subnormals declared kept,
+  // exp-of-log frequencies declared as powers, frequencies formed in fp32 by
+  // the scheme's formula declared as a table of exact values.
+  add(Bug::flushed_subnormals_undeclared, "policy_flush_subnormals",
+      [](impl::PolicyKernel& k) { k.policy.ext2.subnormals = ROPECHECK_SUBNORMALS_KEPT; });
+  add(Bug::exp_log_declared_power, "policy_exp_log", [](impl::PolicyKernel& k) {
+    k.policy.ext2.freq_form = ROPECHECK_FREQ_POWER;
+    k.policy.ext2.freq_exp_slope = 0;
+  });
+  add(Bug::formula_declared_table, "policy_freq_table",
+      [](impl::PolicyKernel& k) { k.form.angle = impl::AngleForm::kInvPowF32; });
   return v;
 }
 

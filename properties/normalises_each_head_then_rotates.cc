@@ -26,7 +26,11 @@ PropertyResult normalises_each_head_then_rotates(const ropecheck_impl_t& impl, C
   const QkNormCase norm = qk_norm_case(c, impl.norm_policy);
   const QkBuffers in = inputs_for_norm(c, ctx.inputs(), norm);
   const KernelRun run = call_kernel_twice(impl, c, in, &norm);
-  if (!run.ok()) return PropertyResult::fail(run.failure() + " (" + norm.describe() + ")");
+  if (!run.ok()) {
+    PropertyResult r = failed_run(impl, run);
+    if (r.outcome == Outcome::kFail) r.message += " (" + norm.describe() + ")";
+    return r;
+  }
   const NormVerdict v = judge_qk_norm(impl, c, in, norm, run);
   if (!v.outside.empty()) return PropertyResult::fail(v.outside + " (" + norm.describe() + ")");
   if (!v.first.empty()) return PropertyResult::fail(v.first + " (" + norm.describe() + ")", v.worst);

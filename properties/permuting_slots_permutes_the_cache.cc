@@ -59,7 +59,7 @@ PropertyResult permuting_slots_permutes_the_cache(const ropecheck_impl_t& impl, 
   CallOptions o;
   o.slot_mapping = &permuted;
   const KernelRun second = call_kernel(impl, c, ctx.inputs(), o);
-  if (!second.ok()) return PropertyResult::fail("with the slots handed out " + how + ": " + second.failure());
+  if (!second.ok()) return failed_run(impl, second, "with the slots handed out " + how + ": ");
   const KvRun& a = *first.kv;
   const KvRun& b = *second.kv;
   // Each token's entry moved with its slot.

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/cases/rng.h"
+#include "core/kernel/declined_call.h"
 #include "ropecheck/float_compare.h"
 
 namespace ropecheck::prop {
@@ -43,17 +44,23 @@ const ElementBudgets& element_budgets(const ropecheck_impl_t& impl, CaseContext&
   return ctx.element_budgets(impl);
 }
 
+PropertyResult failed_run(const ropecheck_impl_t& impl, const KernelRun& run, const std::string& context) {
+  if (std::string declined = declined_by_kernel(impl, run); !declined.empty())
+    return PropertyResult::decline(std::move(declined));
+  return PropertyResult::fail(context + run.failure());
+}
+
 std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                                            KernelRun* out) {
   *out = call_kernel(impl, c, in);
   if (out->ok()) return std::nullopt;
-  return PropertyResult::fail(out->failure());
+  return failed_run(impl, *out);
 }
 
 std::optional<PropertyResult> base_run_or_fail(const ropecheck_impl_t& impl, CaseContext& ctx, const KernelRun** out) {
   *out = &ctx.base_run(impl);
   if ((*out)->ok()) return std::nullopt;
-  return PropertyResult::fail((*out)->failure());
+  return failed_run(impl, **out);
 }
 
 std::optional<PropertyResult> skip_outside_capabilities(const ropecheck_impl_t& impl,

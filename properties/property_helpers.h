@@ -34,7 +34,14 @@ inline double stored_value(const QkBuffers& b, int w, std::int64_t off, ropechec
   return load_as_double(b.bytes[w].data(), static_cast<std::size_t>(off), dt);
 }
 
-// Calls the implementation; on a non-OK status returns the failure to report.
+// The result of a property whose call of the kernel was not OK: a skip
+// counted as declined when the kernel declined the case (ABI 1.7's
+// MAY_DECLINE, core/kernel/declined_call.h), else the failure, after
+// `context` ("with the slots handed out ...: ").
+PropertyResult failed_run(const ropecheck_impl_t& impl, const KernelRun& run, const std::string& context = "");
+
+// Calls the implementation; on a non-OK status returns the failure to report
+// (or the skip of a case it declined).
 std::optional<PropertyResult> call_or_fail(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                                            KernelRun* out);
 

@@ -19,15 +19,39 @@ double yarn_corr(const ref::FreqSpec& s, int d, double rotations) {
 // A declared ulp count; 0 is the 1.0 meaning, 1 ulp.
 double declared_ulps(double v) { return v > 0 ? v : 1.0; }
 
-// E1 for the default formula 1 / b^(2i/d), in units of u: the exponent 2i/d
-// rounds (relative u, amplified by ln b through b^e), b itself carries
-// rel_b_units plus its own rounding to the freq dtype (the "+ 1"), pow is
-// within k_pow ulps (2 k_pow u), the reciprocal rounds once, and one spare
-// unit (it also absorbs the /pi of an angle in half-turns, sincospif).
-double default_units(int i, int d, double base, double rel_b_units, double k_pow) {
-  const double e = 2.0 * i / d;
-  return e * (std::log(base) + 1.0 + rel_b_units) + 2.0 * k_pow + 2.0;
-}
+// E1 for the default formula 1 / b^(2i/d) in the declared form, in units of
+// u (docs/ERROR_MODEL.md, E1 and "The frequency's form"). base carries
+// rel_b_units of relative error before its own rounding to the freq dtype.
+struct FormUnits {
+  std::uint32_t form = ROPECHECK_FREQ_POWER;
+  double k_pow = 1;       // pow / exp / log within this many ulps
+  double slope_units = 0;  // EXP_LOG: the exp's growth per unit |argument|, in u
+
+  double operator()(int i, int d, double base, double rel_b_units) const {
+    const double e = 2.0 * i / d;
+    switch (form) {
+      case ROPECHECK_FREQ_EXP_LOG:
+        // exp(-i fl(fl(ln b) / (d/2))): ln b off by (1 + r_b) u absolute (b's
+        // error and rounding) and k ulps (2k u) relative, the division and
+        // the product by i one rounding each: the argument e ln b is off by
+        // e ((1 + r_b) + (2k + 2) ln b) u; exp adds 2k u and slope e ln b;
+        // one spare unit for the products of these first-order terms.
+        return e * (std::log(base) * (2.0 * k_pow + 2.0 + slope_units) + 1.0 + rel_b_units) + 2.0 * k_pow + 1.0;
+      case ROPECHECK_FREQ_TABLE:
+        // The exact frequency (or its reciprocal) rounded once, inverted at
+        // most once, one spare unit (a table rounded from a double carries
+        // that double's rounding too).
+        return 3.0;
+      default:
+        // The exponent 2i/d rounds (relative u, amplified by ln b through
+        // b^e), b itself carries rel_b_units plus its own rounding to the
+        // freq dtype (the "+ 1"), pow is within k_pow ulps (2 k_pow u), the
+        // reciprocal rounds once, and one spare unit (it also absorbs the /pi
+        // of an angle in half-turns, sincospif).
+        return e * (std::log(base) + 1.0 + rel_b_units) + 2.0 * k_pow + 2.0;
+    }
+  }
+};
 
 double yarn_ramp_units(const ref::FreqSpec& s, int d) {
   double units = 3;  // (i - low) / (high - low), 1 - r, and 1 - (1 - r), each rounded in the freq dtype
@@ -53,8 +77,8 @@ bool yarn_in_ramp(const ref::FreqSpec& s, int d, int pair) {
   return pair > lo && pair < hi;
 }
 
-double llama3_ramp_units(const ref::FreqSpec& s, int d, int pair, double k_pow, double u_f) {
-  const double cdef = default_units(pair, d, s.base, 0, k_pow);
+double llama3_ramp_units(const ref::FreqSpec& s, int d, int pair, const FormUnits& form_units, double u_f) {
+  const double cdef = form_units(pair, d, s.base, 0);
   const double wavelen = kTwoPi / std::pow(s.base, -2.0 * pair / d);
   const double L = static_cast<double>(s.original_max_position);
   const bool medium = wavelen >= (L / s.high_freq_factor) * (1 - 1e-6) &&
@@ -91,6 +115,8 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
     : policy_(policy) {
   const double u_f = unit_roundoff(policy.base.freq_dtype);
   const double k = declared_ulps(policy.ext.freq_pow_max_ulp);
+  const FormUnits default_units{policy.ext2.freq_form, k, policy.ext2.freq_exp_slope / u_f};
+  const bool table = policy.ext2.freq_form == ROPECHECK_FREQ_TABLE;
   const int pairs = d / 2;
   freq_rel_.assign(static_cast<std::size_t>(pairs), 0.0);
   unit_freq_.assign(static_cast<std::size_t>(pairs), 0);
@@ -98,16 +124,16 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
     double c = 0;
     switch (s.scheme) {
       case ROPECHECK_SCHEME_DEFAULT:
-        c = default_units(i, d, s.base, 0, k);
+        c = default_units(i, d, s.base, 0);
         break;
       case ROPECHECK_SCHEME_LINEAR:
-        c = default_units(i, d, s.base, 0, k) + 2;  // s rounded to the freq dtype, then the division
+        c = default_units(i, d, s.base, 0) + 2;  // s rounded to the freq dtype, then the division
         break;
       case ROPECHECK_SCHEME_NTK_AWARE: {
         // b' = b s^(d/(d-2)): the exponent, pow and the product.
         const double ex = static_cast<double>(d) / (d - 2);
         const double rel_b = std::fabs(std::log(s.factor)) * ex + 2 * k + 2;
-        c = default_units(i, d, s.base * std::pow(s.factor, ex), rel_b, k);
+        c = default_units(i, d, s.base * std::pow(s.factor, ex), rel_b);
         break;
       }
       case ROPECHECK_SCHEME_DYNAMIC_NTK: {
@@ -119,24 +145,24 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
         // s n / L; the cancellation amplifies them by (s n / L) / q.
         const double rel_q = 3.0 * (s.factor * n / L) / q + 1;
         const double rel_b = ex * (rel_q + std::fabs(std::log(q))) + 2 * k + 2;
-        c = default_units(i, d, s.base * std::pow(q, ex), rel_b, k);
+        c = default_units(i, d, s.base * std::pow(q, ex), rel_b);
         break;
       }
       case ROPECHECK_SCHEME_YARN: {
-        const double cdef = default_units(i, d, s.base, 0, k) + 1;
+        const double cdef = default_units(i, d, s.base, 0) + 1;
         // w = w/s * r + w * (1 - r): a ramp error dr moves w by (1 - 1/s) w dr,
         // which is (s - 1) dr relative to the smallest result w/s.
         c = std::fabs(s.factor - 1) * yarn_ramp_units(s, d) + cdef + 4;
         break;
       }
       case ROPECHECK_SCHEME_LLAMA3: {
-        const double cdef = default_units(i, d, s.base, 0, k);
-        const double ramp = llama3_ramp_units(s, d, i, k, u_f);
+        const double cdef = default_units(i, d, s.base, 0);
+        const double ramp = llama3_ramp_units(s, d, i, default_units, u_f);
         c = ramp > 0 ? ramp + cdef : cdef + 1;
         break;
       }
       case ROPECHECK_SCHEME_LONGROPE:
-        c = default_units(i, d, s.base, 0, k) + 3;  // factor rounding, product, reciprocal
+        c = default_units(i, d, s.base, 0) + 3;  // factor rounding, product, reciprocal
         break;
       case ROPECHECK_SCHEME_EXPLICIT:
         c = 1;  // the given double rounded to the freq dtype
@@ -144,8 +170,13 @@ AngleError::AngleError(const Policy& policy, const ref::FreqSpec& s, int d)
       default:
         break;
     }
+    // A table holds the exact values: whatever the scheme's formula, its
+    // rounding and at most one inversion (explicit frequencies included).
+    if (table) c = default_units(i, d, s.base, 0);
     // Pair 0 of a power formula: pow(x, +-0) = 1 exactly for every x (C99
-    // F.9.4.4, IEEE 754 pow), 0 / d = 0 and 1 / 1 = 1, so w~_0 = w_0 = 1.
+    // F.9.4.4, IEEE 754 pow), 0 / d = 0 and 1 / 1 = 1, so w~_0 = w_0 = 1; in
+    // the exp-of-log form exp(+-0) = 1 (C99 F.9.3.1) after i = 0 makes the
+    // argument 0; a table holds 1 itself, and 1 / 1 = 1.
     const bool unit = i == 0 && (s.scheme == ROPECHECK_SCHEME_DEFAULT || s.scheme == ROPECHECK_SCHEME_NTK_AWARE ||
                                  s.scheme == ROPECHECK_SCHEME_DYNAMIC_NTK);
     unit_freq_[static_cast<std::size_t>(i)] = unit;
@@ -194,7 +225,7 @@ void AngleError::init_running_product(const ref::FreqSpec& s, int d, double k) {
         // amplification without the frequency's own error, which the
         // running product replaces; 1 unit (fl32(s)) in the other bands.
         // ff lies in [1, s] whatever t, so |ln(ff~/ff)| <= ln s (+ its roundings).
-        const double ramp = llama3_ramp_units(s, d, i, k, u);
+        const double ramp = llama3_ramp_units(s, d, i, FormUnits{ROPECHECK_FREQ_POWER, k, 0}, u);
         const double units = ramp > 0 ? ramp : 1;
         const double phi = units * u < 0.5 ? -std::log1p(-units * u) : HUGE_VAL;
         extra = lam + std::min(phi, std::log(s.factor) + 2 * lam);

@@ -71,7 +71,10 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
       storage_format_(dtype_format(storage)),
       math_narrow_(math_ == ROPECHECK_DTYPE_BF16 || math_ == ROPECHECK_DTYPE_F16),
       store_rounds_(!holds_every_value(math_, storage)),
-      fma_rotation_(policy.ext.rotation_form == ROPECHECK_ROTATION_FMA) {
+      fma_rotation_(policy.ext.rotation_form == ROPECHECK_ROTATION_FMA),
+      flush_(policy.ext2.subnormals == ROPECHECK_SUBNORMALS_FLUSHED),
+      flush_math_(std::ldexp(1.0, math_format_.emin)),
+      flush_store_(std::ldexp(1.0, storage_format_.emin)) {
   // A group without pairs (an axis given none) has no frequencies to bound.
   if (group_rotary_dims.empty()) angles_.emplace_back(policy, s, shape.rotary_dim);
   for (const int d : group_rotary_dims) angles_.emplace_back(policy, s, std::max(d, 2));
@@ -96,11 +99,32 @@ double ErrorModel::math_rounding(double z) const {
   // 24 >= 2p + 2 and nothing underflows (Figueroa, "When is double rounding
   // innocuous?", 1995), but fp32 underflows on products of bf16 subnormals:
   // |fl_M(fl_32(z)) - z| <= h_M(z + h_32(z)) + h_32(z) covers both.
+  double h;
   if (math_narrow_) {
     const double h32 = half_ulp_up(z, kF32Format);
-    return half_ulp_up(z + h32, math_format_) + h32;
+    h = half_ulp_up(z + h32, math_format_) + h32;
+  } else {
+    h = half_ulp_up(z, math_format_);
   }
-  return half_ulp_up(z, math_format_);
+  // Flushed: a result below the smallest normal number tau is written as
+  // zero, off by at most min(z, tau); one at or above it rounds as before.
+  return flush_ ? std::max(h, std::min(z, flush_math_)) : h;
+}
+
+double ErrorModel::store_rounding(double z) const {
+  if (!store_rounds_) return 0.0;
+  const double h = half_ulp_up(z, storage_format_);
+  return flush_ ? std::max(h, std::min(z, flush_store_)) : h;
+}
+
+ElementTerms ErrorModel::with_flushed_inputs(const ElementTerms& t) const {
+  // DAZ: an input below the math dtype's smallest normal number reads as
+  // zero, an input error of |x| (bf16 subnormals are fp32's; fp16's are
+  // normal fp32 numbers, flushed only by fp16 arithmetic itself).
+  ElementTerms f = t;
+  if (std::fabs(t.x) < flush_math_) f.input_error_x += std::fabs(t.x);
+  if (std::fabs(t.y) < flush_math_) f.input_error_y += std::fabs(t.y);
+  return f;
 }
 
 double ErrorModel::phase_error(double abs_angle, double a0) const {
@@ -171,7 +195,13 @@ ErrorModel::PairShared ErrorModel::pair_shared(const ElementTerms& t, const Angl
 
 ErrorModel::PairShared ErrorModel::pair_shared(const ElementTerms& t) const { return pair_shared(t, angle_shared(t)); }
 
-BudgetTerms ErrorModel::terms(const ElementTerms& t) const { return terms(t, pair_shared(t)); }
+BudgetTerms ErrorModel::terms(const ElementTerms& t) const {
+  if (flush_) {
+    const ElementTerms f = with_flushed_inputs(t);
+    return terms(f, pair_shared(f));
+  }
+  return terms(t, pair_shared(t));
+}
 
 BudgetTerms ErrorModel::terms(const ElementTerms& t, const PairShared& s) const {
   BudgetTerms r;
@@ -202,7 +232,7 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t, const PairShared& s) const 
   r.input = t.input_error_x * b1.kmax + t.input_error_y * b2.kmax;
   const double pre = r.angle + r.trig + r.prods + r.input;
   r.fin = math_rounding(av + pre);
-  r.store = store_rounds_ ? half_ulp_up(av + pre + r.fin, storage_format_) : 0.0;
+  r.store = store_rounding(av + pre + r.fin);
   // E8: the judge knows the exact value only rounded to a double.
   r.judge = half_ulp_up(t.value, kF64Format);
   return r;
@@ -223,7 +253,14 @@ double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t) const {
 
 double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t, double norm) const {
   // The terms of E3..E8 for an element of magnitude m r whatever the angle
-  // (|cos a~|, |sin a~| <= 1), times sqrt(2) for the two elements.
+  // (|cos a~|, |sin a~| <= 1), times sqrt(2) for the two elements; a flushed
+  // input (DAZ) moves the pair by at most (dx + dy) times the kernel's largest
+  // |cos|, |sin|.
+  double moved = 0;
+  if (flush_) {
+    const ElementTerms f = with_flushed_inputs(t);
+    moved = (f.input_error_x - t.input_error_x + f.input_error_y - t.input_error_y) * unit_trig_.kmax;
+  }
   const double ax = std::fabs(t.x), ay = std::fabs(t.y);
   const double r = m_ * norm;
   const TrigBound& b = unit_trig_;
@@ -231,8 +268,8 @@ double ErrorModel::pair_budget_excluding_angle(const ElementTerms& t, double nor
   const double p1 = math_rounding(ax * b.kmax), p2 = math_rounding(ay * b.kmax);
   const double prods = fma_rotation_ ? std::max(p1, p2) : p1 + p2;
   const double fin = math_rounding(r + trig + prods);
-  const double store = store_rounds_ ? half_ulp_up(r + trig + prods + fin, storage_format_) : 0.0;
-  return std::sqrt(2.0) * (trig + prods + fin + store + half_ulp_up(r, kF64Format));
+  const double store = store_rounding(r + trig + prods + fin);
+  return std::sqrt(2.0) * (trig + prods + fin + store + half_ulp_up(r, kF64Format)) + moved;
 }
 
 double ErrorModel::pair_budget(const ElementTerms& t) const {
@@ -245,6 +282,17 @@ ErrorModel::PairBudgets ErrorModel::pair_budgets(const std::array<ElementTerms, 
 }
 
 ErrorModel::PairBudgets ErrorModel::pair_budgets(const std::array<ElementTerms, 2>& t, const AngleShared& a) const {
+  if (flush_ && (std::fabs(t[0].x) < flush_math_ || std::fabs(t[0].y) < flush_math_)) {
+    // The inputs a DAZ operation reads as zero, as input errors of the pair.
+    const std::array<ElementTerms, 2> f{with_flushed_inputs(t[0]), with_flushed_inputs(t[1])};
+    PairBudgets b;
+    const PairShared s = pair_shared(f[0], a);
+    b.terms = {terms(f[0], s), terms(f[1], s)};
+    b.norm = std::hypot(t[0].x, t[0].y);
+    b.pair_no_angle = pair_budget_excluding_angle(t[0], b.norm);
+    b.pair = std::min(m_ * b.norm * a.angle_error, 2 * m_ * b.norm) + b.pair_no_angle;
+    return b;
+  }
   PairBudgets b;
   const PairShared s = pair_shared(t[0], a);
   b.terms = {terms(t[0], s), terms(t[1], s)};

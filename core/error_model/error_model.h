@@ -191,6 +191,11 @@ class ErrorModel {
   [[gnu::always_inline]] inline double pair_budget_excluding_angle(const ElementTerms& t, double norm) const;
   // One rounding to the math dtype of a value of magnitude <= z.
   [[gnu::always_inline]] inline double math_rounding(double z) const;
+  // E7: the store to the storage dtype of a value of magnitude <= z.
+  [[gnu::always_inline]] inline double store_rounding(double z) const;
+  // Subnormals flushed (1.7): t with the inputs a DAZ operation reads as 0
+  // counted as input errors (|x| below the math dtype's smallest normal).
+  ElementTerms with_flushed_inputs(const ElementTerms& t) const;
   // A without and with the phase error of a fast sin/cos beyond its range.
   double phase_error(double abs_angle, double a0) const;
 
@@ -209,6 +214,11 @@ class ErrorModel {
   bool math_narrow_;    // bf16/f16 math: an fp32 operation rounded again
   bool store_rounds_;   // E7: some math value is not a storage value
   bool fma_rotation_;   // E6: one rounding for both products
+  // Subnormals flushed (1.7): an operation's input or result below the
+  // smallest normal number of its dtype (the math dtype's, the storage
+  // dtype's for the store) may read or be written as zero.
+  bool flush_;
+  double flush_math_, flush_store_;
 };
 
 }  // namespace ropecheck

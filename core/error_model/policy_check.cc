@@ -28,6 +28,29 @@ std::string got(double v) {
 // YaRN's mix of theta and theta / s. Explicit frequencies have no such form.
 constexpr std::uint32_t kRunningProductSchemes = ((1u << ROPECHECK_SCHEME_COUNT) - 1) & ~(1u << ROPECHECK_SCHEME_EXPLICIT);
 
+// 1.7's parts: the frequencies' form (the running product is an angle mode,
+// formed on POWER alone), EXP_LOG's exp growth, the subnormal handling.
+std::string check_ext2(const Policy& policy) {
+  const ropecheck_policy_ext2_t& e = policy.ext2;
+  if (e.struct_size != sizeof(ropecheck_policy_ext2_t))
+    return "policy_ext2.struct_size: must be " + std::to_string(sizeof(ropecheck_policy_ext2_t)) + " (got " +
+           std::to_string(e.struct_size) + ")";
+  if (e.freq_form > ROPECHECK_FREQ_TABLE)
+    return "policy_ext2.freq_form: must be 0 (power), 1 (exp_log) or 2 (table) (got " + std::to_string(e.freq_form) +
+           ")";
+  if (e.freq_form != ROPECHECK_FREQ_POWER && policy.base.angle_mode == ROPECHECK_ANGLE_F32_RUNNING_PRODUCT)
+    return "policy_ext2.freq_form: angle_mode F32_RUNNING_PRODUCT forms its frequencies by powf (must be 0, power)";
+  if (!(std::isfinite(e.freq_exp_slope) && e.freq_exp_slope >= 0 && e.freq_exp_slope <= 0x1p-16))
+    return "policy_ext2.freq_exp_slope: must be in [0, 2^-16]" + got(e.freq_exp_slope);
+  if (e.freq_exp_slope > 0 && e.freq_form != ROPECHECK_FREQ_EXP_LOG)
+    return "policy_ext2.freq_exp_slope: belongs to freq_form EXP_LOG (must be 0 with " +
+           std::string(e.freq_form == ROPECHECK_FREQ_POWER ? "power" : "table") + ")";
+  if (e.subnormals > ROPECHECK_SUBNORMALS_FLUSHED)
+    return "policy_ext2.subnormals: must be 0 (kept) or 1 (flushed) (got " + std::to_string(e.subnormals) + ")";
+  if (e.reserved != 0) return "policy_ext2.reserved: must be 0";
+  return {};
+}
+
 }  // namespace
 
 std::string ErrorModel::check_policy(const Policy& policy, const ropecheck_caps_t* caps) {
@@ -83,6 +106,7 @@ std::string ErrorModel::check_policy(const Policy& policy, const ropecheck_caps_
   if (e.positions_f32 > 1)
     return "policy_ext.positions_f32: must be 0 or 1 (got " + std::to_string(e.positions_f32) + ")";
   if (e.reserved != 0) return "policy_ext.reserved: must be 0";
+  if (std::string bad = check_ext2(policy); !bad.empty()) return bad;
   if (caps && p.math_dtype != ROPECHECK_DTYPE_OF_STORAGE) {
     // The model takes the stored inputs as exact in the math dtype: a
     // narrower math dtype would round them first, a rounding it does not count.

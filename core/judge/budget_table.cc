@@ -56,7 +56,8 @@ bool ModelChoice::operator==(const ModelChoice& o) const {
   // Bits, not values: the policy's doubles are declared numbers, and two
   // that differ only in the sign of a zero are merely budgeted twice.
   return std::memcmp(&policy.base, &o.policy.base, sizeof policy.base) == 0 &&
-         std::memcmp(&policy.ext, &o.policy.ext, sizeof policy.ext) == 0 && caller_cache == o.caller_cache;
+         std::memcmp(&policy.ext, &o.policy.ext, sizeof policy.ext) == 0 &&
+         std::memcmp(&policy.ext2, &o.policy.ext2, sizeof policy.ext2) == 0 && caller_cache == o.caller_cache;
 }
 
 ModelChoice model_choice(const ropecheck_impl_t& impl, const Case& c) {

@@ -22,7 +22,7 @@ std::string verdict_floor_failure(const JudgedCount& n, int min_judged) {
   if (n.judged >= min_judged || (n.judged == 0 && n.declined == 0)) return {};
   return "judged on " + std::to_string(n.judged) + " case(s), fewer than --min-judged " + std::to_string(min_judged) +
          " (" + std::to_string(n.declined) + " of " + std::to_string(n.cases) +
-         " outside its declared capabilities" + n.skipped_for + "): no verdict to pass";
+         " outside its declared capabilities or declined by it" + n.skipped_for + "): no verdict to pass";
 }
 
 }  // namespace ropecheck

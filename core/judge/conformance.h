@@ -30,7 +30,7 @@ CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const
 // What a run judged of one kernel (for the gate: of one property).
 struct JudgedCount {
   int judged = 0;    // passed or failed
-  int declined = 0;  // skipped as outside its declared capabilities
+  int declined = 0;  // skipped as outside its declared capabilities, or declined by it (ABI 1.7)
   int cases = 0;     // every case the run gave it
   // The commonest reasons of the skips, "" when not counted: appended as
   // "; skipped for: ..." to the floor's message.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/cases/views.h"
+#include "core/kernel/declined_call.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
 #include "reference/rounding.h"
@@ -65,8 +66,10 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     return out;
   }
   if (!run.ok()) {
-    out.outcome = Outcome::kFail;
-    out.message = run.failure();
+    // A case the kernel declined (ABI 1.7's MAY_DECLINE) is a skip.
+    std::string declined = declined_by_kernel(impl, run);
+    out.outcome = declined.empty() ? Outcome::kFail : Outcome::kSkipped;
+    out.message = declined.empty() ? run.failure() : std::move(declined);
     return out;
   }
   const Geometry g = geometry(c);
@@ -159,6 +162,8 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
         pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
         out.worst_units = std::max(out.worst_units, u);
         out.worst_ulps = std::max(out.worst_ulps, l);
+        out.sum_units += u;
+        ++out.units_elements;
       }
     });
     // Everything else: pass-through channels must be bit-identical to the

@@ -75,6 +75,12 @@ struct CaseOutcome {
   std::string message;  // why skipped or failed
   double worst_units = 0;
   double worst_ulps = 0;
+  // Sum of |error| / budget over the rotated elements judged, and their
+  // count: how much of its budgets a kernel fills on average, which orders
+  // policies by tightness where the worst element of each fills its own
+  // (ropecheck.policies, check --policies).
+  double sum_units = 0;
+  std::int64_t units_elements = 0;
   std::int64_t violations = 0;
   // Elements with an input beyond the model's overflow-free domain: checked
   // for crashes only (docs/ERROR_MODEL.md, "Non-finite and huge inputs").

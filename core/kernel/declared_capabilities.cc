@@ -46,7 +46,8 @@ std::string outside_capabilities(const ropecheck_impl_t& impl, const Case& c) {
   if (!(k.dtypes & (1u << c.dtype))) return "dtype " + std::string(dtype_name(c.dtype));
   if (!(k.schemes & (1u << c.freq.scheme))) return "scheme " + std::string(scheme_name(c.freq.scheme));
   if (const char* why = outside_spec_flags(k.flags, c.freq.scheme, c.freq.truncate, c.freq.attention_factor ? 1 : 0,
-                                           c.freq.seq_len, c.freq.original_max_position))
+                                           c.freq.seq_len, c.freq.original_max_position, c.freq.mscale,
+                                           c.freq.mscale_all_dim))
     return why;
   if (static_cast<std::uint32_t>(c.shape.head_dim) > k.max_head_dim) return "head_dim";
   if (c.shape.rotary_dim < c.shape.head_dim && !(k.flags & ROPECHECK_CAP_PARTIAL_ROTARY))

@@ -21,7 +21,8 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_BATCH_INVARIANT | ROPECHECK_CAP_AXES_SECTIONS |
                                       ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
                                       ROPECHECK_CAP_AXIS_FREQUENCIES | ROPECHECK_CAP_KV_CACHE_WRITE |
-                                      ROPECHECK_CAP_QK_NORM | ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
+                                      ROPECHECK_CAP_QK_NORM | ROPECHECK_CAP_CALLER_COS_SIN_CACHE |
+                                      ROPECHECK_CAP_NO_YARN_MSCALE | ROPECHECK_CAP_MAY_DECLINE;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -171,6 +172,31 @@ std::string check_1_6_members(const ropecheck_impl_t& raw, const ropecheck_impl_
   return {};
 }
 
+// What 1.7 appends: the frequency form and subnormal handling
+// (policy_ext2, whose fields the error model checks with the rest of the
+// policy), and the flags NO_YARN_MSCALE and MAY_DECLINE; a table of an
+// older minor version may set none of them.
+std::string check_1_7_members(const ropecheck_impl_t& raw, const ropecheck_impl_t& t) {
+  const bool is_1_7 = t.abi_minor >= 7 && raw.struct_size >= ROPECHECK_IMPL_SIZE_1_7;
+  const std::string needs = " needs abi_minor >= 7 and struct_size >= " + std::to_string(ROPECHECK_IMPL_SIZE_1_7) +
+                            " (ABI 1.7; got abi_minor " + std::to_string(t.abi_minor) + ", struct_size " +
+                            std::to_string(raw.struct_size) + ")";
+  for (const auto& [bit, name] : {std::pair{ROPECHECK_CAP_NO_YARN_MSCALE, "NO_YARN_MSCALE (bit 20)"},
+                                  std::pair{ROPECHECK_CAP_MAY_DECLINE, "MAY_DECLINE (bit 21)"}})
+    if ((t.caps.flags & bit) && !is_1_7) return std::string("caps.flags: ") + name + needs;
+  if (raw.struct_size < ROPECHECK_IMPL_SIZE_1_7) return {};
+  const ropecheck_policy_ext2_t& e = raw.policy_ext2;
+  if (e.struct_size == 0) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&e);
+    if (std::any_of(b, b + sizeof e, [](unsigned char x) { return x != 0; }))
+      return "policy_ext2.struct_size: is 0 (no extension) but fields are set; set it to "
+             "sizeof(ropecheck_policy_ext2_t) = " + std::to_string(sizeof e);
+    return {};
+  }
+  if (!is_1_7) return "policy_ext2:" + needs;
+  return {};
+}
+
 }  // namespace
 
 ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
@@ -178,6 +204,7 @@ ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
   std::memcpy(&h, &t, std::min<std::size_t>(t.struct_size, sizeof h));
   h.struct_size = sizeof h;
   if (h.policy_ext.struct_size == 0) h.policy_ext = policy_ext_defaults();
+  if (h.policy_ext2.struct_size == 0) h.policy_ext2 = policy_ext2_defaults();
   return h;
 }
 
@@ -235,6 +262,7 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
   if (std::string bad = check_kv_policy(*raw, *t); !bad.empty()) return bad;
   if (std::string bad = check_1_5_members(*raw, *t); !bad.empty()) return bad;
   if (std::string bad = check_1_6_members(*raw, *t); !bad.empty()) return bad;
+  if (std::string bad = check_1_7_members(*raw, *t); !bad.empty()) return bad;
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
       !(c.flags & kAxisAssignmentCaps))
     return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";

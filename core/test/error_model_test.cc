@@ -60,6 +60,61 @@ TEST(ErrorModel, PairZeroOfThePowerFormulaIsExact) {
   EXPECT_GT(lin.angle_error(terms(1 << 20, 1.0 / 3, 0)), 0.0);
 }
 
+TEST(ErrorModel, TheFrequencysFormSetsE1) {
+  // 1.7: exp(-i fl(ln b / (d/2))) carries the argument's three roundings,
+  // each relative to i ln(b) / (d/2), where the power form carries one: at
+  // the last pair of b = 1e4 its E1 is (2k + 2) ln b + 1 + 2k + 1 = 40 units
+  // against ln b + 1 + 4 = 14.2; the exp's declared growth adds slope ln b.
+  // A table holds the exact values: 3 units for any pair and scheme.
+  ref::FreqSpec spec;
+  const int last = 63;
+  const double e = 2.0 * last / 128, lnb = std::log(1e4), u = 0x1p-24;
+  const ErrorModel power(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  EXPECT_NEAR(power.freq_rel_error(last) / u, e * (lnb + 1) + 4, 1e-9);
+  const ErrorModel exp_log(with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG), spec, {128, 128},
+                           ROPECHECK_DTYPE_F32, 1.0);
+  EXPECT_NEAR(exp_log.freq_rel_error(last) / u, e * (4 * lnb + 1) + 3, 1e-9);
+  const ErrorModel sloped(with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG, 2 * u), spec, {128, 128},
+                          ROPECHECK_DTYPE_F32, 1.0);
+  EXPECT_NEAR((sloped.freq_rel_error(last) - exp_log.freq_rel_error(last)) / u, 2 * e * lnb, 1e-9);
+  const ErrorModel table(with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE), spec, {128, 128}, ROPECHECK_DTYPE_F32,
+                         1.0);
+  EXPECT_NEAR(table.freq_rel_error(last) / u, 3, 1e-12);
+  // Pair 0 stays exact in every form: exp(0) = 1, and a table holds 1.
+  for (const ErrorModel* m : {&exp_log, &table}) EXPECT_EQ(m->angle_error(terms(1 << 20, 1.0, 0)), 0.0);
+  // YaRN through a table: no ramp amplification, the values are given.
+  spec.scheme = ROPECHECK_SCHEME_YARN;
+  spec.factor = 40;
+  spec.original_max_position = 4096;
+  const ErrorModel yarn_table(with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE), spec, {128, 128},
+                              ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel yarn_power(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  EXPECT_NEAR(yarn_table.freq_rel_error(20) / u, 3, 1e-12);
+  EXPECT_GT(yarn_power.freq_rel_error(20), 20 * yarn_table.freq_rel_error(20));
+}
+
+TEST(ErrorModel, FlushedSubnormalsChargeTheFlushWhereAValueCanFallBelowTheSmallestNormal) {
+  // 1.7: an input below 2^-126 read as zero (DAZ) is an input error of its
+  // own size; a result below it written as zero (FTZ) is off by at most its
+  // size; normal values budget as before.
+  ref::FreqSpec spec;
+  const ErrorModel kept(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel flushed(with_subnormals_flushed(f32_policy()), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const double w1 = std::pow(10000.0, -2.0 / 128);
+  const ElementTerms normal = terms(100, w1, 1);
+  EXPECT_EQ(kept.budget(normal), flushed.budget(normal));
+  const double tiny = 0x1p-140;  // an fp32 subnormal
+  const ElementTerms sub = terms(100, w1, 1, tiny, tiny / 2);
+  EXPECT_LT(kept.budget(sub), 0x1p-145);         // gradual underflow: half a subnormal ulp per rounding
+  EXPECT_GE(flushed.budget(sub), std::fabs(sub.value));  // a flushed output of 0 is within it
+  // The pair budgets of the budget tables agree with the element budgets.
+  const std::array<ElementTerms, 2> pair = pair_terms(tiny, tiny / 2, sub.value, sub.partner, sub.cos_a, sub.sin_a,
+                                                      sub.abs_angle, 100, 1);
+  const ErrorModel::PairBudgets b = flushed.pair_budgets(pair);
+  EXPECT_EQ(b.terms[0].total(), flushed.budget(pair[0]));
+  EXPECT_GE(b.pair_no_angle, std::hypot(tiny, tiny / 2));
+}
+
 TEST(ErrorModel, Bf16AngleErrorExceedsTheFp32Budget) {
   ref::FreqSpec spec;
   const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
@@ -166,6 +221,15 @@ TEST(ErrorModel, RefusesPoliciesOutsideTheModel) {
   range_without_slope.ext.sincos_abs_error_range = 3.2;
   EXPECT_NE(ErrorModel::check_policy(range_without_slope).find("policy_ext.sincos_phase_error_slope"),
             std::string::npos);
+  Policy slope_without_exp = with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE);
+  slope_without_exp.ext2.freq_exp_slope = 1e-7;
+  EXPECT_NE(ErrorModel::check_policy(slope_without_exp).find("policy_ext2.freq_exp_slope"), std::string::npos);
+  Policy steep = with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG, 1e-3);
+  EXPECT_NE(ErrorModel::check_policy(steep).find("policy_ext2.freq_exp_slope: must be in [0, 2^-16]"),
+            std::string::npos);
+  Policy subnormals = f32_policy();
+  subnormals.ext2.subnormals = 2;
+  EXPECT_NE(ErrorModel::check_policy(subnormals).find("policy_ext2.subnormals"), std::string::npos);
   Policy ulps = f32_policy();
   ulps.ext.sincos_max_ulp = 0.25;
   EXPECT_NE(ErrorModel::check_policy(ulps).find("policy_ext.sincos_max_ulp"), std::string::npos);

@@ -30,6 +30,7 @@ ropecheck_impl_t table() {
   t.apply = stub;
   t.abi_minor = ROPECHECK_ABI_VERSION_MINOR;
   t.policy_ext = policy_ext_defaults();
+  t.policy_ext2 = policy_ext2_defaults();
   return t;
 }
 
@@ -82,7 +83,7 @@ TEST(ImplValidation, BadDeclarationsNameTheirField) {
   t.policy.sincos = ROPECHECK_SINCOS_FAST;  // without its bound
   EXPECT_EQ(validate_impl_table(&t).rfind("policy.sincos_max_abs_error", 0), 0u);
   t = table();
-  t.caps.flags |= 1u << 20;
+  t.caps.flags |= 1u << 22;  // past 1.7's last bit
   EXPECT_EQ(validate_impl_table(&t).rfind("caps.flags: unknown bits", 0), 0u);
   t = table();
   t.caps.flags |= ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |
@@ -270,6 +271,52 @@ TEST(ImplValidation, TheCallersCacheOfABI16NeedsItADtypeAndNoCacheOfItsOwn) {
   old.abi_minor = 5;
   EXPECT_EQ(validate_impl_table(&old), "");
   EXPECT_EQ(host_table(old).cos_sin_cache_dtypes, 0u);
+}
+
+TEST(ImplValidation, ThePolicyPartsAndFlagsOfABI17NeedIt) {
+  ropecheck_impl_t t = table();
+  t.policy_ext2.freq_form = ROPECHECK_FREQ_EXP_LOG;
+  t.policy_ext2.subnormals = ROPECHECK_SUBNORMALS_FLUSHED;
+  t.caps.flags |= ROPECHECK_CAP_NO_YARN_MSCALE | ROPECHECK_CAP_MAY_DECLINE;
+  EXPECT_EQ(validate_impl_table(&t), "");
+  for (const auto& [flag, name] : {std::pair{ROPECHECK_CAP_NO_YARN_MSCALE, "NO_YARN_MSCALE (bit 20)"},
+                                   std::pair{ROPECHECK_CAP_MAY_DECLINE, "MAY_DECLINE (bit 21)"}}) {
+    ropecheck_impl_t bad = table();
+    bad.caps.flags |= flag;
+    bad.abi_minor = 6;
+    EXPECT_EQ(validate_impl_table(&bad).rfind(std::string("caps.flags: ") + name + " needs abi_minor >= 7", 0), 0u)
+        << validate_impl_table(&bad);
+  }
+  ropecheck_impl_t bad = t;
+  bad.caps.flags = table().caps.flags;
+  bad.abi_minor = 6;  // a 1.6 table setting 1.7's policy part
+  EXPECT_EQ(validate_impl_table(&bad).rfind("policy_ext2: needs abi_minor >= 7", 0), 0u) << validate_impl_table(&bad);
+  bad = table();
+  bad.policy_ext2.struct_size = 0;  // half set: fields without the size
+  bad.policy_ext2.subnormals = ROPECHECK_SUBNORMALS_FLUSHED;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("policy_ext2.struct_size: is 0", 0), 0u) << validate_impl_table(&bad);
+  bad = table();
+  bad.policy_ext2.freq_form = 3;
+  EXPECT_EQ(validate_impl_table(&bad).rfind("policy_ext2.freq_form: must be", 0), 0u) << validate_impl_table(&bad);
+  bad = table();
+  bad.policy_ext2.freq_exp_slope = 1e-7;  // a slope belongs to EXP_LOG
+  EXPECT_EQ(validate_impl_table(&bad).rfind("policy_ext2.freq_exp_slope: belongs to freq_form EXP_LOG", 0), 0u)
+      << validate_impl_table(&bad);
+  bad = table();
+  bad.policy.freq_dtype = ROPECHECK_DTYPE_F32;
+  bad.policy.angle_mode = ROPECHECK_ANGLE_F32_RUNNING_PRODUCT;
+  bad.policy_ext2.freq_form = ROPECHECK_FREQ_TABLE;  // the running product forms its own
+  EXPECT_EQ(validate_impl_table(&bad).rfind("policy_ext2.freq_form: angle_mode F32_RUNNING_PRODUCT", 0), 0u)
+      << validate_impl_table(&bad);
+  // A 1.6 table (struct_size up to reserved2) still loads and reads 1.7's
+  // part as 1.6 meant it: power frequencies, subnormals kept.
+  ropecheck_impl_t old = table();
+  old.struct_size = ROPECHECK_IMPL_SIZE_1_6;
+  old.abi_minor = 6;
+  EXPECT_EQ(validate_impl_table(&old), "");
+  const ropecheck_policy_ext2_t defaults = policy_ext2_defaults();
+  const ropecheck_impl_t host = host_table(old);
+  EXPECT_EQ(std::memcmp(&host.policy_ext2, &defaults, sizeof defaults), 0);
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 #include <limits>
 
 #include "core/cases/buffers.h"
+#include "core/judge/budget_table.h"
 #include "core/judge/judge.h"
 #include "core/kernel/kernel_call.h"
 #include "core/judge/reference_result.h"
 #include "impls/registry.h"
+#include "ropecheck/policy.h"
 
 namespace ropecheck {
 namespace {
@@ -100,6 +102,19 @@ TEST(JudgeMessages, ANaNIsPrintedWithItsBits) {
       << out.message;
   EXPECT_EQ(value_text(-0.0, 0x8000u, 2), "-0 (bits 0x8000)");
   EXPECT_EQ(value_text(2.5), "2.5 (0x1.4p+1)");
+}
+
+// The gate shares one budget table per case and model (ModelChoice): two
+// kernels differing only in ABI 1.7's parts must not share one (a table
+// policy was once judged by a power policy's budgets in the same run).
+TEST(JudgeRegression, ModelChoiceTellsPoliciesApartByEveryPart) {
+  const Policy base(libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32,
+                                ROPECHECK_DTYPE_F32));
+  const ModelChoice power{base, std::nullopt};
+  EXPECT_TRUE(power == (ModelChoice{base, std::nullopt}));
+  EXPECT_FALSE(power == (ModelChoice{with_freq_form(base, ROPECHECK_FREQ_TABLE), std::nullopt}));
+  EXPECT_FALSE(power == (ModelChoice{with_freq_form(base, ROPECHECK_FREQ_EXP_LOG, 1e-7), std::nullopt}));
+  EXPECT_FALSE(power == (ModelChoice{with_subnormals_flushed(base), std::nullopt}));
 }
 
 }  // namespace

@@ -282,7 +282,7 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
   if (p->freq != nullptr) {
     const ropecheck_freq_spec_t& f = *p->freq;
     if (const char* why = outside_spec_flags(caps.flags, f.scheme, f.truncate, f.has_attention_factor, f.seq_len,
-                                             f.original_max_position)) {
+                                             f.original_max_position, f.mscale, f.mscale_all_dim)) {
       set_error(err, n, "%s", why);
       return ROPECHECK_UNSUPPORTED;
     }

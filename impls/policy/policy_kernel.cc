@@ -19,6 +19,21 @@
 namespace ropecheck::impl {
 namespace {
 
+// FTZ/DAZ on an fp32 value (MXCSR's FTZ and DAZ, CUDA's -ftz=true): below
+// the smallest normal number, 2^-126, it reads and is written as a zero of
+// its sign.
+float flushed(float v) { return std::fabs(v) < 0x1p-126f ? std::copysign(0.0f, v) : v; }
+
+// fl32(1/ln 2): the constant an exp that works in powers of two scales its
+// argument by (Cephes' expf and those built on it, MLX's CPU exp among them).
+constexpr float kLog2eF = 1.44269504088896340736f;
+
+// exp(x) as 2^(x fl32(1/ln 2)) with that product rounded in fp32, then an
+// exp2 within 1 ulp (glibc's exp2f): a relative error of |x| (u +
+// |fl32(1/ln 2) ln 2 - 1|) beyond the 1 ulp, the growth EXP_LOG's
+// freq_exp_slope declares (kExpLogSlope in policy_kernels.cc).
+float exp_via_exp2(float x) { return std::exp2(x * kLog2eF); }
+
 bool has_powf_form(std::uint32_t scheme) {
   return scheme == ROPECHECK_SCHEME_DEFAULT || scheme == ROPECHECK_SCHEME_LINEAR || scheme == ROPECHECK_SCHEME_LONGROPE;
 }
@@ -88,10 +103,19 @@ class TrigRow {
       m32_ = static_cast<float>(w64_.attention_factor);
       return;
     }
+    if (f.angle == AngleForm::kTableF32) {
+      // The double frequencies' reciprocals rounded to fp32 (MLX's freqs),
+      // inverted in fp32 (mx.fast.rope's reciprocal(freqs)).
+      const EngineFreqs<double> e = engine_frequencies<double>(spec, d);
+      m32_ = static_cast<float>(e.attention_factor);
+      for (const double w : e.inv_freq) w32_.push_back(1.0f / static_cast<float>(1.0 / w));
+      return;
+    }
     const EngineFreqs<float> e = engine_frequencies<float>(spec, d);
     m32_ = e.attention_factor;
     w32_ = f.angle == AngleForm::kPowF32 ? powf_frequencies(spec, d, f, e.inv_freq) : e.inv_freq;
     if (f.angle == AngleForm::kRunningF32) init_running(spec, d);
+    if (f.angle == AngleForm::kExpLogF32) init_exp_log(spec, d);
   }
 
   void fill(std::int64_t pos, float* c, float* s) const {
@@ -100,8 +124,12 @@ class TrigRow {
       const auto k = static_cast<std::size_t>(i);
       switch (f_.angle) {
         case AngleForm::kInvPowF32:
-        case AngleForm::kPowF32: {
-          const float a = static_cast<float>(pos) * w32_[k];
+        case AngleForm::kPowF32:
+        case AngleForm::kTableF32:
+        case AngleForm::kExpLogF32: {
+          // MLX scales the positions (linear), then multiplies by w.
+          const float pf = static_cast<float>(pos);
+          const float a = (scale_positions_ ? pf * position_scale_ : pf) * w32_[k];
           c[i] = std::cos(a) * m32_;
           s[i] = sign_ * std::sin(a) * m32_;
           break;
@@ -153,6 +181,17 @@ class TrigRow {
     if (spec.scheme == ROPECHECK_SCHEME_YARN) init_yarn(spec, d);
   }
 
+  // MLX's default frequencies (mlx/fast.cpp, rope's fallback):
+  // exp(arange(0, -d/2, -1) * fl32(logf(base) / (d/2))) in fp32, the base
+  // NTK's or dynamic NTK's scaled one as a caller passes it; the linear
+  // scheme's 1/s multiplies the positions (mx.fast.rope's scale).
+  void init_exp_log(const ropecheck_freq_spec_t& spec, int d) {
+    const float step = std::log(static_cast<float>(engine_base(spec, d))) / static_cast<float>(pairs_);
+    for (int i = 0; i < pairs_; ++i) w32_[static_cast<std::size_t>(i)] = exp_via_exp2(static_cast<float>(-i) * step);
+    scale_positions_ = spec.scheme == ROPECHECK_SCHEME_LINEAR;
+    if (scale_positions_) position_scale_ = static_cast<float>(1.0 / spec.factor);
+  }
+
   void init_yarn(const ropecheck_freq_spec_t& spec, int d) {
     // ggml.c ggml_rope_yarn_corr_dims: the correction dims in fp32, floored
     // and ceiled always (the kernel declares YARN_TRUNCATED_ONLY).
@@ -190,7 +229,8 @@ class TrigRow {
   float m32_ = 1;
   std::vector<float> w32_, ff_, ramp_mix_;
   EngineFreqs<double> w64_;
-  float theta_scale_ = 1, freq_scale_ = 1;
+  float theta_scale_ = 1, freq_scale_ = 1, position_scale_ = 1;
+  bool scale_positions_ = false;
 };
 
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
@@ -202,11 +242,20 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   const std::uint32_t math = f.math_in_storage ? storage : static_cast<std::uint32_t>(ROPECHECK_DTYPE_F32);
   const TrigRow trig(f, *p->freq, p->rotary_dim, p->direction == ROPECHECK_DIRECTION_INVERSE ? -1.0f : 1.0f);
   std::vector<float> c(static_cast<std::size_t>(pairs)), s(c.size());
-  auto r = [&](float v) { return round_to_storage(v, math); };  // one operation's rounding in the math dtype
+  // One operation's rounding in the math dtype (flushed first, where the
+  // fp32 operation flushes: a bf16/fp16 op is an fp32 op rounded again).
+  const bool ftz = f.flush_subnormals;
+  auto r = [&](float v) { return round_to_storage(ftz ? flushed(v) : v, math); };
+  auto in = [&](float v) { return ftz ? flushed(v) : v; };  // DAZ
   for_each_head_by_position(
       *p, [&](std::int64_t t) { return position_at(p, t); },
       [&](std::int64_t pos) {
         trig.fill(pos, c.data(), s.data());
+        if (ftz)
+          for (std::size_t i = 0; i < c.size(); ++i) {
+            c[i] = flushed(c[i]);
+            s[i] = flushed(s[i]);
+          }
         if (f.cos_sin_in_storage)
           for (std::size_t i = 0; i < c.size(); ++i) {
             c[i] = round_to_storage(c[i], storage);
@@ -217,12 +266,12 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
         for (int i = 0; i < pairs; ++i) {
           int ia, ib;
           pair_channels(p->layout, p->rotary_dim, i, &ia, &ib);
-          const float x = load_f32(h.in, h.offset + ia, storage), y = load_f32(h.in, h.offset + ib, storage);
+          const float x = in(load_f32(h.in, h.offset + ia, storage)), y = in(load_f32(h.in, h.offset + ib, storage));
           const float ci = c[static_cast<std::size_t>(i)], si = s[static_cast<std::size_t>(i)];
           const float o1 = f.fma ? fma_in_storage(x, ci, -r(y * si), math) : r(r(x * ci) - r(y * si));
           const float o2 = f.fma ? fma_in_storage(x, si, r(y * ci), math) : r(r(x * si) + r(y * ci));
-          store_f32(h.out, h.offset + ia, storage, o1);
-          store_f32(h.out, h.offset + ib, storage, o2);
+          store_f32(h.out, h.offset + ia, storage, ftz ? flushed(o1) : o1);
+          store_f32(h.out, h.offset + ib, storage, ftz ? flushed(o2) : o2);
         }
       });
   return ROPECHECK_OK;

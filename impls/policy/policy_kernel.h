@@ -2,7 +2,8 @@
 // per precision policy of docs/ERROR_MODEL.md: Hugging Face's eager code in
 // the activation dtype, a fused multiply-add form (vLLM-style), ggml's CPU
 // loop, powf frequencies (CUDA-style), CUDA's __sincosf on a raw angle
-// (modelled), fp32 positions. Each is a KernelForm (the arithmetic, step by
+// (modelled), fp32 positions, subnormals flushed (XLA CPU), MLX's
+// exp-of-log frequencies and its table of reciprocals. Each is a KernelForm (the arithmetic, step by
 // step) and the Policy it declares; the bug catalogue (mutants/) pairs a form
 // with one more rounding than the policy declares to show the budget is tight.
 #ifndef ROPECHECK_IMPLS_POLICY_POLICY_KERNEL_H_
@@ -23,6 +24,13 @@ enum class AngleForm {
   kRunningF32,   // ggml: theta *= powf(b', fl(-2/d)) along the pairs, / fl(ff), * fl(1/fl(s)), YaRN's mix
   kF64,          // w and a = p w in double
   kF64OfF32Pos,  // as kF64 with p converted to fp32 first
+  // MLX (mx.fast.rope): w = exp(fl(fl(-i) fl(fl(logf(b)) / (d/2)))) with an
+  // exp that scales its argument by fl32(1/ln 2) first (fp32); linear scales
+  // the positions, a = fl32(fl32(fl32(p) fl32(1/s)) w)
+  kExpLogF32,
+  // a table of the frequencies in double, rounded to fp32 as reciprocals
+  // (MLX's `freqs`) and inverted in fp32, a = fl32(fl32(p) w)
+  kTableF32,
 };
 
 struct KernelForm {
@@ -34,6 +42,9 @@ struct KernelForm {
   bool math_in_storage = false;     // every rotation op rounded to the storage dtype (else fp32)
   bool fma = false;                 // x c - y s as fma(x, c, -fl(y s))
   bool longrope_long_factors = false;  // a fixed LongRoPE list: long (else short) factors
+  // FTZ/DAZ (XLA's CPU runtime): every fp32 value below 2^-126, an input, an
+  // intermediate or a result, is read and written as zero
+  bool flush_subnormals = false;
   // Bugs of the bug catalogue (mutants/policy_mutants.cc), never set by a
   // correct kernel: YaRN's ramp at the channel index i0 = 2i where ggml's
   // rope_yarn_ramp takes i0 / 2; the running product's theta rounded to bf16

@@ -38,6 +38,20 @@ constexpr double kFastC0 = 4.1799e-07 + 3.14159265358979 * 0x1p-24;  // 2^-21.19
 constexpr double kFastRange = 3.14159274101257324;                     // fl32(pi)
 constexpr double kFastSlope = 1.5956e-07 + 0x1p-24;
 
+constexpr Policy kF32Product =
+    libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32);
+// exp(x) as exp2f(fl32(x fl32(1/ln 2))) (policy_kernel.cc, exp_via_exp2): the
+// product's rounding (u32, relative to x / ln 2, so u32 |x| in the result)
+// and the constant's own |fl32(1/ln 2) ln 2 - 1| = 1.3346e-8, per unit |x|,
+// rounded up; exp2f's 1 ulp is freq_pow_max_ulp's.
+constexpr double kExpLogSlope = 0x1p-24 + 1.335e-8;
+// The schemes a base and a position scale form (mx.fast.rope's base and
+// scale): the default powers, the NTK-scaled bases, linear.
+constexpr std::uint32_t kBaseSchemes = (1u << ROPECHECK_SCHEME_DEFAULT) | (1u << ROPECHECK_SCHEME_LINEAR) |
+                                       (1u << ROPECHECK_SCHEME_NTK_AWARE) | (1u << ROPECHECK_SCHEME_DYNAMIC_NTK);
+constexpr ropecheck_caps_t kBaseSchemeCaps{sizeof(ropecheck_caps_t), kBothLayouts, kStorageDtypes, kBaseSchemes, 4096,
+                                           kBaseFlags};
+
 const PolicyKernel kKernels[] = {
     {"policy_hf_eager",
      "HF transformers' eager apply_rotary_pos_emb in the activation dtype: fp32 inv_freq and angles, cos/sin cast "
@@ -73,6 +87,26 @@ const PolicyKernel kKernels[] = {
      {AngleForm::kF64OfF32Pos, false, false, false, false, false}, kAllCaps,
      with_positions_f32(libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32,
                                     ROPECHECK_DTYPE_F32))},
+    // 1.7's policy parts.
+    {"policy_flush_subnormals",
+     "XLA's CPU runtime (JAX on CPU): HF's fp32 arithmetic with FTZ/DAZ, every fp32 input, intermediate and "
+     "result below 2^-126 read and written as zero",
+     [] {
+       KernelForm f{AngleForm::kInvPowF32, false, false, false, false, false};
+       f.flush_subnormals = true;
+       return f;
+     }(),
+     kAllCaps, with_subnormals_flushed(kF32Product)},
+    {"policy_exp_log",
+     "MLX's frequencies: w = exp(-i fl(logf(b) / (d/2))) in fp32 with an exp scaling its argument by fl32(1/ln 2), "
+     "linear as a position scale, fp32 angle product, cosf/sinf, fp32 rotation",
+     {AngleForm::kExpLogF32, false, false, false, false, false}, kBaseSchemeCaps,
+     with_freq_form(kF32Product, ROPECHECK_FREQ_EXP_LOG, kExpLogSlope)},
+    {"policy_freq_table",
+     "a frequency table: every scheme's frequencies in double, their reciprocals rounded to fp32 and inverted in "
+     "fp32 (mx.fast.rope's freqs), fp32 angle product, cosf/sinf, fp32 rotation",
+     {AngleForm::kTableF32, false, false, false, false, false}, kAllCaps,
+     with_freq_form(kF32Product, ROPECHECK_FREQ_TABLE)},
 };
 
 }  // namespace

@@ -67,6 +67,24 @@
  * NEGATIVE_POSITIONS and AXIS_FREQUENCIES, as a cache of its own does. */
 #define ROPECHECK_CAP_CALLER_COS_SIN_CACHE (1u << 19)
 
+/* 1.7, a restriction (0: no restriction): YaRN's DeepSeek parameters
+ * mscale / mscale_all_dim are not taken (the attention factor is YaRN's
+ * 0.1 ln s + 1 or an explicit one, never g(s, mscale) / g(s, mscale_all_dim):
+ * llama.cpp's loader, MLX-LM's YarnRoPE before its DeepSeek variant); the
+ * gate skips YaRN cases that set either and says why. */
+#define ROPECHECK_CAP_NO_YARN_MSCALE (1u << 20)
+
+/* 1.7, a grant (0: every status but OK on a case inside the capabilities
+ * fails): apply may decline a case it supports in general but not in
+ * this instance (a framework that takes positions only as int32 offsets, a
+ * parameter it has no argument for) by returning ROPECHECK_UNSUPPORTED with
+ * a reason in err. The gate skips that case for every property that called
+ * it, counts the skips by reason, and a kernel declining every case fails
+ * the verdict floor (--min-judged): a kernel cannot decline its way to a
+ * pass. The reason is a category ("position beyond int32"), not a case's
+ * numbers, so the skip table counts like cases together. */
+#define ROPECHECK_CAP_MAY_DECLINE (1u << 21)
+
 /* 1.6: in ropecheck_impl_t's cos_sin_cache_dtypes beside the bits
  * (1 << ropecheck_dtype_t): a cache in the call's q/k storage dtype,
  * whatever that is (vLLM casts its cache to query.dtype). */

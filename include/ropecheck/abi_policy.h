@@ -1,7 +1,8 @@
 /* Part of the kernel ABI (kernel_abi.h, which includes it; include that):
- * the precision policy a table declares, ropecheck_policy_t (1.0) and its
- * extension ropecheck_policy_ext_t (1.1). The error budgets are derived from
- * it (docs/ERROR_MODEL.md). */
+ * the precision policy a table declares, ropecheck_policy_t (1.0), its
+ * extension ropecheck_policy_ext_t (1.1) and the frequency form and
+ * subnormal handling of ropecheck_policy_ext2_t (1.7). The error budgets are
+ * derived from it (docs/ERROR_MODEL.md). */
 #ifndef ROPECHECK_ABI_POLICY_H_
 #define ROPECHECK_ABI_POLICY_H_
 
@@ -76,5 +77,54 @@ typedef struct ropecheck_policy_ext_t {
   uint32_t positions_f32;
   uint32_t reserved;      /* must be 0 */
 } ropecheck_policy_ext_t;
+
+/* 1.7: how the per-pair frequencies w_i are formed (E1 in
+ * docs/ERROR_MODEL.md). The running product is not a form here: it is the
+ * angle mode F32_RUNNING_PRODUCT, which forms frequency and angle in one
+ * loop, and it takes POWER only. */
+typedef enum ropecheck_freq_form_t {
+  /* b^(-2i/d) (or 1 / b^(2i/d)) through pow, within freq_pow_max_ulp, then
+   * the scheme's formula on it: every table before 1.7 */
+  ROPECHECK_FREQ_POWER = 0,
+  /* exp(-i * fl(fl(ln b) / (d/2))) in freq_dtype (MLX's mx.fast.rope, its
+   * CPU and Metal paths): ln b rounded (within freq_pow_max_ulp ulps), the
+   * division and the product by the pair index rounded, then exp within
+   * freq_pow_max_ulp ulps plus freq_exp_slope |argument| relative. The
+   * argument's error is relative to i ln(b) / (d/2), so it grows with the
+   * pair index as the exponent's rounding does in POWER, three to four
+   * times as fast. */
+  ROPECHECK_FREQ_EXP_LOG = 1,
+  /* a per-pair table of the exact frequencies (or of their reciprocals,
+   * MLX's `freqs`) rounded once to freq_dtype, and inverted at most once
+   * there (a table its caller computed in a wider precision) */
+  ROPECHECK_FREQ_TABLE = 2
+} ropecheck_freq_form_t;
+
+/* 1.7: what the kernel does with values below the smallest normal number of
+ * the dtype an operation is carried out in. */
+typedef enum ropecheck_subnormals_t {
+  ROPECHECK_SUBNORMALS_KEPT = 0, /* gradual underflow (IEEE 754): every table before 1.7 */
+  /* flushed to zero: a subnormal input reads as zero (DAZ) and a subnormal
+   * result is written as zero (FTZ), in every operation, the store to the
+   * storage dtype included (XLA's CPU runtime, hence JAX on CPU; CUDA built
+   * with -ftz=true or --use_fast_math; MXCSR.FTZ|DAZ set by -ffast-math's
+   * crtfastmath.o) */
+  ROPECHECK_SUBNORMALS_FLUSHED = 1
+} ropecheck_subnormals_t;
+
+/* 1.7: the policy's parts after 1.1's. Every field's 0 keeps the meaning a
+ * 1.6 table has, so an all-zero struct (struct_size 0) is a 1.6 policy. */
+typedef struct ropecheck_policy_ext2_t {
+  uint32_t struct_size; /* sizeof(ropecheck_policy_ext2_t), or 0 with every field 0: none */
+  uint32_t freq_form;   /* ropecheck_freq_form_t */
+  uint32_t subnormals;  /* ropecheck_subnormals_t */
+  uint32_t reserved;    /* must be 0 */
+  /* EXP_LOG: the exp's relative error beyond its freq_pow_max_ulp ulps, per
+   * unit of |argument|: an exp that scales its argument by a rounded
+   * 1/ln 2 first (Cephes' expf, MLX's CPU exp) evaluates 2^(x fl(1/ln 2))
+   * with that product rounded, off by |x| (u + |fl(1/ln 2) ln 2 - 1|)
+   * relative. In [0, 2^-16]; 0 for every other form. */
+  double freq_exp_slope;
+} ropecheck_policy_ext2_t;
 
 #endif /* ROPECHECK_ABI_POLICY_H_ */

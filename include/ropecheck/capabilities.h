@@ -1,5 +1,6 @@
-/* Which frequency specs the restricting capability flags of ABI 1.1 exclude
- * (kernel_abi.h, ROPECHECK_CAP_YARN_TRUNCATED_ONLY and after), and which
+/* Which frequency specs the restricting capability flags of ABI 1.1 and 1.7
+ * exclude (kernel_abi.h, ROPECHECK_CAP_YARN_TRUNCATED_ONLY and after,
+ * NO_YARN_MSCALE), and which
  * caller cos/sin cache dtypes a 1.6 table reads: the rules the gate's skip
  * and draw (core/kernel, core/cases) and a kernel's own argument check
  * (impls/kernel_support/abi_check.cc) share. C++ only, header-only. */
@@ -14,7 +15,7 @@ namespace ropecheck {
 // parameters; else why not, naming the field ("freq.truncate: ...").
 constexpr const char* outside_spec_flags(uint32_t flags, uint32_t scheme, int32_t truncate,
                                          int32_t has_attention_factor, int64_t seq_len,
-                                         int64_t original_max_position) {
+                                         int64_t original_max_position, double mscale, double mscale_all_dim) {
   if ((flags & ROPECHECK_CAP_YARN_TRUNCATED_ONLY) && scheme == ROPECHECK_SCHEME_YARN && !truncate)
     return "freq.truncate: 0 (the kernel declares YARN_TRUNCATED_ONLY)";
   if ((flags & ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR) && has_attention_factor)
@@ -23,6 +24,9 @@ constexpr const char* outside_spec_flags(uint32_t flags, uint32_t scheme, int32_
       (scheme == ROPECHECK_SCHEME_DYNAMIC_NTK || scheme == ROPECHECK_SCHEME_LONGROPE) &&
       seq_len > original_max_position)
     return "freq.seq_len: beyond original_max_position (the kernel declares NO_RUNTIME_SEQ_LEN)";
+  if ((flags & ROPECHECK_CAP_NO_YARN_MSCALE) && scheme == ROPECHECK_SCHEME_YARN &&
+      (mscale > 0 || mscale_all_dim > 0))
+    return "freq.mscale: DeepSeek's mscale / mscale_all_dim set (the kernel declares NO_YARN_MSCALE)";
   return nullptr;
 }
 

@@ -62,6 +62,14 @@
  *        cos_sin_cache (1.0's fields), a cache it built from the exact
  *        angles, rounded once to one of those dtypes; only a table of
  *        minor >= 6 may grant it. The params do not grow.
+ *   1.7  arithmetic real frameworks use: ropecheck_impl_t gains
+ *        policy_ext2 (the frequency form: POWER, EXP_LOG, TABLE, with
+ *        exp's growth; subnormals KEPT or FLUSHED); capability restriction
+ *        NO_YARN_MSCALE (DeepSeek's mscale / mscale_all_dim not taken) and
+ *        grant MAY_DECLINE (apply may return UNSUPPORTED for a case inside
+ *        its capabilities, naming why: the case is skipped and counted by
+ *        reason). Only a table of minor >= 7 may set them. The params do
+ *        not grow.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -86,12 +94,13 @@
 #include <stdint.h>
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 6u
+#define ROPECHECK_ABI_VERSION_MINOR 7u
 
 /* The parts, one job each: a call's vocabulary and frequency spec, the
- * precision policy, the capability flags and multi-axis assignments, the
- * 1.4 KV-cache write (and 1.5's MLA caches), 1.5's qk-norm (1.6's caller
- * cos/sin cache is a caps grant and a table field). This file: the
+ * precision policy (1.7's frequency form and subnormals among it), the
+ * capability flags and multi-axis assignments, the 1.4 KV-cache write (and
+ * 1.5's MLA caches), 1.5's qk-norm (1.6's caller cos/sin cache is a caps
+ * grant and a table field). This file: the
  * call, the table, the entry point. */
 #include "ropecheck/abi_types.h"
 #include "ropecheck/abi_policy.h"
@@ -183,8 +192,9 @@ typedef struct ropecheck_apply_params_t {
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_3 offsetof(ropecheck_apply_params_t, kv_write)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_4 offsetof(ropecheck_apply_params_t, qk_norm)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_5 sizeof(ropecheck_apply_params_t)
-/* 1.6 appends nothing to the params. */
+/* 1.6 and 1.7 append nothing to the params. */
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_6 ROPECHECK_APPLY_PARAMS_SIZE_1_5
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_7 ROPECHECK_APPLY_PARAMS_SIZE_1_5
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -231,6 +241,10 @@ typedef struct ropecheck_impl_t {
    * the host draws each case's among them. 0 without the grant. */
   uint32_t cos_sin_cache_dtypes;
   uint32_t reserved2;    /* must be 0 */
+  /* ---- ABI 1.7: a 1.6 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_6) ---- */
+  /* The frequency form and subnormal handling (abi_policy.h); struct_size 0
+   * (every field 0): POWER, subnormals KEPT, what a 1.6 table means. */
+  ropecheck_policy_ext2_t policy_ext2;
   /* Later minor versions append here. */
 } ropecheck_impl_t;
 
@@ -245,6 +259,7 @@ typedef struct ropecheck_impl_t {
 #define ROPECHECK_IMPL_SIZE_1_4 (offsetof(ropecheck_impl_t, kv_policy) + sizeof(ropecheck_kv_policy_t))
 #define ROPECHECK_IMPL_SIZE_1_5 (offsetof(ropecheck_impl_t, max_position) + sizeof(int64_t))
 #define ROPECHECK_IMPL_SIZE_1_6 (offsetof(ropecheck_impl_t, reserved2) + sizeof(uint32_t))
+#define ROPECHECK_IMPL_SIZE_1_7 (offsetof(ropecheck_impl_t, policy_ext2) + sizeof(ropecheck_policy_ext2_t))
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

@@ -26,6 +26,8 @@ inline constexpr std::string_view kAngleModes[] = {"f32 product", "f64 product",
 inline constexpr std::string_view kRotationForms[] = {"separate", "fma"};
 inline constexpr std::string_view kAxisAssignments[] = {"SECTIONS", "INTERLEAVED", "TABLE"};
 inline constexpr std::string_view kAxisFrequencies[] = {"shared", "per_axis"};
+inline constexpr std::string_view kFreqForms[] = {"power", "exp_log", "table"};
+inline constexpr std::string_view kSubnormals[] = {"kept", "flushed"};
 
 template <std::size_t N>
 constexpr std::string_view name_of(unsigned v, const std::string_view (&names)[N]) {
@@ -67,6 +69,15 @@ constexpr std::string_view axis_assignment_name(unsigned a) {
 }
 constexpr std::string_view axis_frequencies_name(unsigned f) {
   return names_detail::name_of(f, names_detail::kAxisFrequencies);
+}
+// 1.7: the frequencies' form and the subnormal handling.
+constexpr std::string_view freq_form_name(unsigned f) { return names_detail::name_of(f, names_detail::kFreqForms); }
+constexpr std::string_view subnormals_name(unsigned s) { return names_detail::name_of(s, names_detail::kSubnormals); }
+inline bool parse_freq_form(std::string_view s, ropecheck_freq_form_t* out) {
+  return names_detail::parse(s, names_detail::kFreqForms, out);
+}
+inline bool parse_subnormals(std::string_view s, ropecheck_subnormals_t* out) {
+  return names_detail::parse(s, names_detail::kSubnormals, out);
 }
 inline bool parse_dtype(std::string_view s, ropecheck_dtype_t* out) {
   return names_detail::parse(s, names_detail::kDtypes, out);

@@ -1,5 +1,5 @@
 /* Builders for a precision policy (ropecheck_policy_t and, ABI 1.1, its
- * extension ropecheck_policy_ext_t), so a kernel table states its arithmetic
+ * extension ropecheck_policy_ext_t; 1.7, ropecheck_policy_ext2_t), so a kernel table states its arithmetic
  * in one readable line. C++ only (constexpr, C++17 for nvcc); a C kernel
  * fills the structs by hand. */
 #ifndef ROPECHECK_POLICY_H_
@@ -15,18 +15,27 @@ constexpr ropecheck_policy_ext_t policy_ext_defaults() {
                                 0u};
 }
 
-// A whole declared policy: the 1.0 fields and the 1.1 extension.
+// 1.7's parts at their 1.6 meaning: POWER frequencies, subnormals kept.
+constexpr ropecheck_policy_ext2_t policy_ext2_defaults() {
+  return ropecheck_policy_ext2_t{sizeof(ropecheck_policy_ext2_t), ROPECHECK_FREQ_POWER, ROPECHECK_SUBNORMALS_KEPT,
+                                 0u, 0.0};
+}
+
+// A whole declared policy: the 1.0 fields, the 1.1 extension and 1.7's.
 struct Policy {
   ropecheck_policy_t base;
   ropecheck_policy_ext_t ext;
-  constexpr Policy(const ropecheck_policy_t& b, const ropecheck_policy_ext_t& e = policy_ext_defaults())
-      : base(b), ext(e) {}
+  ropecheck_policy_ext2_t ext2;
+  constexpr Policy(const ropecheck_policy_t& b, const ropecheck_policy_ext_t& e = policy_ext_defaults(),
+                   const ropecheck_policy_ext2_t& e2 = policy_ext2_defaults())
+      : base(b), ext(e), ext2(e2) {}
 };
 
 // The policy a (host-normalised, see core/kernel/impl_validation.h) table declares:
-// an extension with struct_size 0 is a 1.0 table's, all defaults.
+// an extension with struct_size 0 is an older table's, all defaults.
 constexpr Policy policy_of(const ropecheck_impl_t& t) {
-  return Policy(t.policy, t.policy_ext.struct_size ? t.policy_ext : policy_ext_defaults());
+  return Policy(t.policy, t.policy_ext.struct_size ? t.policy_ext : policy_ext_defaults(),
+                t.policy_ext2.struct_size ? t.policy_ext2 : policy_ext2_defaults());
 }
 
 // sin/cos from libm (within 1 ulp of the angle's precision unless
@@ -64,6 +73,20 @@ constexpr Policy with_fast_range(Policy p, double range, double phase_error_slop
 }
 constexpr Policy with_positions_f32(Policy p) {
   p.ext.positions_f32 = 1;
+  return p;
+}
+
+// 1.7 refinements.
+// The frequencies' form (ropecheck_freq_form_t); exp_slope: EXP_LOG's exp
+// error per unit |argument| (0 for an exp within freq_pow_max_ulp alone).
+constexpr Policy with_freq_form(Policy p, ropecheck_freq_form_t form, double exp_slope = 0.0) {
+  p.ext2.freq_form = static_cast<uint32_t>(form);
+  p.ext2.freq_exp_slope = exp_slope;
+  return p;
+}
+// Subnormal inputs, intermediates and results flushed to zero (FTZ/DAZ).
+constexpr Policy with_subnormals_flushed(Policy p) {
+  p.ext2.subnormals = ROPECHECK_SUBNORMALS_FLUSHED;
   return p;
 }
 

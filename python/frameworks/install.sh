@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the frameworks of docs/FRAMEWORKS.md into two virtual environments
-# (main, vllm: constraints.txt says why two), from PyPI with the exact pins of
+# Installs the frameworks of docs/FRAMEWORKS.md into virtual environments (main,
+# vllm, mlx, jax: constraints.txt says why apart), from PyPI with the exact pins of
 # constraints.txt. scripts/setup.sh --frameworks calls it; README's whole-suite
 # command (what .ci/run runs) does, the quick gate does not (it stays fast).
 #
@@ -25,14 +25,17 @@ constraints="$here/constraints.txt"
 declare -A wanted=(
   [main]="transformers torch onnxruntime onnx liger-kernel packaging numpy"
   [vllm]="vllm numpy"
+  [mlx]="mlx mlx-cpu numpy"
+  [jax]="jax jaxlib penzai numpy"
 )
+venvs=(main vllm mlx jax)  # install order (an associative array has none)
 
 section() {  # the pins under "# [name]" up to the next "# [" header
   awk -v s="# [$1]" '$0 == s {on = 1; next} /^# \[/ {on = 0} on && /==/ {print}' "$constraints"
 }
 
 mkdir -p "$root"
-for venv in main vllm; do
+for venv in "${venvs[@]}"; do
   dir="$root/$venv"
   pins="$root/$venv.constraints.txt"
   section "$venv" > "$pins.new"

@@ -35,7 +35,16 @@ position range as the gate judges it (budget units, then ulps of the storage dty
 correctly rounded result; `-` no case in that range). A row over several dtypes declares `hf_eager`,
 which in fp32 is `f32_angle_product`. vLLM's rows declare the largest position their cos/sin cache
 serves (`max_position`: cases beyond are skipped); its YaRN rows, whose caches end at 2048, run the
-standard suite. A row its framework cannot run here says why instead of a verdict.
+standard suite, as do penzai's (half split and three schemes leave few quick cases). A row its
+framework cannot run here says why instead of a verdict.
+
+MLX's and JAX's rows declare the policy parts of ABI 1.7 their arithmetic needs (`mlx_cpu`: MLX's
+exp-of-log frequencies and its sin/cos; `mlx_cpu_freqs`: its table of reciprocals; `xla_cpu`:
+subnormals flushed by XLA's CPU runtime; [ERROR_MODEL.md](ERROR_MODEL.md)); each has a row "without" the
+part, declaring the policy it would need without it, which must fail (verdict "fails, as it must").
+A case a framework's own API cannot take (a position beyond int32: MLX's offset and JAX's integers
+without x64 are int32) is declined by its adapter (`ropecheck.Unsupported`) and counted in the
+verdict, never judged.
 
 Measured on the 2-core CI machine (static text, not from the run): `install.sh` from scratch
 (pip --no-cache-dir) 5 min 12 s wall (main venv 79 s, vllm venv 232 s, about 15 GB; 2026-11-25);
@@ -52,6 +61,9 @@ packages. FlashInfer's CUDA rope kernels are not in the table yet. Measured on t
 other builds on it (2026-11-28): `install.sh`'s additions from scratch, the llama.cpp plugin 167 s (sdist 22 s,
 ggml's base and CPU backend 145 s; 15 s again through ccache) and the layered venv 14 s; `run_frameworks.py`'s
 llama.cpp rows 7 s, SGLang's 90 s, Megatron-core's 78 s.
+The mlx and jax venvs
+(#50): 18 s and 40 s more to install (2026-11-28); their rows 32 s (MLX, standard suite) and 89 s
+(penzai: jit compiles, standard suite) of a whole run of 263 s (2026-11-28, bench/RESULTS.md).
 """
 
 
@@ -60,13 +72,35 @@ def fmt(x):
     return "-" if x is None else (f"{x:.4f}" if x < 10 else f"{x:.3g}")
 
 
+def policy_label(p):
+    """A row's policy: its name, or the name with the parts the row states (ropecheck.Policy's fields)."""
+    if isinstance(p, str):
+        return f"`{p}`"
+    parts = ", ".join(f"{k}={v}" for k, v in p.items() if k != "name")
+    return f"`{p['name']}` with {parts}"
+
+
+def declines(r):
+    """'; N case(s) declined: reason (n), ...' for the cases the framework declined (decline.Unsupported)."""
+    prefix = "declined by the kernel: "
+    got = {k[len(prefix):]: v for k, v in sorted(r.get("skipped", {}).items()) if k.startswith(prefix)}
+    if not got:
+        return ""
+    return f"; {sum(got.values())} case(s) declined: " + ", ".join(f"{k} ({v})" for k, v in got.items())
+
+
 def verdict(r):
     if r.get("not_run"):  # declared by the row, so the table holds it; its test keeps the reason true
         return r["not_run"], True
     exp = r.get("expect")
     refused = (f"; {r['cases_refused']} case(s) failed only by refused calls: {r['refusal_reason']}"
-               if r["cases_refused"] else "")
+               if r["cases_refused"] else "") + declines(r)
     numeric_fail = bool(r["failed_cases"])
+    if r.get("without"):  # the row declares the policy the code would need without a 1.7 part: it must fail
+        if not numeric_fail:
+            return f"UNEXPECTED PASS without {r['without']}", False
+        return (f"fails, as it must, without {r['without']}: {', '.join(r['failed_properties'])} in "
+                f"{', '.join(r['failed_families'])} ({len(r['failed_cases'])} cases)"), True
     if exp:
         if not numeric_fail:
             return f"UNEXPECTED PASS (finding {exp['finding']} expected)", False
@@ -94,7 +128,7 @@ def table(results):
         pr = r["position_ranges"]
         lines.append("| " + " | ".join([
             f"{r['framework']} ({r['variant']})", r["version"], ", ".join(r["dtypes"]), ", ".join(r["layouts"]),
-            ", ".join(r["schemes"]), f"`{r['policy']}`",
+            ", ".join(r["schemes"]), policy_label(r["policy"]),
             str(r["cases_judged"]) + (f" ({r['cases_refused']} with a call refused)" if r["cases_refused"] else ""),
             fmt(r["worst_budget_units"]),
             *[pr.get(k, "-") for k in RANGES], v]) + " |")

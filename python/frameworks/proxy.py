@@ -97,6 +97,9 @@ class FrameworkKernel:
         fields["config"] = json.loads(json.dumps(dict(rope.config)))
         header, arrays = self.worker.request({"row": self.row["id"], "rope": fields},
                                              [np.asarray(q), np.asarray(k), np.asarray(positions, dtype=np.int64)])
+        if not header["ok"] and header.get("kind") == "Unsupported":  # decline.Unsupported: a skip, by reason
+            import ropecheck
+            raise ropecheck.Unsupported(header["message"])
         if not header["ok"]:
             raise WorkerError(f"{header.get('kind', 'Error')}: {header['error'].strip().splitlines()[-1]}\n"
                               f"{header['error']}")

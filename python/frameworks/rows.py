@@ -6,6 +6,8 @@ import importlib
 ADAPTERS = ["hf_transformers", "hf_mrope", "torch_compile", "liger_rope", "onnxruntime_rope", "vllm_native"]
 # issue 50: llama.cpp's ggml (a C ABI plugin), SGLang, Megatron-core
 ADAPTERS += ["llama_cpp_ggml", "sglang_native", "megatron_rope"]
+# issue 50: MLX's mx.fast.rope, penzai's ApplyRoPE on JAX
+ADAPTERS += ["mlx_rope", "penzai_rope"]
 
 
 def all_rows():

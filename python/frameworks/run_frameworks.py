@@ -44,6 +44,13 @@ def position_ranges(result):
             for name, b in result.position_ranges.items() if b["elements"] > 0}
 
 
+def declared_policy(row):
+    """The row's policy for ropecheck.check: a name, or a dict of ropecheck.Policy's fields (a named policy
+    with parts stated or taken back: the rows "without" a part)."""
+    p = row["policy"]
+    return p if isinstance(p, str) else ropecheck.Policy(**p)
+
+
 def summarize(row, result, version, seconds):
     fams = result.families
     judged = sum(f["cases"] - f["skipped"] for f in fams.values())
@@ -68,8 +75,11 @@ def summarize(row, result, version, seconds):
         "failed_properties": sorted({f.property for f in numeric}),
         "failed_families": sorted({f.family for f in numeric}),
         "refused_example": next((f.message[:300] for f in result.failures if REFUSAL in f.message), None),
-        "expect": row.get("expect"), "passed": result.passed, "seconds": round(seconds, 1),
-        "errors": result.errors[:3], "under_floor": [list(u) for u in result.under_floor],
+        "expect": row.get("expect"), "without": row.get("without"), "passed": result.passed,
+        "seconds": round(seconds, 1), "errors": result.errors[:3],
+        "under_floor": [list(u) for u in result.under_floor],
+        # conformance skips by reason, the kernel's declines ("declined by the kernel: ...") among them
+        "skipped": result.skipped,
     }
 
 
@@ -99,7 +109,8 @@ def run_row(adapter, row, venvs):
         return not_run(row, kernel.version, time.monotonic() - t0)
     try:
         result = ropecheck.check(kernel, name=row["id"], layouts=row["layouts"], dtypes=row["dtypes"],
-                                 schemes=row["schemes"], policy=row["policy"], suite=row.get("suite", "quick"), seed=1,
+                                 schemes=row["schemes"], policy=declared_policy(row), suite=row.get("suite", "quick"),
+                                 seed=1,
                                  cases=row.get("cases"), inverse=row["inverse"],
                                  partial_rotary=row["partial_rotary"], negative_positions=row["negative_positions"],
                                  multi_axis=row.get("multi_axis", False), max_position=row.get("max_position"),

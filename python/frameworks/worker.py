@@ -48,7 +48,9 @@ def main():
             q_out, k_out = kernels[header["row"]](q, k, positions, SimpleNamespace(**header["rope"]))
             protocol.send(out, {"ok": True}, [q_out, k_out])
         except Exception as e:
-            protocol.send(out, {"ok": False, "kind": type(e).__name__, "error": traceback.format_exc()})
+            # decline.Unsupported's message travels apart: the runner raises ropecheck.Unsupported with it
+            protocol.send(out, {"ok": False, "kind": type(e).__name__, "message": str(e),
+                                "error": traceback.format_exc()})
 
 
 if __name__ == "__main__":

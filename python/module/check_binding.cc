@@ -28,6 +28,8 @@ py::dict family_dict(const FamilyStats& f) {
   d["skipped"] = f.skipped;
   d["worst_budget_units"] = f.worst_units;
   d["worst_ulps"] = f.worst_ulps;
+  d["sum_budget_units"] = f.sum_units;
+  d["elements"] = f.units_elements;
   return d;
 }
 
@@ -90,6 +92,12 @@ py::dict report_dict(const GateReport& r, const std::vector<std::string>& traceb
   for (const auto& [property, why] : i.under_floor) floor.append(py::make_tuple(property, why));
   d["under_floor"] = floor;
   d["redrawn"] = i.redrawn;
+  // Conformance skips by reason: outside the declared capabilities, or
+  // declined by the kernel (ropecheck.Unsupported).
+  py::dict skipped;
+  for (const auto& [why, n] : i.skipped) skipped[py::str(why)] = n;
+  d["skipped"] = skipped;
+  d["policy"] = i.policy;
   d["errors"] = tracebacks;
   return d;
 }

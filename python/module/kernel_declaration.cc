@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/error_model/error_model.h"
 #include "impls/kernel_support/impl_table.h"
 #include "python/module/builtin_kernel.h"
 #include "python/module/named_policies.h"
@@ -43,7 +44,7 @@ std::uint32_t axis_flags(const std::vector<std::string>& forms) {
   return f;
 }
 
-// ABI 1.1's restricting capability flags (kernel_abi.h), by the names
+// ABI 1.1's and 1.7's restricting capability flags (kernel_abi.h), by the names
 // ropecheck.RESTRICTIONS lists: the gate skips the cases they exclude.
 std::uint32_t restriction_flags(const std::vector<std::string>& names) {
   std::uint32_t f = 0;
@@ -51,9 +52,11 @@ std::uint32_t restriction_flags(const std::vector<std::string>& names) {
     if (name == "yarn_truncated_only") f |= ROPECHECK_CAP_YARN_TRUNCATED_ONLY;
     else if (name == "no_explicit_attention_factor") f |= ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR;
     else if (name == "no_runtime_seq_len") f |= ROPECHECK_CAP_NO_RUNTIME_SEQ_LEN;
+    else if (name == "no_yarn_mscale") f |= ROPECHECK_CAP_NO_YARN_MSCALE;
     else
       throw py::value_error("restrictions: unknown restriction '" + name +
-                            "' (yarn_truncated_only, no_explicit_attention_factor, no_runtime_seq_len)");
+                            "' (yarn_truncated_only, no_explicit_attention_factor, no_runtime_seq_len, "
+                            "no_yarn_mscale)");
   }
   return f;
 }
@@ -87,6 +90,41 @@ ropecheck_kv_policy_t kv_policy_of(const py::dict& d) {
   return k;
 }
 
+// A policy by name (ropecheck.POLICIES), or ropecheck.Policy's dict: a named
+// policy with parts stated (ABI 1.1's ulps and fast sin/cos, 1.7's
+// frequency form and subnormals). The numbers are checked with the rest of
+// the table (ErrorModel::check_policy, naming the ABI field and its bound).
+Policy declared_policy(const py::handle& given) {
+  if (py::isinstance<py::str>(given)) return policy_named(given.cast<std::string>());
+  const py::dict d = given.cast<py::dict>();
+  Policy p = policy_named(d["name"].cast<std::string>());
+  const std::string subnormals = d["subnormals"].cast<std::string>();
+  ropecheck_subnormals_t sub{};
+  if (!parse_subnormals(subnormals, &sub))
+    throw py::value_error("policy.subnormals: must be 'kept' or 'flushed' (got '" + subnormals + "')");
+  p.ext2.subnormals = sub;
+  const std::string form = d["freq_form"].cast<std::string>();
+  ropecheck_freq_form_t f{};
+  if (!parse_freq_form(form, &f))
+    throw py::value_error("policy.freq_form: must be 'power', 'exp_log' or 'table' (got '" + form + "')");
+  p.ext2.freq_form = f;
+  p.ext2.freq_exp_slope = d["freq_exp_slope"].cast<double>();
+  if (!d["freq_ulps"].is_none()) p.ext.freq_pow_max_ulp = d["freq_ulps"].cast<double>();
+  if (!d["sincos_ulps"].is_none()) p.ext.sincos_max_ulp = d["sincos_ulps"].cast<double>();
+  if (!d["fast_sincos"].is_none()) {
+    const auto fast = d["fast_sincos"].cast<std::vector<double>>();
+    if (fast.size() != 3)
+      throw py::value_error("policy.fast_sincos: (max abs error, range, phase slope), 3 numbers");
+    p.base.sincos = ROPECHECK_SINCOS_FAST;
+    p.base.sincos_max_abs_error = fast[0];
+    p.ext.sincos_abs_error_range = fast[1];
+    p.ext.sincos_phase_error_slope = fast[2];
+    p.ext.sincos_max_ulp = 0;
+  }
+  if (const std::string bad = ErrorModel::check_policy(p); !bad.empty()) throw py::value_error("policy: " + bad);
+  return p;
+}
+
 }  // namespace
 
 PythonKernelOptions declared_kernel(const py::object& fn, const std::string& name, const py::dict& d) {
@@ -96,7 +134,7 @@ PythonKernelOptions declared_kernel(const py::object& fn, const std::string& nam
   const std::vector<std::string> layouts = strings("layouts"), dtypes = strings("dtypes"),
                                  schemes = strings("schemes"), multi_axis = strings("multi_axis"),
                                  restrictions = strings("restrictions");
-  const std::string policy = d["policy"].cast<std::string>();
+  const py::object policy = d["policy"];
   const bool in_place = d["in_place"].cast<bool>(), inverse = d["inverse"].cast<bool>(),
              partial_rotary = d["partial_rotary"].cast<bool>(),
              negative_positions = d["negative_positions"].cast<bool>();
@@ -117,8 +155,10 @@ PythonKernelOptions declared_kernel(const py::object& fn, const std::string& nam
   } else {
     // The array bridge gathers batched sequences into one dense
     // [tokens, heads, head_dim] array: every Python kernel takes them.
+    // Every callable may raise ropecheck.Unsupported to decline a case
+    // (ABI 1.7's MAY_DECLINE): a skip counted by its reason.
     std::uint32_t flags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE | ROPECHECK_CAP_POS_INT32 |
-                          ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_SEQ_STRIDES;
+                          ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_SEQ_STRIDES | ROPECHECK_CAP_MAY_DECLINE;
     if (inverse) flags |= ROPECHECK_CAP_INVERSE;
     if (partial_rotary) flags |= ROPECHECK_CAP_PARTIAL_ROTARY;
     if (negative_positions) flags |= ROPECHECK_CAP_NEGATIVE_POSITIONS;
@@ -132,7 +172,7 @@ PythonKernelOptions declared_kernel(const py::object& fn, const std::string& nam
                                schemes.empty() ? impl::kAllSchemes
                                                : mask_of<ropecheck_scheme_t>(schemes, parse_scheme, "schemes"),
                                4096, flags};
-    ko.policy = policy_named(policy);
+    ko.policy = declared_policy(policy);
   }
   if (kv_write) {
     if (py::isinstance<BuiltinKernel>(fn))

@@ -20,6 +20,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("PYBIND11_VERSION") = py::make_tuple(PYBIND11_VERSION_MAJOR, PYBIND11_VERSION_MINOR, PYBIND11_VERSION_PATCH);
 
   py::register_exception<KernelContractError>(m, "KernelContractError", PyExc_TypeError);
+  py::register_exception<Unsupported>(m, "Unsupported", PyExc_Exception);
 
   py::class_<RopeCall>(m, "RopeCall", "The rope parameters of one kernel call.")
       .def_readonly("head_dim", &RopeCall::head_dim)

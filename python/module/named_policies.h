@@ -1,7 +1,7 @@
 // The policies a Python kernel declares by name (ropecheck.POLICIES): the
 // golden catalog's, which golden files carry budgets for, then the ones
-// only kernels declare (a golden export carries one budget per catalog
-// policy and per element; these add none).
+// only kernels declare (golden/catalog.h, declared_policies: a golden export
+// carries one budget per catalog policy and per element; these add none).
 #ifndef ROPECHECK_PYTHON_MODULE_NAMED_POLICIES_H_
 #define ROPECHECK_PYTHON_MODULE_NAMED_POLICIES_H_
 

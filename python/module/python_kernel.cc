@@ -119,8 +119,9 @@ ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* e
   const ropecheck_kv_write_t* kw = kv_write_of(p);
   if (kw != nullptr)
     if (const std::string why = kv_door_refusal(p, *kw); !why.empty()) {
+      // The door's limit, not the kernel's choice: never a declined case.
       std::snprintf(err, n, "%s", why.c_str());
-      return ROPECHECK_UNSUPPORTED;
+      return ROPECHECK_INTERNAL_ERROR;
     }
   std::optional<KvHandOff> kv;
   if (kw != nullptr) kv = hand_over(p, *kw, o_.arrays);
@@ -132,6 +133,13 @@ ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* e
       result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)));
   } catch (py::error_already_set& e) {
     if (e.matches(PyExc_KeyboardInterrupt)) throw;
+    // ropecheck.Unsupported("why"): the kernel declines this case (every
+    // Python kernel's table grants ABI 1.7's MAY_DECLINE): a skip counted
+    // by its reason, never a failure.
+    if (e.matches(py::module_::import("ropecheck._core").attr("Unsupported"))) {
+      std::snprintf(err, n, "%s", std::string(py::str(e.value())).c_str());
+      return ROPECHECK_UNSUPPORTED;
+    }
     tracebacks_.push_back(e.what());
     std::snprintf(err, n, "the kernel raised %s (traceback in the result's errors)",
                   std::string(py::str(e.value())).substr(0, 300).c_str());

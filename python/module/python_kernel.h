@@ -6,7 +6,9 @@
 //   - its inputs must come back unchanged (unless it declared in_place);
 //   - a result of the wrong shape or dtype stops the run with a
 //     KernelContractError naming the tensor, the shape and dtype expected;
-//   - an exception it raises is a failing case carrying the traceback.
+//   - an exception it raises is a failing case carrying the traceback, but
+//     ropecheck.Unsupported("why"): the kernel declines that case (ABI
+//     1.7's MAY_DECLINE), skipped and counted by its reason.
 // Python kernels run in this process (no fork isolation: an interpreter,
 // and often a CUDA context, do not survive fork()).
 #ifndef ROPECHECK_PYTHON_MODULE_PYTHON_KERNEL_H_
@@ -26,6 +28,12 @@ namespace ropecheck::python {
 
 // A callable broke the calling convention (not a wrong answer: a wrong call).
 class KernelContractError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ropecheck.Unsupported: what a callable raises to decline one case.
+class Unsupported : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

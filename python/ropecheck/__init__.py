@@ -50,12 +50,18 @@ def _refuse_unreadable_numpy() -> None:
 _refuse_unreadable_numpy()
 
 __all__ = [
-    "check", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure", "FuzzResult",
-    "KernelContractError", "RopeCall", "RopeConfig", "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES",
-    "MULTI_AXIS_FORMS", "RESTRICTIONS", "KvCacheWrite", "KvCacheCall", "CACHE_DTYPES",
+    "check", "policies", "fuzz", "reference", "config_from_hf", "builtin_kernel", "CheckResult", "Failure",
+    "FuzzResult", "PolicyResult", "Policy", "Unsupported", "KernelContractError", "RopeCall", "RopeConfig",
+    "POLICIES", "PROPERTIES", "SCHEMES", "LAYOUTS", "DTYPES", "MULTI_AXIS_FORMS", "RESTRICTIONS", "FREQ_FORMS",
+    "SUBNORMALS", "KvCacheWrite", "KvCacheCall", "CACHE_DTYPES",
 ]
 
 KernelContractError = _core.KernelContractError
+#: Raised by a kernel to decline one case (``raise ropecheck.Unsupported("why")``): the case is skipped for
+#: every property that called it and counted by the reason (``CheckResult.skipped``), never failed. The reason is
+#: a category ("position beyond int32"), so the skip table counts like cases together. A kernel declining every
+#: case fails on the verdict floor: it cannot decline its way to a pass.
+Unsupported = _core.Unsupported
 RopeCall = _core.RopeCall
 RopeConfig = _core.RopeConfig
 BuiltinKernel = _core.BuiltinKernel
@@ -74,12 +80,64 @@ DTYPES: tuple[str, ...] = ("f32", "f16", "bf16")
 MULTI_AXIS_FORMS: tuple[str, ...] = ("sections", "interleaved", "table", "per_axis")
 #: Scheme parameters a kernel may decline (check's ``restrictions``; ABI 1.1's restricting flags): YaRN only with
 #: truncate, no explicit attention_factor, no runtime sequence length (dynamic NTK and LongRoPE within L).
-RESTRICTIONS: tuple[str, ...] = ("yarn_truncated_only", "no_explicit_attention_factor", "no_runtime_seq_len")
+RESTRICTIONS: tuple[str, ...] = ("yarn_truncated_only", "no_explicit_attention_factor", "no_runtime_seq_len",
+                                 "no_yarn_mscale")
+#: How a kernel forms its frequencies (Policy's ``freq_form``, ABI 1.7): ``b^(-2i/d)`` through pow, MLX's
+#: ``exp(-i ln(b) / (d/2))``, or a table of the exact values (docs/ERROR_MODEL.md, "The frequency's form").
+FREQ_FORMS: tuple[str, ...] = ("power", "exp_log", "table")
+#: What a kernel does with subnormal values (Policy's ``subnormals``, ABI 1.7): gradual underflow, or flushed to
+#: zero on input and output (FTZ/DAZ: XLA on CPU, CUDA with -ftz=true).
+SUBNORMALS: tuple[str, ...] = ("kept", "flushed")
 
 #: The dtypes a fused kernel's KV cache may be stored in (KvCacheWrite's ``cache_dtypes``).
 CACHE_DTYPES: tuple[str, ...] = ("f32", "f16", "bf16", "fp8_e4m3fn", "fp8_e5m2")
 
 Kernel = Callable[..., Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    """A named policy (one of POLICIES) with parts of its arithmetic stated, for check's ``policy``
+    (docs/ERROR_MODEL.md derives each part's budget; docs/PYTHON.md, "Declaring the arithmetic"):
+
+    - ``subnormals``: "kept" (IEEE gradual underflow) or "flushed" (FTZ/DAZ: JAX on CPU, CUDA -ftz=true);
+    - ``freq_form``: "power" (``b^(-2i/d)`` via pow), "exp_log" (``exp(-i ln(b) / (d/2))``, MLX) or "table"
+      (the exact frequencies, or their reciprocals, rounded once and inverted at most once);
+    - ``freq_ulps``: pow / exp / log in the frequency formulas within this many ulps (None: the name's);
+    - ``freq_exp_slope``: exp_log only, the exp's relative error per unit of |argument| beyond its ulps (an
+      exp scaling its argument by a rounded 1/ln 2 first);
+    - ``sincos_ulps``: a libm sin/cos within this many ulps (None: the name's);
+    - ``fast_sincos``: (max abs error, range, phase slope) of an approximate sin/cos: the abs error holds for
+      ``|x| <= range`` (0: everywhere), beyond it sin/cos of an argument off by up to ``slope |x|``.
+
+    Bad values are refused by ValueError naming the field and its bound."""
+
+    name: str
+    subnormals: str = "kept"
+    freq_form: str = "power"
+    freq_ulps: Optional[float] = None
+    freq_exp_slope: float = 0.0
+    sincos_ulps: Optional[float] = None
+    fast_sincos: Optional[tuple[float, float, float]] = None
+
+    def __repr__(self) -> str:
+        parts = [repr(self.name)]
+        for f in dataclasses.fields(self)[1:]:
+            v = getattr(self, f.name)
+            if v != f.default:
+                parts.append(f"{f.name}={v!r}")
+        return f"ropecheck.Policy({', '.join(parts)})"
+
+    def _as_dict(self) -> dict[str, Any]:
+        if self.subnormals not in SUBNORMALS:
+            raise ValueError(f"policy.subnormals: must be one of {', '.join(SUBNORMALS)} (got {self.subnormals!r})")
+        if self.freq_form not in FREQ_FORMS:
+            raise ValueError(f"policy.freq_form: must be one of {', '.join(FREQ_FORMS)} (got {self.freq_form!r})")
+        return dict(name=self.name, subnormals=self.subnormals, freq_form=self.freq_form,
+                    freq_ulps=None if self.freq_ulps is None else float(self.freq_ulps),
+                    freq_exp_slope=float(self.freq_exp_slope),
+                    sincos_ulps=None if self.sincos_ulps is None else float(self.sincos_ulps),
+                    fast_sincos=None if self.fast_sincos is None else [float(v) for v in self.fast_sincos])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,6 +210,11 @@ class CheckResult:
     #: Conformance per position range ("<2^10", "2^10..2^16", "2^16..2^20", ">=2^20"): the elements judged,
     #: the worst error in budget units and in ulps of the storage dtype.
     position_ranges: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    #: Conformance cases skipped, by reason: "outside capabilities: ..." (what the kernel declares) and
+    #: "declined by the kernel: ..." (a ropecheck.Unsupported it raised).
+    skipped: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: The declared policy in one line, as ``ropecheck list`` prints it.
+    policy: str = ""
 
     def __bool__(self) -> bool:
         return self.passed
@@ -186,13 +249,14 @@ def _python_reproduce(name: str, options: Mapping[str, Any], case: int, prop: st
     return f"ropecheck.check({name}, {args}, case={case}, properties=[{prop!r}])"
 
 
-def _declaration(*, layouts: Sequence[str], dtypes: Sequence[str], schemes: Optional[Sequence[str]], policy: str,
+def _declaration(*, layouts: Sequence[str], dtypes: Sequence[str], schemes: Optional[Sequence[str]],
+                 policy: Union[str, Policy],
                  in_place: bool, inverse: bool, partial_rotary: bool, negative_positions: bool,
                  multi_axis: Union[bool, Sequence[str]], max_position: Optional[int], restrictions: Sequence[str],
                  tensors: str, device: str, fused: Optional[KvCacheWrite]) -> dict[str, Any]:
     """What a kernel declares, as the one dict check() and bench() hand the core (kernel_declaration.h)."""
-    if isinstance(policy, str) is False:
-        raise TypeError("policy: a name from ropecheck.POLICIES")
+    if not isinstance(policy, (str, Policy)):
+        raise TypeError("policy: a name from ropecheck.POLICIES or a ropecheck.Policy")
     if max_position is not None and (isinstance(max_position, bool) or not isinstance(max_position, int)
                                      or max_position < 1):
         raise ValueError(f"max_position: must be an int >= 1 (got {max_position!r})")
@@ -200,7 +264,8 @@ def _declaration(*, layouts: Sequence[str], dtypes: Sequence[str], schemes: Opti
         raise TypeError("multi_axis: True, False or a list of forms from ropecheck.MULTI_AXIS_FORMS")
     if fused is not None and not isinstance(fused, KvCacheWrite):
         raise TypeError("fused: a ropecheck.KvCacheWrite (or None)")
-    return dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []), policy=policy,
+    return dict(layouts=list(layouts), dtypes=list(dtypes), schemes=list(schemes or []),
+                policy=policy if isinstance(policy, str) else policy._as_dict(),
                 in_place=bool(in_place), inverse=bool(inverse), partial_rotary=bool(partial_rotary),
                 negative_positions=bool(negative_positions),
                 multi_axis=list(MULTI_AXIS_FORMS) if multi_axis is True else list(multi_axis or []),
@@ -210,7 +275,8 @@ def _declaration(*, layouts: Sequence[str], dtypes: Sequence[str], schemes: Opti
 
 def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("half_split",),
           dtypes: Sequence[str] = ("f32",), schemes: Optional[Sequence[str]] = None,
-          policy: str = "f32_angle_product", suite: str = "quick", seed: int = 1, cases: Optional[int] = None,
+          policy: Union[str, Policy] = "f32_angle_product", suite: str = "quick", seed: int = 1,
+          cases: Optional[int] = None,
           case: Optional[int] = None, properties: Optional[Sequence[str]] = None, in_place: bool = False,
           inverse: bool = False, partial_rotary: bool = True, negative_positions: bool = False,
           multi_axis: Union[bool, Sequence[str]] = False, max_position: Optional[int] = None,
@@ -225,7 +291,9 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     ``MULTI_AXIS_FORMS``; ``max_position``: positions p with |p| >= it are
     outside, a cos/sin cache of that many rows; ``restrictions``: scheme
     parameters it does not take, among ``RESTRICTIONS``) and how it
-    computes (``policy``, one of POLICIES). A case the suite draws in a
+    computes (``policy``, one of POLICIES, or a ``Policy`` stating parts of its arithmetic beyond the
+    name's). A kernel declines a case it cannot take by raising ``Unsupported("why")``: skipped, counted
+    by reason in ``CheckResult.skipped``. A case the suite draws in a
     dtype, layout, scheme, direction or placement the kernel does not
     declare is redrawn within its declaration (``redraw``; ``redraw_schemes``
     for the scheme alone, default ``redraw``), so a bf16-only kernel gets the
@@ -267,7 +335,78 @@ def check(fn: Kernel, *, name: Optional[str] = None, layouts: Sequence[str] = ("
     return CheckResult(passed=r["passed"], suite=r["suite"], seed=r["seed"], cases=r["cases"], seconds=r["seconds"],
                        tables=r["tables"], families=r["families"], properties=r["properties"], failures=failures,
                        errors=list(r["errors"]), under_floor=[tuple(x) for x in r["under_floor"]],
-                       redrawn=int(r["redrawn"]), position_ranges=dict(r["position_ranges"]))
+                       redrawn=int(r["redrawn"]), position_ranges=dict(r["position_ranges"]),
+                       skipped=dict(r["skipped"]), policy=str(r["policy"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyResult:
+    """One policy's verdict on a kernel (``policies``): the kernel's worst conformance error in that policy's
+    budget units (pass <= 1), the cases judged, and why the policy could not be tried, if so."""
+
+    policy: str
+    passed: Optional[bool]
+    worst_budget_units: Optional[float]
+    judged: int
+    failed: int
+    why_not: str = ""
+    #: The mean error / budget over every element judged: how much of this policy's budgets the kernel fills.
+    mean_budget_units: Optional[float] = None
+
+
+class PolicyTable(list):
+    """``policies``' rows, in catalogue order, with ``declare``: the policy to declare (see ``policies``)."""
+
+    declare: Optional[str] = None
+
+    def __str__(self) -> str:
+        lines = ["| policy | verdict | judged | failed | worst error / budget | mean error / budget |",
+                 "|---|---|---:|---:|---:|---:|"]
+        for r in self:
+            verdict = ("not tried: " + r.why_not) if r.passed is None else ("pass" if r.passed else "FAIL")
+            if r.policy == self.declare:
+                verdict += " (declare this one)"
+            worst = "-" if r.worst_budget_units is None else f"{r.worst_budget_units:.4g}"
+            mean = "-" if r.mean_budget_units is None else f"{r.mean_budget_units:.4g}"
+            lines.append(f"| {r.policy} | {verdict} | {r.judged} | {r.failed} | {worst} | {mean} |")
+        return "\n".join(lines)
+
+
+def policies(fn: Kernel, *, policies: Optional[Sequence[Union[str, Policy]]] = None, **options: Any) -> PolicyTable:
+    """Run ``fn`` under every catalogue policy (POLICIES, or the ``policies`` given) and return, per
+    policy, pass or fail and the worst conformance error in that policy's budget units: which arithmetic the
+    code matches. ``options`` are check()'s (its declaration, suite, seed, cases), ``policy`` and
+    ``properties`` excepted: conformance alone is judged.
+
+    The one to declare is the tightest passing policy (``PolicyTable.declare``): among the policies that
+    pass, the one whose budgets the kernel's errors fill the most on average (the largest mean error /
+    budget over every element judged; the worst element of each policy fills its own budget nearly whole,
+    so the worst does not tell them apart), the earlier in catalogue order on a tie. A
+    looser policy passes too, but its budgets are wider than the kernel's arithmetic needs, and a real bug
+    (a rounding more, a wrong frequency by a few ulps) hides inside the slack; the tightest passing one
+    leaves the least room for that (docs/PYTHON.md, "Which policy to declare")."""
+    if "policy" in options or "properties" in options:
+        raise TypeError("policies: policy and properties are what it varies; pass the rest of check()'s options")
+    rows = PolicyTable()
+    for p in (policies if policies is not None else POLICIES):
+        label = p if isinstance(p, str) else repr(p)
+        try:
+            r = check(fn, policy=p, properties=["ConformsToReference"], **options)
+        except ValueError as e:  # a policy the declaration cannot take (bf16 math on fp32 inputs, ...)
+            rows.append(PolicyResult(label, None, None, 0, 0, str(e)))
+            continue
+        fam = [f for f in r.families.values() if f["cases"] > f["skipped"]]
+        judged = sum(f["cases"] - f["skipped"] for f in fam)
+        failed = sum(f["failed"] for f in fam)
+        worst = max((f["worst_budget_units"] for f in fam), default=None)
+        elements = sum(f["elements"] for f in fam)
+        mean = sum(f["sum_budget_units"] for f in fam) / elements if elements else None
+        rows.append(PolicyResult(label, r.passed, worst, judged, failed,
+                                 "" if judged else "no case judged: " + "; ".join(r.skipped), mean))
+    passing = [r for r in rows if r.passed and r.mean_budget_units is not None]
+    # max keeps the first of equal keys: the catalogue lists the tighter policy first
+    rows.declare = max(passing, key=lambda r: r.mean_budget_units).policy if passing else None
+    return rows
 
 
 def builtin_kernel(name: str) -> BuiltinKernel:
