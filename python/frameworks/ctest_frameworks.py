@@ -16,7 +16,7 @@ REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 def main():
     out = sys.argv[1]
     venvs = os.environ.get("ROPECHECK_FRAMEWORKS_VENVS", os.path.join(REPO, "build", "frameworks"))
-    missing = [v for v in ("main", "vllm", "llama_cpp", "layered", "mlx", "jax")
+    missing = [v for v in ("main", "vllm", "llama_cpp", "layered", "mlx", "jax", "flashinfer")
                if not os.path.exists(os.path.join(venvs, v, ".ropecheck-stamp"))]
     if missing:
         print(f"SKIPPED: no framework venv {', '.join(missing)} under {venvs}; "

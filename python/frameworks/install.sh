@@ -81,6 +81,8 @@ echo "frameworks: published-bug layers ready in $(( $(date +%s) - start_layers )
 
 # Built or layered on the venvs above, each with a stamp of its section (and sources) as they have:
 #   llama_cpp  the llama.cpp plugin, built from the pinned sdist (llama_cpp/build.sh)
+#   flashinfer the FlashInfer plugin, nvcc on the pinned wheel's CUDA headers (flashinfer/build.sh);
+#              skipped, saying so, where there is no nvcc (ctest frameworks then skips, naming it)
 #   layered    SGLang and Megatron-core, --no-deps, on the vllm venv's packages (a .pth file)
 stamped() {  # stamped NAME SUM: whether NAME's stamp holds SUM
   [[ -f "$root/$1/.ropecheck-stamp" && "$(cat "$root/$1/.ropecheck-stamp")" == "$2" ]]
@@ -94,6 +96,18 @@ else
   "$here/llama_cpp/build.sh" "$root/llama_cpp" "$root/vllm/bin/python"
   echo "$sum" > "$root/llama_cpp/.ropecheck-stamp"
   echo "frameworks: llama_cpp plugin built in $(( $(date +%s) - start )) s"
+fi
+sum="$( (section flashinfer; cat "$here"/flashinfer/*) | sha256sum | cut -d' ' -f1)"
+if stamped flashinfer "$sum"; then
+  echo "frameworks: flashinfer plugin up to date ($root/flashinfer)"
+elif ! command -v nvcc > /dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "frameworks: no nvcc: the flashinfer plugin is not built (install the CUDA toolkit)"
+else
+  start=$(date +%s)
+  rm -rf "$root/flashinfer"
+  "$here/flashinfer/build.sh" "$root/flashinfer" "$root/vllm/bin/python"
+  echo "$sum" > "$root/flashinfer/.ropecheck-stamp"
+  echo "frameworks: flashinfer plugin built in $(( $(date +%s) - start )) s"
 fi
 section layered > "$root/layered.constraints.txt.new"
 sum="$( (cat "$root/layered.constraints.txt.new"; cat "$root/vllm/.ropecheck-stamp") | sha256sum | cut -d' ' -f1)"
