@@ -30,7 +30,7 @@ def main():
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          os.path.join(HERE, "test_vllm_findings.py"), os.path.join(HERE, "test_liger_findings.py"),
          os.path.join(HERE, "test_llama_cpp_findings.py"), os.path.join(HERE, "test_sglang_findings.py"),
-         os.path.join(HERE, "test_megatron_findings.py")],
+         os.path.join(HERE, "test_megatron_findings.py"), os.path.join(HERE, "test_hf_findings.py")],
     ]
     return run_steps("ctest_frameworks", steps, env)
 

@@ -87,7 +87,9 @@ echo "frameworks: published-bug layers ready in $(( $(date +%s) - start_layers )
 stamped() {  # stamped NAME SUM: whether NAME's stamp holds SUM
   [[ -f "$root/$1/.ropecheck-stamp" && "$(cat "$root/$1/.ropecheck-stamp")" == "$2" ]]
 }
-sum="$( (section llama_cpp; cat "$here"/llama_cpp/*) | sha256sum | cut -d' ' -f1)"
+# The plugin's sources and the ABI headers it compiles against: a plugin built before an ABI minor version
+# declares none of that version's capabilities (a stale one declared no NO_YARN_MSCALE after 1.7).
+sum="$( (section llama_cpp; cat "$here"/llama_cpp/* "$repo"/include/ropecheck/*.h) | sha256sum | cut -d' ' -f1)"
 if stamped llama_cpp "$sum"; then
   echo "frameworks: llama_cpp plugin up to date ($root/llama_cpp)"
 else

@@ -65,10 +65,9 @@ Measured on the 2-core machine with three
 other builds on it (2026-11-28): `install.sh`'s additions from scratch, the llama.cpp plugin 167 s (sdist 22 s,
 ggml's base and CPU backend 145 s; 15 s again through ccache) and the layered venv 14 s; `run_frameworks.py`'s
 llama.cpp rows 7 s, SGLang's 90 s, Megatron-core's 78 s. The FlashInfer plugin 52 s (wheel 3 s, one nvcc
-compile for sm_90 and compute_90 PTX; 2026-11-28).
-The mlx and jax venvs
-(#50): 18 s and 40 s more to install (2026-11-28); their rows 32 s (MLX, standard suite) and 89 s
-(penzai: jit compiles, standard suite) of a whole run of 263 s (2026-11-28, bench/RESULTS.md).
+compile for sm_90 and compute_90 PTX; 2026-11-28). The mlx and jax venvs: 18 s and 40 s more to install
+(2026-11-28); their rows 32 s (MLX, standard suite) and 89 s (penzai: jit compiles, standard suite) of a whole
+run of 263 s (2026-11-28, bench/RESULTS.md); the whole run 276 s on 2026-11-28 (2-core machine).
 """
 
 

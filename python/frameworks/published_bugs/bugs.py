@@ -47,6 +47,11 @@ BUGS = [
                   "original_inv_freq below the original length. 4.42.x has the bug too (its numpy<2 pin keeps it "
                   "off the [main] venv); 4.43.0 cannot build a dynamic Llama at all (its LlamaRotaryEmbedding reads "
                   "rope_scaling['type'], which its validation refuses), so the fixed row is 4.43.4",
+         fixed_leaves="_dynamic_frequency_update resets inv_freq only when seq_len < original_max_seq_len "
+                      "(modeling_llama.py:137 in 4.43.4, modeling_rope_utils.py:112 in 5.13.0, still so in "
+                      "5.24.0): a request of exactly max_position_embeddings tokens after a longer one keeps the "
+                      "longer one's scaled frequencies, where HF's own dynamic NTK formula at that length gives "
+                      "the default ones (test_hf_findings.py::test_dynamic_ntk_keeps_stale_frequencies_at_length_L)",
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["dynamic_ntk"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=2048,
@@ -60,6 +65,11 @@ BUGS = [
          own_tests="no: the PR adds the regression test (a long then a short sequence) that was missing",
          verified="5.12.1 dynamic_frequency_update writes setattr(self, f\"{layer_type}_max_seq_len_cached\") "
                   "and reads self.max_seq_len_cached; 5.13.0 writes f\"{prefix}max_seq_len_cached\"",
+         fixed_leaves="_dynamic_frequency_update resets inv_freq only when seq_len < original_max_seq_len "
+                      "(modeling_llama.py:137 in 4.43.4, modeling_rope_utils.py:112 in 5.13.0, still so in "
+                      "5.24.0): a request of exactly max_position_embeddings tokens after a longer one keeps the "
+                      "longer one's scaled frequencies, where HF's own dynamic NTK formula at that length gives "
+                      "the default ones (test_hf_findings.py::test_dynamic_ntk_keeps_stale_frequencies_at_length_L)",
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["dynamic_ntk"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=2048,
@@ -132,12 +142,10 @@ BUGS = [
          verified="0.31.3 internlm3.Attention: rope scale `1/factor if linear else 2.0`; 0.32.0 builds the rope "
                   "with rope_utils.initialize_rope (scale 1 unless linear)",
          property="ConformsToReference",
-         fixed_cannot_pass="MLX's fast.rope(base=...), which 0.32.0's nn.RoPE calls, forms inv_freq as "
-                           "exp(fl32(-i * fl32(ln(base) / (d/2)))) in fp32 (mlx/fast.cpp, the CPU fallback): a "
-                           "relative error near |i ln(base)/(d/2)| 2^-23, up to 30 ulps, beyond every named policy "
-                           "(f32_angle_product allows 1 ulp; freq_pow_max_ulp stops at 16), so the fixed release "
-                           "fails on the last pairs at large positions: a declaration ropecheck cannot express",
-         declaration=dict(dtypes=["f32"], layouts=_BOTH, schemes=["default", "linear"], policy="f32_angle_product",
+         # 0.32.0's nn.RoPE calls mx.fast.rope(base=...): exp-of-log frequencies and MLX's sin/cos, the
+         # policy mlx_cpu (ABI 1.7's EXP_LOG form; docs/ERROR_MODEL.md). Before 1.7 no policy could say so
+         # and the fixed release was not counted.
+         declaration=dict(dtypes=["f32"], layouts=_BOTH, schemes=["default", "linear"], policy="mlx_cpu",
                           partial_rotary=False, negative_positions=False, max_position=1 << 24)),
 ]
 

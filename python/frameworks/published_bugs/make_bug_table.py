@@ -67,6 +67,16 @@ def outcome(bug, buggy, fixed):
     if bug.get("fixed_cannot_pass"):
         ok = buggy_shows and not fixed["passed"]
         return False, ok, "not counted: " + bug["fixed_cannot_pass"]
+    if bug.get("fixed_leaves"):
+        # The fix is incomplete (a finding): the fixed release fails too, on fewer cases, and the buggy
+        # release fails on cases the fixed one passes (the published symptom, told apart from what is left).
+        told_apart = bool(set(buggy.get("failed_cases", [])) - set(fixed.get("failed_cases", [])))
+        caught = buggy_shows and told_apart and not fixed["passed"]
+        return caught, caught, ("the fix leaves a finding: " + bug["fixed_leaves"] + f" (buggy release: "
+                                f"{len(buggy.get('failed_cases', []))} failing cases, fixed: "
+                                f"{len(fixed.get('failed_cases', []))})") if caught else \
+            "NOT AS DECLARED: the buggy release passes, fails on no case the fixed one passes, or the fixed " \
+            "release no longer shows what the fix left"
     caught = buggy_shows and bool(fixed["passed"])
     return caught, caught, "" if caught else "NOT CAUGHT: the buggy release passes or the fixed one fails"
 
