@@ -99,7 +99,7 @@ else
   echo "$sum" > "$root/llama_cpp/.ropecheck-stamp"
   echo "frameworks: llama_cpp plugin built in $(( $(date +%s) - start )) s"
 fi
-sum="$( (section flashinfer; cat "$here"/flashinfer/*) | sha256sum | cut -d' ' -f1)"
+sum="$( (section flashinfer; cat "$here"/flashinfer/* "$repo"/include/ropecheck/*.h) | sha256sum | cut -d' ' -f1)"
 if stamped flashinfer "$sum"; then
   echo "frameworks: flashinfer plugin up to date ($root/flashinfer)"
 elif ! command -v nvcc > /dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
