@@ -102,6 +102,23 @@ BUGS = [
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
                           partial_rotary=True, negative_positions=True, cases=12)),
+    dict(id="liger_qwen3vl_vision_layout", package="liger-kernel", buggy="0.6.4", fixed="0.6.5",
+         adapter="published_bugs.liger_vision", scenario="qwen3vl_vision",
+         title="Qwen3-VL vision RoPE: tokens and heads swapped ([tokens, heads, dim] fed as [heads, tokens, dim])",
+         links=["https://github.com/linkedin/Liger-Kernel/issues/964",
+                "https://github.com/linkedin/Liger-Kernel/pull/967"],
+         symptom="apply_liger_kernel_to_qwen3_vl's apply_rotary_pos_emb_vision hands q [tokens, heads, dim] to a "
+                 "kernel that reads [batch, heads, tokens, dim]: heads are taken for tokens, so a token is rotated "
+                 "by the cos/sin row of its head's index, not its own",
+         own_tests="no: 0.6.4's test_monkey_patch.py (1023-1049) checks only that the function is installed, "
+                   "not what it computes; the PR adds no numeric test either",
+         verified="0.6.4 liger_rotary_pos_emb_with_cast_and_leading_batch (transformers/rope.py:47) unsqueezes q "
+                  "to [1, tokens, heads, dim] and calls liger_rotary_pos_emb as if [1, heads, tokens, dim]; 0.6.5 "
+                  "liger_rotary_pos_emb_vision (rope.py:27) transposes to [1, heads, tokens, dim] and back; "
+                  "monkey_patch.py installs one or the other (0.6.4:1684, 0.6.5:1755)",
+         property="ConformsToReference",
+         declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
+                          partial_rotary=False, negative_positions=True, cases=12)),  # the interpreter: ~3 s a case
     dict(id="mlx_lm_yarn_factor_dropped", package="mlx-lm", buggy="0.26.2", fixed="0.26.3",
          adapter="published_bugs.mlx_lm_releases", scenario="initialize_rope",
          title="initialize_rope builds YarnRoPE without the config's factor (scaling_factor left at 1.0)",
