@@ -156,6 +156,26 @@ BUGS = [
                            "fails on the last pairs at large positions: a declaration ropecheck cannot express",
          declaration=dict(dtypes=["f32"], layouts=_BOTH, schemes=["default", "linear"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=1 << 24)),
+    dict(id="mlx_lm_dsv32_indexer_interleaved", package="mlx-lm", buggy="0.31.3", fixed="0.32.0",
+         adapter="published_bugs.mlx_lm_releases", scenario="deepseek_v32_indexer",
+         title="DeepSeek-V3.2's indexer rotates interleaved pairs (traditional=True), DeepSeek's is half split",
+         links=["https://github.com/ml-explore/mlx-lm/pull/1431"],
+         symptom="the lightning indexer's q and k are rotated with the wrong pairing: outputs stay coherent but "
+                 "quality silently degrades past 2048 tokens, where the indexer selects keys",
+         own_tests="no: found while porting GLM 5.2, by generating long programs and playing them",
+         verified="0.31.3 deepseek_v32.Indexer: initialize_rope(..., traditional=True) (deepseek_v32.py:74); "
+                  "0.32.0 traditional=args.indexer_rope_interleave, default False (deepseek_v32.py:54, 76)",
+         property="ConformsToReference",
+         declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["yarn"], policy="f32_angle_product",
+                          partial_rotary=True, negative_positions=False, max_position=1 << 24, suite="standard",
+                          restrictions=["yarn_truncated_only", "no_explicit_attention_factor"],
+                          # as mlx_lm_yarn_factor_dropped: ComposesAdditively judges no YaRN case in these
+                          # restrictions
+                          properties=["ConformsToReference", "DependsOnlyOnRelativePosition", "IsBatchInvariant",
+                                      "IsIdentityAtPositionZero", "IsLayoutEquivariant",
+                                      "IsOrthogonalWithPositiveOrientation", "KeepsPassThroughBitExact",
+                                      "PreservesPairNorm", "RotatesQAndKAlike", "RotatesQTheSameWithoutK",
+                                      "WritesOnlyItsViews"])),
 ]
 
 # What the search for the corpus found but could not make a row of, and why (the table lists them).
