@@ -200,6 +200,11 @@ LEFT_ALONE = [
     "keras-nlp's Gemma cast positions to the compute dtype (bf16) "
     "([keras-hub#1494](https://github.com/keras-team/keras-hub/issues/1494)); keras-nlp 0.8 needs tensorflow-text "
     "(TensorFlow) to import, too heavy for a layer.",
+    "mlx-lm PR [#1003](https://github.com/ml-explore/mlx-lm/pull/1003): YarnRoPE and SuScaledRoPE scaled the "
+    "caller's q/k in place (`x[..., :dims] = mscale * x[..., :dims]`, fixed in 0.31.2 by copying first); the "
+    "values returned are right and the adapter hands each call a fresh mx.array made from the case's numpy "
+    "arrays, so the write never reaches anything ropecheck reads (WritesOnlyItsViews watches the kernel's own "
+    "buffers): outside what a numpy-in, numpy-out adapter can see.",
     "vLLM's old releases are 400 MB wheels pinning their own torch, not layered here; its current rows and "
     "findings F1 and F2 are above.",
 ]
