@@ -112,6 +112,23 @@ BUGS = [
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
                           partial_rotary=True, negative_positions=True, cases=12)),
+    dict(id="liger_qwen3vl_vision_layout", package="liger-kernel", buggy="0.6.4", fixed="0.6.5",
+         adapter="published_bugs.liger_vision", scenario="qwen3vl_vision",
+         title="Qwen3-VL vision RoPE: tokens and heads swapped ([tokens, heads, dim] fed as [heads, tokens, dim])",
+         links=["https://github.com/linkedin/Liger-Kernel/issues/964",
+                "https://github.com/linkedin/Liger-Kernel/pull/967"],
+         symptom="apply_liger_kernel_to_qwen3_vl's apply_rotary_pos_emb_vision hands q [tokens, heads, dim] to a "
+                 "kernel that reads [batch, heads, tokens, dim]: heads are taken for tokens, so a token is rotated "
+                 "by the cos/sin row of its head's index, not its own",
+         own_tests="no: 0.6.4's test_monkey_patch.py (1023-1049) checks only that the function is installed, "
+                   "not what it computes; the PR adds no numeric test either",
+         verified="0.6.4 liger_rotary_pos_emb_with_cast_and_leading_batch (transformers/rope.py:47) unsqueezes q "
+                  "to [1, tokens, heads, dim] and calls liger_rotary_pos_emb as if [1, heads, tokens, dim]; 0.6.5 "
+                  "liger_rotary_pos_emb_vision (rope.py:27) transposes to [1, heads, tokens, dim] and back; "
+                  "monkey_patch.py installs one or the other (0.6.4:1684, 0.6.5:1755)",
+         property="ConformsToReference",
+         declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
+                          partial_rotary=False, negative_positions=True, cases=12)),  # the interpreter: ~3 s a case
     dict(id="mlx_lm_yarn_factor_dropped", package="mlx-lm", buggy="0.26.2", fixed="0.26.3",
          adapter="published_bugs.mlx_lm_releases", scenario="initialize_rope",
          title="initialize_rope builds YarnRoPE without the config's factor (scaling_factor left at 1.0)",
@@ -147,6 +164,26 @@ BUGS = [
          # and the fixed release was not counted.
          declaration=dict(dtypes=["f32"], layouts=_BOTH, schemes=["default", "linear"], policy="mlx_cpu",
                           partial_rotary=False, negative_positions=False, max_position=1 << 24)),
+    dict(id="mlx_lm_dsv32_indexer_interleaved", package="mlx-lm", buggy="0.31.3", fixed="0.32.0",
+         adapter="published_bugs.mlx_lm_releases", scenario="deepseek_v32_indexer",
+         title="DeepSeek-V3.2's indexer rotates interleaved pairs (traditional=True), DeepSeek's is half split",
+         links=["https://github.com/ml-explore/mlx-lm/pull/1431"],
+         symptom="the lightning indexer's q and k are rotated with the wrong pairing: outputs stay coherent but "
+                 "quality silently degrades past 2048 tokens, where the indexer selects keys",
+         own_tests="no: found while porting GLM 5.2, by generating long programs and playing them",
+         verified="0.31.3 deepseek_v32.Indexer: initialize_rope(..., traditional=True) (deepseek_v32.py:74); "
+                  "0.32.0 traditional=args.indexer_rope_interleave, default False (deepseek_v32.py:54, 76)",
+         property="ConformsToReference",
+         declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["yarn"], policy="f32_angle_product",
+                          partial_rotary=True, negative_positions=False, max_position=1 << 24, suite="standard",
+                          restrictions=["yarn_truncated_only", "no_explicit_attention_factor"],
+                          # as mlx_lm_yarn_factor_dropped: ComposesAdditively judges no YaRN case in these
+                          # restrictions
+                          properties=["ConformsToReference", "DependsOnlyOnRelativePosition", "IsBatchInvariant",
+                                      "IsIdentityAtPositionZero", "IsLayoutEquivariant",
+                                      "IsOrthogonalWithPositiveOrientation", "KeepsPassThroughBitExact",
+                                      "PreservesPairNorm", "RotatesQAndKAlike", "RotatesQTheSameWithoutK",
+                                      "WritesOnlyItsViews"])),
 ]
 
 # What the search for the corpus found but could not make a row of, and why (the table lists them).
@@ -171,6 +208,11 @@ LEFT_ALONE = [
     "keras-nlp's Gemma cast positions to the compute dtype (bf16) "
     "([keras-hub#1494](https://github.com/keras-team/keras-hub/issues/1494)); keras-nlp 0.8 needs tensorflow-text "
     "(TensorFlow) to import, too heavy for a layer.",
+    "mlx-lm PR [#1003](https://github.com/ml-explore/mlx-lm/pull/1003): YarnRoPE and SuScaledRoPE scaled the "
+    "caller's q/k in place (`x[..., :dims] = mscale * x[..., :dims]`, fixed in 0.31.2 by copying first); the "
+    "values returned are right and the adapter hands each call a fresh mx.array made from the case's numpy "
+    "arrays, so the write never reaches anything ropecheck reads (WritesOnlyItsViews watches the kernel's own "
+    "buffers): outside what a numpy-in, numpy-out adapter can see.",
     "vLLM's old releases are 400 MB wheels pinning their own torch, not layered here; its current rows and "
     "findings F1 and F2 are above.",
 ]
