@@ -33,6 +33,7 @@ caller's code, not MLX's). Declined (decline.Unsupported): a position outside in
 int32, mlx/fast.cpp:406-408 casts any other integer type to it).
 """
 from decline import Unsupported
+from ntk_base import scaled_base
 
 FRAMEWORK = "mlx"
 VENV = "mlx"
@@ -61,18 +62,6 @@ def version():
     import mlx.core as mx
     from importlib.metadata import version as dist_version
     return f"mlx {mx.__version__}, mlx-cpu {dist_version('mlx-cpu')} (CPU)"
-
-
-def scaled_base(config, d):
-    """The base a caller passes for NTK-aware and dynamic NTK (HF's formulas, in Python floats)."""
-    b, s = config["base"], config["factor"]
-    if config["scheme"] == "ntk":
-        return b * s ** (d / (d - 2))
-    if config["scheme"] == "dynamic_ntk":
-        L = config["original_max_position"]
-        n = max(config["seq_len"], L)
-        return b * (s * n / L - (s - 1)) ** (d / (d - 2))
-    return b
 
 
 def make_kernel(row):

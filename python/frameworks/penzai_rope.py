@@ -25,6 +25,7 @@ max_wavelength (computed in double, as HF's Python floats are). Declined (declin
 outside int32 (JAX without x64 holds integer arrays in int32).
 """
 from decline import Unsupported
+from ntk_base import scaled_base
 
 FRAMEWORK = "penzai (JAX)"
 VENV = "jax"
@@ -46,18 +47,6 @@ def version():
     import jax
     from importlib.metadata import version as dist_version
     return f"penzai {dist_version('penzai')}, jax {jax.__version__}, jaxlib {dist_version('jaxlib')} (CPU)"
-
-
-def scaled_base(config, d):
-    """The base a caller passes for NTK-aware and dynamic NTK (HF's formulas, in Python floats)."""
-    b, s = config["base"], config["factor"]
-    if config["scheme"] == "ntk":
-        return b * s ** (d / (d - 2))
-    if config["scheme"] == "dynamic_ntk":
-        L = config["original_max_position"]
-        n = max(config["seq_len"], L)
-        return b * (s * n / L - (s - 1)) ** (d / (d - 2))
-    return b
 
 
 def make_kernel(row):
