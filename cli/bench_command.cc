@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
 #include "cli/build_paths.h"
 #include "cli/common_options.h"
+#include "cli/config_option.h"
 #include "core/config/config.h"
 #include "core/config/model_rope.h"
 #include "core/io/atomic_file.h"
@@ -30,10 +32,9 @@ namespace fs = std::filesystem;
 
 constexpr char kDefaultModel[] = "llama-3.1-8b";
 
+// A zoo family's config.json (golden/zoo), read as --config reads any.
 speed::BenchModel read_model(const std::string& name, const std::string& path) {
-  ReadLimits lim;
-  lim.max_bytes = kMaxConfigBytes;
-  return speed::bench_model(name, parse_model_rope(read_file_bounded(path, lim)));
+  return speed::bench_model(name, read_model_rope_file(path));
 }
 
 // A bench report is a few MB at most.
@@ -148,7 +149,13 @@ int run_bench_command(const BenchArgs& a) {
         throw std::runtime_error("--model: no zoo family '" + name + "' (see `ropecheck zoo`)");
       o.models.push_back(read_model(name, path.string()));
     }
-    for (const std::string& path : a.configs) o.models.push_back(read_model(path, path));
+    // --config as `check` and `golden export` read it (cli/config_option.h): the same message on refusal
+    // and the same account of what was read.
+    for (const std::string& path : a.configs) {
+      const std::optional<ModelRope> m = read_config_option(path, std::cerr);
+      if (!m) return 2;
+      o.models.push_back(speed::bench_model(path, *m));
+    }
     if (o.models.empty())
       o.models.push_back(read_model(kDefaultModel, (fs::path(source_dir()) / "golden" / "zoo" / kDefaultModel).string() + ".json"));
   } catch (const ref::ConfigError& e) {

@@ -16,6 +16,7 @@
 #include "cli/report_files.h"
 #include "core/config/config.h"
 #include "core/isolation/interrupt.h"
+#include "gate/gate.h"
 #include "core/config/model_rope.h"
 #include "impls/registry.h"
 #include "properties/property.h"
@@ -42,7 +43,7 @@ bool parse_shard(const std::string& s, int* index, int* count) {
   for (std::size_t k = 0; k < s.size(); ++k)
     if (k != slash && !std::isdigit(static_cast<unsigned char>(s[k]))) return false;
   const long long i = std::stoll(s.substr(0, slash)), n = std::stoll(s.substr(slash + 1));
-  if (n < 1 || n > 10000000 || i < 1 || i > n) return false;
+  if (n < 1 || n > kMaxCaseCount || i < 1 || i > n) return false;
   *index = static_cast<int>(i);
   *count = static_cast<int>(n);
   return true;
@@ -57,12 +58,12 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_option("--seed", a.seed, "Seed of the case grid (an unsigned 64-bit integer, or 'random')")
       ->capture_default_str();
   check->add_option("--case", a.case_index, "Run only this case index (what a reproduce line does)")
-      ->check(integer_in(0, 10000000 - 1));
+      ->check(integer_in(0, kMaxCaseCount - 1));
   check->add_option("--cases", a.cases, "Run the first N cases of the suite (a case's index, not N, defines it)")
-      ->check(integer_in(1, 10000000));
+      ->check(integer_in(1, kMaxCaseCount));
   check->add_option("--min-judged", a.min_judged,
                     "Fail an implementation judged (not skipped) on fewer cases of an applicable property")
-      ->check(integer_in(1, 10000000))
+      ->check(integer_in(1, kMaxCaseCount))
       ->capture_default_str();
   check->add_option("--property", a.properties, "Property(ies) to run (default: all; see `ropecheck properties`)");
   add_report_options(check, a.files);
@@ -127,7 +128,7 @@ std::string validate_check_args(const CheckArgs& a, GateOptions* o) {
   o->min_judged = a.min_judged;
   o->isolated = a.selection.isolation;
   if (!a.shard.empty() && !parse_shard(a.shard, &o->shard_index, &o->shard_count))
-    return "--shard: must be i/n with 1 <= i <= n <= 10000000 (got '" + a.shard + "')";
+    return "--shard: must be i/n with 1 <= i <= n <= " + std::to_string(kMaxCaseCount) + " (got '" + a.shard + "')";
   o->jobs = a.jobs;
   return {};
 }

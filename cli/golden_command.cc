@@ -7,6 +7,7 @@
 #include "cli/common_options.h"
 #include "cli/config_option.h"
 #include "core/isolation/interrupt.h"
+#include "gate/gate.h"
 #include "golden/exporter.h"
 #include "golden/suites.h"
 #include "golden/verifier.h"
@@ -37,7 +38,19 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   a.export_cmd->add_flag("--no-outputs", a.no_outputs,
                          "The exact outputs alone: no invalid or acceptable outputs of the bug catalogue's mutants "
                          "(golden/README.md)");
-  a.export_cmd->add_option("--threads", a.threads, "Worker threads (default: one per core)")->check(integer_in(0, 256));
+  // --jobs, as `check` names its parallel cases; --threads elsewhere is the threads of one kernel call.
+  a.export_cmd->add_option("--jobs", a.jobs, "Cases exported in parallel (default: one per core)")
+      ->check(integer_in(0, 256));
+  a.export_cmd
+      ->add_option_function<int>(
+          "--threads",
+          [&a](int n) {
+            std::cerr << "warning: golden export --threads is now --jobs (--threads is a kernel call's threads "
+                         "in check and bench)\n";
+            a.jobs = n;
+          },
+          "Deprecated spelling of --jobs")
+      ->check(integer_in(0, 256));
   a.export_cmd->add_flag("--quiet", a.quiet, "No progress lines");
   a.verify_cmd = golden->add_subcommand("verify", "Run implementations on every supported case of an export; exit 1 on a failure");
   a.verify_cmd->add_option("--dir", a.dir, "The export's directory (holds manifest.json and SHA256SUMS)")
@@ -48,7 +61,7 @@ CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
                            "corruption, not tampering)");
   a.verify_cmd->add_option("--min-judged", a.min_judged,
                            "Fail an implementation judged (not skipped) on fewer cases of the export")
-      ->check(integer_in(1, 10000000))
+      ->check(integer_in(1, kMaxCaseCount))
       ->capture_default_str();
   add_selection_options(a.verify_cmd, a.selection);
   return golden;
@@ -91,7 +104,7 @@ int run_golden(const GoldenArgs& a) {
       o.control = mutant::mutant_impl(mutant::Bug::none);
     }
     o.out_dir = a.out_dir;
-    o.threads = a.threads;
+    o.threads = a.jobs;
     golden::parse_format(a.format, &o.format);
     if (!a.quiet) o.progress = progress_printer();
     const auto t0 = std::chrono::steady_clock::now();

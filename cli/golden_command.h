@@ -20,7 +20,7 @@ struct GoldenArgs {
   std::string out_dir;
   std::string format = "safetensors";
   bool no_outputs = false;  // golden export --no-outputs
-  int threads = 0;
+  int jobs = 0;  // --jobs (--threads, deprecated)
   std::string dir;
   SelectionArgs selection;
   bool quiet = false;

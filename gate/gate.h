@@ -22,6 +22,11 @@
 
 namespace ropecheck {
 
+// The largest case count, case index + 1, shard count or judged floor any
+// option takes (--cases, --case, --shard, --min-judged; a report read back
+// is held to it too): one bound, far above any suite (exhaustive: 10^4).
+inline constexpr int kMaxCaseCount = 10000000;
+
 struct GateOptions {
   Suite suite = Suite::kQuick;
   std::uint64_t seed = 1;

@@ -6,6 +6,7 @@
 
 #include "core/config/json_reader.h"
 #include "core/io/sha256.h"
+#include "gate/gate.h"
 #include "core/report/report_text.h"
 #include "reference/freq_spec.h"
 
@@ -17,7 +18,7 @@ using ref::ConfigError;
 
 // Limits on what a report may hold, far above any real run: a malformed
 // file cannot make the reader allocate without bound.
-constexpr std::int64_t kMaxCases = 10000000;  // --cases' own bound
+constexpr std::int64_t kMaxCases = kMaxCaseCount;  // --cases' own bound (gate.h)
 constexpr std::size_t kMaxEntries = 1 << 20;
 constexpr int kMaxBucket = 16 * 64;  // curve buckets: 1/16 octave of |position| < 2^64
 

@@ -284,8 +284,8 @@ GoldenKv read_golden_kv(const GoldenKv& declared, const Case& c, const std::vect
   }
   // The write as the ABI hands it: what kernel_abi.h calls valid.
   const ropecheck_kv_write_t a =
-      abi_kv_write(w, kv.k_cache_before.data(), kv.has_v_cache() ? kv.v_cache_before.data() : nullptr, kv.v.data(),
-                   w.slots.data(), w.k_scale.data(), w.v_scale.data());
+      abi_kv_write(w, {kv.k_cache_before.data(), kv.has_v_cache() ? kv.v_cache_before.data() : nullptr, kv.v.data(),
+                       w.slots.data(), w.k_scale.data(), w.v_scale.data()});
   if (const char* err = kv_write_error(a, T, c.kv_heads, c.shape.head_dim, c.shape.rotary_dim))
     throw FormatError(where, "kvWrite", err);
   return kv;

@@ -12,8 +12,19 @@ PropertyResult composes_additively(const ropecheck_impl_t& impl, CaseContext& ct
   // get an explicit 1: a kernel declaring NO_EXPLICIT_ATTENTION_FACTOR
   // declined every case of this property before (found by the gate's floor
   // of judged cases, on policy_fma_storage).
-  if (ca.freq.attention_factor || ca.freq.scheme == ROPECHECK_SCHEME_YARN || ca.freq.scheme == ROPECHECK_SCHEME_LONGROPE)
+  // A YaRN kernel that takes no explicit factor but takes DeepSeek's
+  // mscale / mscale_all_dim gets them equal instead: its derived factor
+  // g(s, m) / g(s, m) is exactly 1 in every arithmetic (Megatron-core's
+  // YarnRotaryEmbedding declared so was judged on no case of this property).
+  const std::uint64_t flags = impl.caps.flags;
+  if (ca.freq.scheme == ROPECHECK_SCHEME_YARN && (flags & ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR) &&
+      !(flags & ROPECHECK_CAP_NO_YARN_MSCALE)) {
+    ca.freq.attention_factor.reset();
+    ca.freq.mscale_all_dim = ca.freq.mscale = ca.freq.mscale > 0 ? ca.freq.mscale : 1.0;
+  } else if (ca.freq.attention_factor || ca.freq.scheme == ROPECHECK_SCHEME_YARN ||
+             ca.freq.scheme == ROPECHECK_SCHEME_LONGROPE) {
     ca.freq.attention_factor = 1.0;
+  }
   ca.direction = ROPECHECK_DIRECTION_FORWARD;
   Case cb = ca, cab = ca;
   for (std::size_t t = 0; t < ca.positions.size(); ++t) {

@@ -10,7 +10,11 @@
 #      the RapidCheck properties on the CUDA kernels, the quick gate over the
 #      default set (which includes the CUDA kernels where a device exists),
 #      the standard suite on the CUDA kernels, compute-sanitizer memcheck and
-#      racecheck.
+#      racecheck; and FlashInfer's rope kernels built as a plugin
+#      (python/frameworks/flashinfer/, docs/FRAMEWORKS.md): `ropecheck check
+#      --plugin` on the three tables of its rows (quick suite, seed 1, as
+#      run_frameworks.py runs them), and, reported apart, the table that does
+#      not decline a rotary_dim FlashInfer's vectors do not fit.
 # Where the GPU machine can build (the project's packages installed):
 #   bash bench/gpu/run.sh
 # Where it cannot (no network, no libraries), pack here and carry the folder:
@@ -44,6 +48,7 @@ else
   ropecheck=build/release/ropecheck device_test=build/release/impls/test/cuda_device_test
   properties_test=build/release/properties/test/properties_test gpu_bench=build/release/bench/rope_gpu_bench
   sweep=build/release/bench/fast_sincos_sweep
+  fi_plugin=${ROPECHECK_FRAMEWORKS_VENVS:-build/frameworks}/flashinfer/flashinfer_rope_plugin.so
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >> "$summary" 2>&1 || say "nvidia-smi failed"
 say "date: $(date -u '+%F %H:%M UTC'), $(nproc) CPUs, $(uname -r)"
@@ -79,6 +84,17 @@ step gpu_tests 150 'SKIPPED|Running 0 tests' "$device_test" &
 step properties 150 'Running 0 tests' "$properties_test" --gtest_filter='*cuda_*' &
 step quick_gate_default_set 150 - "$ropecheck" check --quiet --json "$out/quick_gate.json" &
 step standard_suite_cuda 150 - "$ropecheck" check --quiet --suite standard "${cuda[@]}" &
+if [[ -f "$fi_plugin" ]]; then
+  fi_rows=(--impl flashinfer_rope_pos_ids --impl flashinfer_rope_llama31_pos_ids --impl flashinfer_rope_cos_sin_cache)
+  step flashinfer_plugin 150 - "$ropecheck" check --quiet --seed 1 --plugin "$fi_plugin" "${fi_rows[@]}" \
+    --json "$out/flashinfer.json" &
+  # reported, not judged here: whether the vector misfit the other tables decline shows (its JSON)
+  step flashinfer_any_rotary_dim_report_only 150 - bash -c '"$0" check --quiet --seed 1 --plugin "$1" \
+    --impl flashinfer_rope_pos_ids_any_rotary_dim --json "$2"; echo "exit $? (report only)"' \
+    "$ropecheck" "$fi_plugin" "$out/flashinfer_any_rotary_dim.json" &
+else
+  say "flashinfer plugin: not found at $fi_plugin (bench/gpu/pack.sh packs it)"
+fi
 if [[ -n "$sanitizer" ]]; then
   for tool in memcheck racecheck; do
     step "sanitizer_$tool" 150 'SKIPPED|Running 0 tests' bash -c '"$0" --tool "$1" --error-exitcode 3 "$2" --gtest_filter="CudaDevice.KernelReports*" &&

@@ -18,6 +18,74 @@ namespace {
 constexpr std::int64_t kEdgePositions[] = {0, 1, 2, 4095, 4096, 65536, 1 << 20,
                                            1 << 24, 2147483647};
 
+// YaRN's factor, betas, truncation and attention scaling, redrawn off the
+// cliffs where one ulp of the ramp's bounds moves a pair (yarn_near_cliff).
+void draw_yarn(Choices& rng, int rotary_dim, ref::FreqSpec& f) {
+  for (int tries = 0;; ++tries) {
+    f.factor = rng.chance(0.5) ? rng.pick({4.0, 8.0, 10.0, 16.0, 32.0, 40.0}) : rng.uniform(1.2, 40);
+    f.beta_fast = rng.chance(0.7) ? 32.0 : rng.uniform(4, 64);
+    f.beta_slow = rng.chance(0.7) ? 1.0 : rng.uniform(0.25, std::min(4.0, f.beta_fast / 2));
+    f.truncate = rng.chance(0.6);
+    f.mscale = f.mscale_all_dim = 0;
+    f.attention_factor.reset();
+    const auto a = rng.below(4);
+    if (a == 0) f.attention_factor = rng.uniform(0.5, 2.0);
+    if (a == 1) {
+      f.mscale = rng.uniform(0.5, 1.5);
+      f.mscale_all_dim = rng.uniform(0.5, 1.5);
+    }
+    if (!yarn_near_cliff(f, rotary_dim)) break;
+    // A source that repeats itself (a fuzzer out of bytes, RapidCheck
+    // shrinking) may redraw the same cliff forever: untruncated YaRN has
+    // none.
+    if (tries == 63) {
+      f.truncate = false;
+      break;
+    }
+  }
+}
+
+// Llama 3.1's factors, aimed at the blend band's edges.
+void draw_llama3(Choices& rng, int rotary_dim, ref::FreqSpec& f) {
+  const int pairs = rotary_dim / 2;
+  f.factor = rng.chance(0.5) ? 8.0 : rng.uniform(2, 32);
+  f.low_freq_factor = rng.chance(0.5) ? 1.0 : rng.uniform(0.5, 2.0);
+  f.high_freq_factor = rng.chance(0.5) && f.low_freq_factor < 4 ? 4.0
+                                                                 : f.low_freq_factor * rng.uniform(1.5, 8);
+  // Aim at the band edges (the bug class of transformers PR #32330: a
+  // pair near an edge put in the wrong band): move each factor so that a
+  // drawn pair's wavelength lies a fraction delta inside the blend band,
+  // pair j at the high-frequency edge L / hf, pair k at L / lf.
+  if (rng.chance(0.8)) {
+    const double L = static_cast<double>(f.original_max_position);
+    for (const bool high_edge : {true, false}) {
+      const int j = static_cast<int>(rng.range(0, pairs - 1));
+      const double wavelen = kTwoPi * std::pow(f.base, 2.0 * j / rotary_dim);
+      const double delta = rng.uniform(1e-4, 0.03);
+      const double moved = high_edge ? L / (wavelen * (1 - delta)) : L / (wavelen * (1 + delta));
+      if (moved >= 1e-2 && moved <= 1e4 &&
+          (high_edge ? moved >= f.low_freq_factor : moved <= f.high_freq_factor))
+        (high_edge ? f.high_freq_factor : f.low_freq_factor) = moved;
+    }
+  }
+  // Llama 4 Scout: low_freq_factor == high_freq_factor, no blend band.
+  if (rng.chance(0.15)) f.high_freq_factor = f.low_freq_factor;
+}
+
+// LongRoPE's per-pair factors and the sequence length that picks them.
+void draw_longrope(Choices& rng, int pairs, ref::FreqSpec& f) {
+  f.factor = rng.uniform(1.5, 32);
+  f.seq_len = rng.range(1, 2 * f.original_max_position);
+  if (rng.chance(0.25)) f.seq_len = f.original_max_position + rng.range(0, 1);  // the switch
+  f.short_factor.resize(pairs);
+  f.long_factor.resize(pairs);
+  for (int i = 0; i < pairs; ++i) {
+    f.short_factor[i] = rng.uniform(0.8, 1.6);
+    f.long_factor[i] = rng.log_uniform(1.0, 64.0);
+  }
+  if (rng.chance(0.3)) f.attention_factor = rng.uniform(0.5, 2.0);
+}
+
 }  // namespace
 
 ref::FreqSpec draw_scheme(Choices& rng, int rotary_dim, ropecheck_scheme_t scheme) {
@@ -41,64 +109,13 @@ ref::FreqSpec draw_scheme(Choices& rng, int rotary_dim, ropecheck_scheme_t schem
       f.seq_len = rng.range(f.original_max_position / 4, 8 * f.original_max_position);
       break;
     case ROPECHECK_SCHEME_YARN:
-      for (int tries = 0;; ++tries) {
-        f.factor = rng.chance(0.5) ? rng.pick({4.0, 8.0, 10.0, 16.0, 32.0, 40.0}) : rng.uniform(1.2, 40);
-        f.beta_fast = rng.chance(0.7) ? 32.0 : rng.uniform(4, 64);
-        f.beta_slow = rng.chance(0.7) ? 1.0 : rng.uniform(0.25, std::min(4.0, f.beta_fast / 2));
-        f.truncate = rng.chance(0.6);
-        f.mscale = f.mscale_all_dim = 0;
-        f.attention_factor.reset();
-        const auto a = rng.below(4);
-        if (a == 0) f.attention_factor = rng.uniform(0.5, 2.0);
-        if (a == 1) {
-          f.mscale = rng.uniform(0.5, 1.5);
-          f.mscale_all_dim = rng.uniform(0.5, 1.5);
-        }
-        if (!yarn_near_cliff(f, rotary_dim)) break;
-        // A source that repeats itself (a fuzzer out of bytes, RapidCheck
-        // shrinking) may redraw the same cliff forever: untruncated YaRN has
-        // none.
-        if (tries == 63) {
-          f.truncate = false;
-          break;
-        }
-      }
+      draw_yarn(rng, rotary_dim, f);
       break;
     case ROPECHECK_SCHEME_LLAMA3:
-      f.factor = rng.chance(0.5) ? 8.0 : rng.uniform(2, 32);
-      f.low_freq_factor = rng.chance(0.5) ? 1.0 : rng.uniform(0.5, 2.0);
-      f.high_freq_factor = rng.chance(0.5) && f.low_freq_factor < 4 ? 4.0
-                                                                     : f.low_freq_factor * rng.uniform(1.5, 8);
-      // Aim at the band edges (the bug class of transformers PR #32330: a
-      // pair near an edge put in the wrong band): move each factor so that a
-      // drawn pair's wavelength lies a fraction delta inside the blend band,
-      // pair j at the high-frequency edge L / hf, pair k at L / lf.
-      if (rng.chance(0.8)) {
-        const double L = static_cast<double>(f.original_max_position);
-        for (const bool high_edge : {true, false}) {
-          const int j = static_cast<int>(rng.range(0, pairs - 1));
-          const double wavelen = kTwoPi * std::pow(f.base, 2.0 * j / rotary_dim);
-          const double delta = rng.uniform(1e-4, 0.03);
-          const double moved = high_edge ? L / (wavelen * (1 - delta)) : L / (wavelen * (1 + delta));
-          if (moved >= 1e-2 && moved <= 1e4 &&
-              (high_edge ? moved >= f.low_freq_factor : moved <= f.high_freq_factor))
-            (high_edge ? f.high_freq_factor : f.low_freq_factor) = moved;
-        }
-      }
-      // Llama 4 Scout: low_freq_factor == high_freq_factor, no blend band.
-      if (rng.chance(0.15)) f.high_freq_factor = f.low_freq_factor;
+      draw_llama3(rng, rotary_dim, f);
       break;
     case ROPECHECK_SCHEME_LONGROPE:
-      f.factor = rng.uniform(1.5, 32);
-      f.seq_len = rng.range(1, 2 * f.original_max_position);
-      if (rng.chance(0.25)) f.seq_len = f.original_max_position + rng.range(0, 1);  // the switch
-      f.short_factor.resize(pairs);
-      f.long_factor.resize(pairs);
-      for (int i = 0; i < pairs; ++i) {
-        f.short_factor[i] = rng.uniform(0.8, 1.6);
-        f.long_factor[i] = rng.log_uniform(1.0, 64.0);
-      }
-      if (rng.chance(0.3)) f.attention_factor = rng.uniform(0.5, 2.0);
+      draw_longrope(rng, pairs, f);
       break;
     case ROPECHECK_SCHEME_EXPLICIT:
       f.inv_freq.resize(pairs);

@@ -149,6 +149,51 @@ void fill_cache_initial(unsigned char* p, std::size_t bytes, CacheDtype d, Cache
   }
 }
 
+namespace {
+
+// Distinct slots for `tokens` tokens among w's blocks, some padding (-1).
+void draw_slots(Rng& rng, std::int64_t tokens, KvWriteCase& w) {
+  const std::int64_t b = w.block_size;
+  // Distinct slots from a shuffle of every slot (Fisher-Yates on the
+  // suite's own generator); padding tokens only where a real one remains.
+  std::vector<std::int64_t> all(static_cast<std::size_t>(w.num_blocks * b));
+  std::iota(all.begin(), all.end(), 0);
+  for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(i)]);
+  w.slots.assign(all.begin(), all.begin() + tokens);
+  for (std::int64_t t = 0; t < tokens && tokens > 1; ++t)
+    if (rng.chance(0.125)) w.slots[static_cast<std::size_t>(t)] = -1;
+  if (std::all_of(w.slots.begin(), w.slots.end(), [](std::int64_t s) { return s < 0; })) w.slots[0] = all[0];
+}
+
+// The scale kind and each head's (or the tensor's) k and v scales.
+void draw_scales(Rng& rng, const ropecheck_kv_policy_t& policy, KvWriteCase& w) {
+  // Scale kind among the declared ones; values: 1 for the 16-bit and fp32
+  // caches (kernel_abi.h), for fp8 the dequantization scales of vLLM's
+  // fused-cache test (k 0.7, v 1.3), 2^-4, and 0.01 (x / 0.01 saturates
+  // e4m3fn from |x| > 4.48). A multiplying kernel gets their reciprocals.
+  const bool per_head_ok = policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_HEAD);
+  const bool per_tensor_ok = policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_TENSOR);
+  w.scale_kind = per_head_ok && (!per_tensor_ok || rng.chance(0.5)) ? ROPECHECK_KV_SCALE_PER_HEAD
+                                                                     : ROPECHECK_KV_SCALE_PER_TENSOR;
+  const std::size_t n = w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? static_cast<std::size_t>(w.kv_heads) : 1;
+  static constexpr float kDequant[] = {0.7f, 1.3f, 0.0625f, 0.01f, 1.0f};
+  for (std::size_t i = 0; i < n; ++i) {
+    float ks = 1, vs = 1;
+    if (is_fp8(w.dtype)) {
+      ks = rng.pick(kDequant);
+      vs = rng.pick(kDequant);
+      if (policy.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY) {
+        ks = 1.0f / ks;
+        vs = 1.0f / vs;
+      }
+    }
+    w.k_scale.push_back(ks);
+    w.v_scale.push_back(vs);
+  }
+}
+
+}  // namespace
+
 CacheInitial draw_cache_initial() { return static_cast<CacheInitial>(draw_below(kCacheInitialKinds)); }
 
 std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_policy_t& policy, std::uint32_t kinds) {
@@ -177,39 +222,8 @@ std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_polic
   // Enough blocks for every token and a few more, so slots are scattered.
   const std::int64_t needed = (c.tokens + w.block_size - 1) / w.block_size;
   w.num_blocks = needed + rng.range(1, 3);
-  const std::int64_t h = w.kv_heads, b = w.block_size;
-  // Distinct slots from a shuffle of every slot (Fisher-Yates on the
-  // suite's own generator); padding tokens only where a real one remains.
-  std::vector<std::int64_t> all(static_cast<std::size_t>(w.num_blocks * b));
-  std::iota(all.begin(), all.end(), 0);
-  for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(i)]);
-  w.slots.assign(all.begin(), all.begin() + c.tokens);
-  for (std::int64_t t = 0; t < c.tokens && c.tokens > 1; ++t)
-    if (rng.chance(0.125)) w.slots[static_cast<std::size_t>(t)] = -1;
-  if (std::all_of(w.slots.begin(), w.slots.end(), [](std::int64_t s) { return s < 0; })) w.slots[0] = all[0];
-  // Scale kind among the declared ones; values: 1 for the 16-bit and fp32
-  // caches (kernel_abi.h), for fp8 the dequantization scales of vLLM's
-  // fused-cache test (k 0.7, v 1.3), 2^-4, and 0.01 (x / 0.01 saturates
-  // e4m3fn from |x| > 4.48). A multiplying kernel gets their reciprocals.
-  const bool per_head_ok = policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_HEAD);
-  const bool per_tensor_ok = policy.scale_kinds & (1u << ROPECHECK_KV_SCALE_PER_TENSOR);
-  w.scale_kind = per_head_ok && (!per_tensor_ok || rng.chance(0.5)) ? ROPECHECK_KV_SCALE_PER_HEAD
-                                                                     : ROPECHECK_KV_SCALE_PER_TENSOR;
-  const std::size_t n = w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? static_cast<std::size_t>(h) : 1;
-  static constexpr float kDequant[] = {0.7f, 1.3f, 0.0625f, 0.01f, 1.0f};
-  for (std::size_t i = 0; i < n; ++i) {
-    float ks = 1, vs = 1;
-    if (is_fp8(w.dtype)) {
-      ks = rng.pick(kDequant);
-      vs = rng.pick(kDequant);
-      if (policy.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY) {
-        ks = 1.0f / ks;
-        vs = 1.0f / vs;
-      }
-    }
-    w.k_scale.push_back(ks);
-    w.v_scale.push_back(vs);
-  }
+  draw_slots(rng, c.tokens, w);
+  draw_scales(rng, policy, w);
   w.v_seed = rng.bits();
   w.direction = static_cast<ropecheck_kv_scale_direction_t>(policy.scale_direction);
   w.edges = true;
@@ -274,8 +288,7 @@ std::string kv_write_outside_declared(const ropecheck_kv_policy_t& policy, std::
   return {};
 }
 
-ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_cache, const void* v,
-                                  const std::int64_t* slots, const float* k_scale, const float* v_scale) {
+ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, const KvWriteBuffers& b) {
   ropecheck_kv_write_t kw{};
   kw.struct_size = sizeof kw;
   kw.cache_dtype = static_cast<std::uint32_t>(w.dtype);
@@ -285,18 +298,18 @@ ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_c
   kw.block_stride = w.block_stride;
   kw.slot_stride = w.slot_stride;
   kw.head_stride = w.head_stride;
-  kw.k_cache = k_cache;
-  kw.v_cache = v_cache;
-  kw.v = v;
+  kw.k_cache = b.k_cache;
+  kw.v_cache = b.v_cache;
+  kw.v = b.v;
   kw.v_token_stride = static_cast<std::int64_t>(w.v_heads()) * w.v_channels();
   kw.v_head_stride = w.mla() ? 0 : w.head_dim;
   kw.cache_kind = w.kind;
   kw.latent_dim = w.latent_dim;
   kw.v_block_stride = w.v_block_stride;
   kw.v_slot_stride = w.v_slot_stride;
-  kw.slot_mapping = slots;
-  kw.k_scale = k_scale;
-  kw.v_scale = v_scale;
+  kw.slot_mapping = b.slots;
+  kw.k_scale = b.k_scale;
+  kw.v_scale = b.v_scale;
   return kw;
 }
 

@@ -111,11 +111,21 @@ void lay_out_kv_write(KvWriteCase* w);
 std::string kv_write_outside_declared(const ropecheck_kv_policy_t& policy, std::uint32_t kinds, const KvWriteCase& w,
                                       ropecheck_kv_scale_direction_t direction);
 
+// The buffers a write hands the kernel: the caches (v_cache nullptr for
+// MLA_JOINT), v dense ([tokens, v_heads, v_channels]), the slot mapping and
+// the scales.
+struct KvWriteBuffers {
+  void* k_cache = nullptr;
+  void* v_cache = nullptr;
+  const void* v = nullptr;
+  const std::int64_t* slots = nullptr;
+  const float* k_scale = nullptr;
+  const float* v_scale = nullptr;
+};
+
 // The write as the ABI hands it (kernel_abi.h, ropecheck_kv_write_t): w's
-// fields and strides, the buffers given (v_cache nullptr for MLA_JOINT), v
-// dense ([tokens, v_heads, v_channels]).
-ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, void* k_cache, void* v_cache, const void* v,
-                                  const std::int64_t* slots, const float* k_scale, const float* v_scale);
+// fields and strides, and the buffers given.
+ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, const KvWriteBuffers& b);
 
 // The v a write stores: [tokens, kv_heads, head_dim] dense (MLA: kv_c,
 // [tokens, latent_dim]), values of the case's storage dtype drawn as the

@@ -36,44 +36,85 @@ ref::HeadShape draw_model_shape(Choices& rng, bool wide) {
   return s;
 }
 
+// A new head shape, and a new frequency scheme of the case's kind when the
+// rotated width changed (its per-pair factors are per rotary_dim).
+void new_shape(Choices& rng, Case* c, ref::HeadShape s) {
+  if (s.rotary_dim != c->shape.rotary_dim) c->freq = draw_scheme(rng, s.rotary_dim, c->freq.scheme);
+  c->shape = s;
+}
+
+// Grouped-query heads: 1..max_kv kv heads, 1..max_group q heads per kv head.
+void gqa(Choices& rng, Case* c, int max_kv, int max_group) {
+  c->kv_heads = static_cast<int>(rng.range(1, max_kv));
+  c->q_heads = c->kv_heads * static_cast<int>(rng.range(1, max_group));
+}
+
+// Many heads, a few tokens: multi-head or grouped attention at 64..128 q heads.
+void many_heads(Choices& rng, bool quick, Case* c) {
+  new_shape(rng, c, draw_model_shape(rng, !quick));
+  if (rng.chance(0.3)) {  // multi-head attention: as many kv heads as q heads
+    c->q_heads = c->kv_heads = static_cast<int>(rng.range(64, 128));
+  } else {
+    constexpr int kKv[] = {1, 2, 4, 8};
+    c->kv_heads = rng.pick(kKv);
+    c->q_heads = c->kv_heads * static_cast<int>((rng.range(64, 128) + c->kv_heads - 1) / c->kv_heads);
+  }
+  c->tokens = rng.range(1, 4);
+  c->seq_len = 0;
+  prefill_positions(rng, std::int64_t{1} << 20, c);
+}
+
+// What the default gate must reach for every kernel declaring it: the widest
+// heads and the int32 and int64 position edges, some negated.
+void edge_positions(Choices& rng, Case* c) {
+  ref::HeadShape s;
+  s.head_dim = rng.chance(0.5) ? 256 : 512;
+  s.rotary_dim = rng.chance(0.7) ? s.head_dim : s.head_dim / 2;
+  new_shape(rng, c, s);
+  gqa(rng, c, 2, 2);
+  c->seq_len = 0;
+  c->positions.clear();
+  const auto k32 = int32_edge_positions(), k64 = int64_edge_positions();
+  c->position_type = rng.chance(0.5) ? ROPECHECK_INDEX_INT32 : ROPECHECK_INDEX_INT64;
+  const bool negative = rng.chance(0.3);
+  c->tokens = rng.range(3, 6);
+  for (std::int64_t t = 0; t < c->tokens; ++t) {
+    std::int64_t p = c->position_type == ROPECHECK_INDEX_INT64 && rng.chance(0.6) ? rng.pick(k64) : rng.pick(k32);
+    if (negative && rng.chance(0.5)) p = -p;
+    c->positions.push_back(p);
+  }
+}
+
 }  // namespace
 
 void reshape_to_class(Choices& rng, Suite suite, SizeClass cls, Case* c) {
   c->size_class = cls;
   const bool quick = suite == Suite::kQuick, exhaustive = suite == Suite::kExhaustive;
-  auto new_shape = [&](ref::HeadShape s) {
-    if (s.rotary_dim != c->shape.rotary_dim) c->freq = draw_scheme(rng, s.rotary_dim, c->freq.scheme);
-    c->shape = s;
-  };
-  auto gqa = [&](int max_kv, int max_group) {
-    c->kv_heads = static_cast<int>(rng.range(1, max_kv));
-    c->q_heads = c->kv_heads * static_cast<int>(rng.range(1, max_group));
-  };
   switch (cls) {
     case SizeClass::kTiny:
       return;
     case SizeClass::kDecode: {  // one token per sequence, unrelated positions
-      new_shape(draw_model_shape(rng, !quick));
+      new_shape(rng, c, draw_model_shape(rng, !quick));
       c->tokens = quick ? rng.range(8, 64) : exhaustive ? rng.range(64, 512) : rng.range(16, 256);
       c->seq_len = 1;
-      gqa(4, 4);
+      gqa(rng, c, 4, 4);
       c->positions.clear();
       const int scale = static_cast<int>(rng.range(8, 20));
       for (std::int64_t t = 0; t < c->tokens; ++t) c->positions.push_back(rng.range(0, std::int64_t{1} << scale));
       break;
     }
     case SizeClass::kShortPrefill: {
-      new_shape(draw_model_shape(rng, !quick));
+      new_shape(rng, c, draw_model_shape(rng, !quick));
       const std::int64_t seqs = rng.range(1, 4);
       c->seq_len = rng.range(16, 256 / seqs);
       c->tokens = seqs * c->seq_len;
       if (seqs == 1 && rng.chance(0.5)) c->seq_len = 0;
-      gqa(4, 4);
+      gqa(rng, c, 4, 4);
       prefill_positions(rng, std::int64_t{1} << 16, c);
       break;
     }
     case SizeClass::kLongPrefill: {
-      new_shape(draw_model_shape(rng, false));
+      new_shape(rng, c, draw_model_shape(rng, false));
       // The quick suite's second long prefill (case 9) is past 4096 tokens:
       // a kernel's path for large calls (a KV-cache write skipped above
       // 4096, issue #48) meets the default gate; the others stay short.
@@ -83,43 +124,16 @@ void reshape_to_class(Choices& rng, Suite suite, SizeClass cls, Case* c) {
                   : exhaustive ? rng.range(32768, 36864)
                                : rng.range(4096, 5120);
       c->seq_len = 0;
-      gqa(2, 2);
+      gqa(rng, c, 2, 2);
       prefill_positions(rng, std::int64_t{1} << 20, c);
       break;
     }
-    case SizeClass::kManyHeads: {
-      new_shape(draw_model_shape(rng, !quick));
-      if (rng.chance(0.3)) {  // multi-head attention: as many kv heads as q heads
-        c->q_heads = c->kv_heads = static_cast<int>(rng.range(64, 128));
-      } else {
-        constexpr int kKv[] = {1, 2, 4, 8};
-        c->kv_heads = rng.pick(kKv);
-        c->q_heads = c->kv_heads * static_cast<int>((rng.range(64, 128) + c->kv_heads - 1) / c->kv_heads);
-      }
-      c->tokens = rng.range(1, 4);
-      c->seq_len = 0;
-      prefill_positions(rng, std::int64_t{1} << 20, c);
+    case SizeClass::kManyHeads:
+      many_heads(rng, quick, c);
       break;
-    }
-    case SizeClass::kEdges: {  // what the default gate must reach for every kernel declaring it
-      ref::HeadShape s;
-      s.head_dim = rng.chance(0.5) ? 256 : 512;
-      s.rotary_dim = rng.chance(0.7) ? s.head_dim : s.head_dim / 2;
-      new_shape(s);
-      gqa(2, 2);
-      c->seq_len = 0;
-      c->positions.clear();
-      const auto k32 = int32_edge_positions(), k64 = int64_edge_positions();
-      c->position_type = rng.chance(0.5) ? ROPECHECK_INDEX_INT32 : ROPECHECK_INDEX_INT64;
-      const bool negative = rng.chance(0.3);
-      c->tokens = rng.range(3, 6);
-      for (std::int64_t t = 0; t < c->tokens; ++t) {
-        std::int64_t p = c->position_type == ROPECHECK_INDEX_INT64 && rng.chance(0.6) ? rng.pick(k64) : rng.pick(k32);
-        if (negative && rng.chance(0.5)) p = -p;
-        c->positions.push_back(p);
-      }
+    case SizeClass::kEdges:
+      edge_positions(rng, c);
       break;
-    }
   }
   if (c->memory == MemoryLayout::kFusedQkv) c->head_pad = 0;
   if (c->seq_len == 0) c->seq_pad = 0;

@@ -210,26 +210,13 @@ void read_mrope(const Reader& r, RopeConfig& c) {
   }
 }
 
-RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* scheme_obj,
-                        const std::string& scheme_path) {
-  const Reader top(j, top_path);
-  RopeConfig c;
-  if (scheme_obj) {
-    // An object that names no scheme ({} included) is a mistake, not the
-    // default scheme: null is how a config says "no scaling".
-    const Reader r(*scheme_obj, scheme_path);
-    if (!r.has("rope_type") && !r.has("type"))
-      throw ConfigError(r.name("rope_type"), "missing (the object must name its scheme; use null for none)");
-    require_known_rope_keys(*scheme_obj, scheme_path, false);
-  }
-  // The bare rope_scaling / rope_parameters dict (what --help advertises).
-  const bool bare = !scheme_obj && (top.has("rope_type") || top.has("type"));
-  if (bare) {
-    scheme_obj = &j;
-    require_known_rope_keys(j, top_path, true);
-  }
-  const std::string model_type = top.has("model_type") ? top.string("model_type") : "";
-  // Head geometry. GPT-J / GPT-2 configs name the widths n_embd and n_head.
+namespace {
+
+// The head's width: DeepSeek's qk_rope_head_dim, head_dim, ChatGLM's
+// kv_channels or hidden / heads; for a bare scheme dict (`bare_scheme`)
+// without them, a nominal width the cases replace.
+void read_head_width(const Reader& top, const json* bare_scheme, RopeConfig& c) {
+  // GPT-J / GPT-2 configs name the widths n_embd and n_head.
   const char* hidden_key = top.has("hidden_size") ? "hidden_size" : "n_embd";
   const char* heads_key = top.has("num_attention_heads") ? "num_attention_heads" : "n_head";
   if (top.has("qk_rope_head_dim")) {
@@ -246,16 +233,20 @@ RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* 
     if (hidden % heads != 0)
       throw ConfigError(top.name(hidden_key), std::string("must be a multiple of ") + heads_key);
     c.shape.head_dim = static_cast<int>(std::min<std::int64_t>(hidden / heads, ref::kMaxHeadDim + 1));
-  } else if (bare) {
+  } else if (bare_scheme) {
     // No head geometry: the cases keep their own shapes (RopeConfig).
     c.shape_stated = false;
     c.shape.head_dim = kNominalHeadDim;
-    if (scheme_obj->contains("short_factor") && (*scheme_obj)["short_factor"].is_array())
-      c.shape.head_dim = static_cast<int>(std::min<std::size_t>(2 * (*scheme_obj)["short_factor"].size(),
+    if (bare_scheme->contains("short_factor") && (*bare_scheme)["short_factor"].is_array())
+      c.shape.head_dim = static_cast<int>(std::min<std::size_t>(2 * (*bare_scheme)["short_factor"].size(),
                                                                 ref::kMaxHeadDim + 1));
   } else {
     throw ConfigError(top.name("head_dim"), "is required (or hidden_size and num_attention_heads)");
   }
+}
+
+// The rotated part of a head and how its channels pair.
+void read_pairing(const json& j, const Reader& top, const std::string& model_type, RopeConfig& c) {
   c.shape.rotary_dim = c.shape.head_dim;
   // The pairing layout of the model's own implementation where it is not
   // rotate_half: GLM-4 and Cohere pair x[2i], x[2i+1] (their rotate_half takes
@@ -287,6 +278,31 @@ RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* 
     c.shape.rotary_dim = c.shape.head_dim / 2;
     c.freq.base = 10000.0 * (top.has("rope_ratio") ? top.number("rope_ratio") : 1.0);
   }
+}
+
+}  // namespace
+
+RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* scheme_obj,
+                        const std::string& scheme_path) {
+  const Reader top(j, top_path);
+  RopeConfig c;
+  if (scheme_obj) {
+    // An object that names no scheme ({} included) is a mistake, not the
+    // default scheme: null is how a config says "no scaling".
+    const Reader r(*scheme_obj, scheme_path);
+    if (!r.has("rope_type") && !r.has("type"))
+      throw ConfigError(r.name("rope_type"), "missing (the object must name its scheme; use null for none)");
+    require_known_rope_keys(*scheme_obj, scheme_path, false);
+  }
+  // The bare rope_scaling / rope_parameters dict (what --help advertises).
+  const bool bare = !scheme_obj && (top.has("rope_type") || top.has("type"));
+  if (bare) {
+    scheme_obj = &j;
+    require_known_rope_keys(j, top_path, true);
+  }
+  const std::string model_type = top.has("model_type") ? top.string("model_type") : "";
+  read_head_width(top, bare ? scheme_obj : nullptr, c);
+  read_pairing(j, top, model_type, c);
   std::int64_t max_pos = 0;
   if (top.has("max_position_embeddings")) max_pos = top.integer("max_position_embeddings", 1, kMaxPos);
   else if (top.has("seq_length")) max_pos = top.integer("seq_length", 1, kMaxPos);  // ChatGLM
@@ -318,9 +334,6 @@ RopeConfig read_hf_rope(const json& j, const std::string& top_path, const json* 
 RopeConfig read_own_schema(const json& j) { return parse_own(j); }
 
 }  // namespace detail
-
-namespace {
-}  // namespace
 
 RopeConfig read_rope_config_file(const std::string& path) {
   ReadLimits lim;

@@ -25,7 +25,7 @@
 set -euo pipefail
 bin=$1 src=$2 work=$3 py=$4 mutants=$5
 rm -rf "$work" && mkdir -p "$work"
-export_suite() { "$bin" golden export --quiet --suite "$1" --format "$2" --threads "$3" --out "$4" >/dev/null; }
+export_suite() { "$bin" golden export --quiet --suite "$1" --format "$2" --jobs "$3" --out "$4" >/dev/null; }
 
 for fmt in safetensors npy json; do
   export_suite smoke $fmt 2 "$work/smoke-$fmt"

@@ -28,7 +28,7 @@ committed=("$src"/golden/vectors/fused/*/)
 (( ${#committed[@]} > 0 )) || { echo "no committed fused vectors under $src/golden/vectors/fused"; exit 1; }
 for dir in "${committed[@]}"; do
   fmt=$(basename "$dir")
-  "$bin" golden export --quiet --suite fused --format "$fmt" --threads 2 --out "$work/fused-$fmt" >/dev/null
+  "$bin" golden export --quiet --suite fused --format "$fmt" --jobs 2 --out "$work/fused-$fmt" >/dev/null
   diff -r "$dir" "$work/fused-$fmt"
   echo "fused/$fmt: identical to the committed vectors"
 done
@@ -56,7 +56,7 @@ done
 source "$src/golden/test/contract_checks.sh"
 # The hex JSON format too (fp8 codes as integers, fp16/bf16/fp32 caches as
 # exact hex floats), exported fresh: the committed vectors are safetensors.
-"$bin" golden export --quiet --suite fused --format json --threads 2 --out "$work/fused-json" >/dev/null
+"$bin" golden export --quiet --suite fused --format json --jobs 2 --out "$work/fused-json" >/dev/null
 for dir in "${committed[@]}" "$work/fused-json"; do
   "${contract[@]}" "$dir"
 done

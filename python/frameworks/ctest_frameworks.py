@@ -16,7 +16,7 @@ REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 def main():
     out = sys.argv[1]
     venvs = os.environ.get("ROPECHECK_FRAMEWORKS_VENVS", os.path.join(REPO, "build", "frameworks"))
-    missing = [v for v in ("main", "vllm", "llama_cpp", "layered", "mlx", "jax")
+    missing = [v for v in ("main", "vllm", "llama_cpp", "layered", "mlx", "jax", "flashinfer")
                if not os.path.exists(os.path.join(venvs, v, ".ropecheck-stamp"))]
     if missing:
         print(f"SKIPPED: no framework venv {', '.join(missing)} under {venvs}; "
@@ -30,7 +30,7 @@ def main():
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          os.path.join(HERE, "test_vllm_findings.py"), os.path.join(HERE, "test_liger_findings.py"),
          os.path.join(HERE, "test_llama_cpp_findings.py"), os.path.join(HERE, "test_sglang_findings.py"),
-         os.path.join(HERE, "test_megatron_findings.py")],
+         os.path.join(HERE, "test_megatron_findings.py"), os.path.join(HERE, "test_hf_findings.py")],
     ]
     return run_steps("ctest_frameworks", steps, env)
 

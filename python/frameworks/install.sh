@@ -81,11 +81,15 @@ echo "frameworks: published-bug layers ready in $(( $(date +%s) - start_layers )
 
 # Built or layered on the venvs above, each with a stamp of its section (and sources) as they have:
 #   llama_cpp  the llama.cpp plugin, built from the pinned sdist (llama_cpp/build.sh)
+#   flashinfer the FlashInfer plugin, nvcc on the pinned wheel's CUDA headers (flashinfer/build.sh);
+#              skipped, saying so, where there is no nvcc (ctest frameworks then skips, naming it)
 #   layered    SGLang and Megatron-core, --no-deps, on the vllm venv's packages (a .pth file)
 stamped() {  # stamped NAME SUM: whether NAME's stamp holds SUM
   [[ -f "$root/$1/.ropecheck-stamp" && "$(cat "$root/$1/.ropecheck-stamp")" == "$2" ]]
 }
-sum="$( (section llama_cpp; cat "$here"/llama_cpp/*) | sha256sum | cut -d' ' -f1)"
+# The plugin's sources and the ABI headers it compiles against: a plugin built before an ABI minor version
+# declares none of that version's capabilities (a stale one declared no NO_YARN_MSCALE after 1.7).
+sum="$( (section llama_cpp; cat "$here"/llama_cpp/* "$repo"/include/ropecheck/*.h) | sha256sum | cut -d' ' -f1)"
 if stamped llama_cpp "$sum"; then
   echo "frameworks: llama_cpp plugin up to date ($root/llama_cpp)"
 else
@@ -94,6 +98,18 @@ else
   "$here/llama_cpp/build.sh" "$root/llama_cpp" "$root/vllm/bin/python"
   echo "$sum" > "$root/llama_cpp/.ropecheck-stamp"
   echo "frameworks: llama_cpp plugin built in $(( $(date +%s) - start )) s"
+fi
+sum="$( (section flashinfer; cat "$here"/flashinfer/* "$repo"/include/ropecheck/*.h) | sha256sum | cut -d' ' -f1)"
+if stamped flashinfer "$sum"; then
+  echo "frameworks: flashinfer plugin up to date ($root/flashinfer)"
+elif ! command -v nvcc > /dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "frameworks: no nvcc: the flashinfer plugin is not built (install the CUDA toolkit)"
+else
+  start=$(date +%s)
+  rm -rf "$root/flashinfer"
+  "$here/flashinfer/build.sh" "$root/flashinfer" "$root/vllm/bin/python"
+  echo "$sum" > "$root/flashinfer/.ropecheck-stamp"
+  echo "frameworks: flashinfer plugin built in $(( $(date +%s) - start )) s"
 fi
 section layered > "$root/layered.constraints.txt.new"
 sum="$( (cat "$root/layered.constraints.txt.new"; cat "$root/vllm/.ropecheck-stamp") | sha256sum | cut -d' ' -f1)"

@@ -57,13 +57,17 @@ Issue 50's rows (llama.cpp, SGLang, Megatron-core). llama.cpp's are ggml's own C
 `ropecheck check --plugin` under what its tables declare (the policy column is theirs, as `ropecheck list`
 prints it: the fp32 running product); a call the plugin refuses is a case ggml cannot take (an odd head_dim,
 finding G1). SGLang and Megatron-core run in the `layered` venv: installed `--no-deps` on the vllm venv's
-packages. FlashInfer's CUDA rope kernels are not in the table yet. Measured on the 2-core machine with three
+packages. FlashInfer's CUDA rope kernels are a plugin too (`python/frameworks/flashinfer/`: nvcc, as FlashInfer's
+JIT builds them, on the headers of the flashinfer-python wheel `install.sh` downloads), built wherever nvcc is and
+judged by `ropecheck check --plugin` only where a GPU is (`bench/gpu/run.sh` on `bench/gpu/pack.sh`'s pack); on a
+machine without one its rows say "built, not run: no GPU", judge nothing, and show the policy its tables declare.
+Measured on the 2-core machine with three
 other builds on it (2026-11-28): `install.sh`'s additions from scratch, the llama.cpp plugin 167 s (sdist 22 s,
 ggml's base and CPU backend 145 s; 15 s again through ccache) and the layered venv 14 s; `run_frameworks.py`'s
-llama.cpp rows 7 s, SGLang's 90 s, Megatron-core's 78 s.
-The mlx and jax venvs
-(#50): 18 s and 40 s more to install (2026-11-28); their rows 32 s (MLX, standard suite) and 89 s
-(penzai: jit compiles, standard suite) of a whole run of 263 s (2026-11-28, bench/RESULTS.md).
+llama.cpp rows 7 s, SGLang's 90 s, Megatron-core's 78 s. The FlashInfer plugin 52 s (wheel 3 s, one nvcc
+compile for sm_90 and compute_90 PTX; 2026-11-28). The mlx and jax venvs: 18 s and 40 s more to install
+(2026-11-28); their rows 32 s (MLX, standard suite) and 89 s (penzai: jit compiles, standard suite) of a whole
+run of 263 s (2026-11-28, bench/RESULTS.md); the whole run 276 s on 2026-11-28 (2-core machine).
 """
 
 
@@ -74,8 +78,8 @@ def fmt(x):
 
 def policy_label(p):
     """A row's policy: its name, or the name with the parts the row states (ropecheck.Policy's fields)."""
-    if isinstance(p, str):
-        return f"`{p}`"
+    if isinstance(p, str):  # a pipe (FlashInfer's fast sin/cos range, |x|) would end the table cell
+        return "`" + p.replace("|", "\\|") + "`"
     parts = ", ".join(f"{k}={v}" for k, v in p.items() if k != "name")
     return f"`{p['name']}` with {parts}"
 

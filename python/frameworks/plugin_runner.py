@@ -7,6 +7,7 @@ The command is what a plugin author runs; no Python kernel is involved. Its
 reproduce lines name the plugin by its path under the venvs root, written
 here as $ROPECHECK_FRAMEWORKS_VENVS so the table does not depend on where the
 venvs are."""
+import ctypes
 import json
 import os
 import subprocess
@@ -53,15 +54,42 @@ def run_check(row, venvs, extra=()):
     return proc.returncode, report, impl
 
 
+def has_device(row, venvs):
+    """(True, "") when the CUDA runtime finds a GPU, else (False, why): asked of the plugin itself
+    (ropecheck_flashinfer_has_device, its cudaGetDeviceCount), so the answer is the one its kernels get."""
+    try:
+        lib = ctypes.CDLL(plugin_path(row, venvs))
+        why = ctypes.create_string_buffer(512)
+        lib.ropecheck_flashinfer_has_device.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+        return bool(lib.ropecheck_flashinfer_has_device(why, len(why))), why.value.decode(errors="replace")
+    except (OSError, AttributeError) as e:
+        return False, f"the plugin could not be asked: {e}"
+
+
+def not_run(row, version, seconds, why):
+    """A GPU row on a machine without a GPU: built (the plugin loaded), its declaration, nothing judged."""
+    print(f"plugin_runner: {row['id']}: not run ({why})", flush=True)
+    return {"id": row["id"], "framework": row["framework"], "variant": row["variant"], "version": version,
+            "dtypes": row["dtypes"], "layouts": row["layouts"], "schemes": row["schemes"], "policy": row["policy"],
+            "not_run": row["not_run_text"], "cases_judged": 0, "cases_refused": 0, "failed_cases": [],
+            "failures": [], "worst_budget_units": None, "worst_ulps": None, "position_ranges": {},
+            "expect": row.get("expect"), "passed": None, "seconds": round(seconds, 1), "errors": [],
+            "plugin": True}
+
+
 def run_row(row, venvs):
     """run_frameworks' summary of a plugin row; a failure whose message carries the row's `refusal` (the
     plugin's UNSUPPORTED for a case its framework cannot take) is counted apart, as a Python row's refused
-    call is."""
+    call is. A row that needs a GPU (`needs_gpu`) on a machine without one is not run: its `not_run_text`."""
     if not os.path.exists(plugin_path(row, venvs)):
         raise SystemExit(f"run_frameworks: no plugin {plugin_path(row, venvs)}: run python/frameworks/install.sh "
                          f"(scripts/setup.sh --frameworks)")
     t0 = time.monotonic()
     version = version_of(row, venvs)
+    if row.get("needs_gpu"):
+        ok, why = has_device(row, venvs)
+        if not ok:
+            return not_run(row, version, time.monotonic() - t0, why)
     rc, report, impl = run_check(row, venvs)
     seconds = time.monotonic() - t0
     refusal = row["refusal"]

@@ -8,6 +8,8 @@ ADAPTERS = ["hf_transformers", "hf_mrope", "torch_compile", "liger_rope", "onnxr
 ADAPTERS += ["llama_cpp_ggml", "sglang_native", "megatron_rope"]
 # issue 50: MLX's mx.fast.rope, penzai's ApplyRoPE on JAX
 ADAPTERS += ["mlx_rope", "penzai_rope"]
+# issue 50: FlashInfer's CUDA rope kernels (a C ABI plugin built by nvcc; run where a GPU is)
+ADAPTERS += ["flashinfer_rope"]
 
 
 def all_rows():

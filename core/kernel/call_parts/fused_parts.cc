@@ -46,8 +46,8 @@ bool KvWritePart::set_up(CallSetup& s) {
   slots_ = kv.spec.slots;
   k_scale_ = kv.spec.k_scale;
   v_scale_ = kv.spec.v_scale;
-  kw_ = before_ = abi_kv_write(kv.spec, kv.k_cache.data(), kv.v_cache.empty() ? nullptr : kv.v_cache.data(), v_.data(),
-                               slots_.data(), k_scale_.data(), v_scale_.data());
+  kw_ = before_ = abi_kv_write(kv.spec, {kv.k_cache.data(), kv.v_cache.empty() ? nullptr : kv.v_cache.data(), v_.data(),
+                                            slots_.data(), k_scale_.data(), v_scale_.data()});
   s.p.kv_write = &kw_;
   return true;
 }

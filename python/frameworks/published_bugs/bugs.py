@@ -47,6 +47,11 @@ BUGS = [
                   "original_inv_freq below the original length. 4.42.x has the bug too (its numpy<2 pin keeps it "
                   "off the [main] venv); 4.43.0 cannot build a dynamic Llama at all (its LlamaRotaryEmbedding reads "
                   "rope_scaling['type'], which its validation refuses), so the fixed row is 4.43.4",
+         fixed_leaves="_dynamic_frequency_update resets inv_freq only when seq_len < original_max_seq_len "
+                      "(modeling_llama.py:137 in 4.43.4, modeling_rope_utils.py:112 in 5.13.0, still so in "
+                      "5.24.0): a request of exactly max_position_embeddings tokens after a longer one keeps the "
+                      "longer one's scaled frequencies, where HF's own dynamic NTK formula at that length gives "
+                      "the default ones (test_hf_findings.py::test_dynamic_ntk_keeps_stale_frequencies_at_length_L)",
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["dynamic_ntk"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=2048,
@@ -60,6 +65,11 @@ BUGS = [
          own_tests="no: the PR adds the regression test (a long then a short sequence) that was missing",
          verified="5.12.1 dynamic_frequency_update writes setattr(self, f\"{layer_type}_max_seq_len_cached\") "
                   "and reads self.max_seq_len_cached; 5.13.0 writes f\"{prefix}max_seq_len_cached\"",
+         fixed_leaves="_dynamic_frequency_update resets inv_freq only when seq_len < original_max_seq_len "
+                      "(modeling_llama.py:137 in 4.43.4, modeling_rope_utils.py:112 in 5.13.0, still so in "
+                      "5.24.0): a request of exactly max_position_embeddings tokens after a longer one keeps the "
+                      "longer one's scaled frequencies, where HF's own dynamic NTK formula at that length gives "
+                      "the default ones (test_hf_findings.py::test_dynamic_ntk_keeps_stale_frequencies_at_length_L)",
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["dynamic_ntk"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=2048,
@@ -102,6 +112,23 @@ BUGS = [
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
                           partial_rotary=True, negative_positions=True, cases=12)),
+    dict(id="liger_qwen3vl_vision_layout", package="liger-kernel", buggy="0.6.4", fixed="0.6.5",
+         adapter="published_bugs.liger_vision", scenario="qwen3vl_vision",
+         title="Qwen3-VL vision RoPE: tokens and heads swapped ([tokens, heads, dim] fed as [heads, tokens, dim])",
+         links=["https://github.com/linkedin/Liger-Kernel/issues/964",
+                "https://github.com/linkedin/Liger-Kernel/pull/967"],
+         symptom="apply_liger_kernel_to_qwen3_vl's apply_rotary_pos_emb_vision hands q [tokens, heads, dim] to a "
+                 "kernel that reads [batch, heads, tokens, dim]: heads are taken for tokens, so a token is rotated "
+                 "by the cos/sin row of its head's index, not its own",
+         own_tests="no: 0.6.4's test_monkey_patch.py (1023-1049) checks only that the function is installed, "
+                   "not what it computes; the PR adds no numeric test either",
+         verified="0.6.4 liger_rotary_pos_emb_with_cast_and_leading_batch (transformers/rope.py:47) unsqueezes q "
+                  "to [1, tokens, heads, dim] and calls liger_rotary_pos_emb as if [1, heads, tokens, dim]; 0.6.5 "
+                  "liger_rotary_pos_emb_vision (rope.py:27) transposes to [1, heads, tokens, dim] and back; "
+                  "monkey_patch.py installs one or the other (0.6.4:1684, 0.6.5:1755)",
+         property="ConformsToReference",
+         declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
+                          partial_rotary=False, negative_positions=True, cases=12)),  # the interpreter: ~3 s a case
     dict(id="mlx_lm_yarn_factor_dropped", package="mlx-lm", buggy="0.26.2", fixed="0.26.3",
          adapter="published_bugs.mlx_lm_releases", scenario="initialize_rope",
          title="initialize_rope builds YarnRoPE without the config's factor (scaling_factor left at 1.0)",
@@ -132,13 +159,31 @@ BUGS = [
          verified="0.31.3 internlm3.Attention: rope scale `1/factor if linear else 2.0`; 0.32.0 builds the rope "
                   "with rope_utils.initialize_rope (scale 1 unless linear)",
          property="ConformsToReference",
-         fixed_cannot_pass="MLX's fast.rope(base=...), which 0.32.0's nn.RoPE calls, forms inv_freq as "
-                           "exp(fl32(-i * fl32(ln(base) / (d/2)))) in fp32 (mlx/fast.cpp, the CPU fallback): a "
-                           "relative error near |i ln(base)/(d/2)| 2^-23, up to 30 ulps, beyond every named policy "
-                           "(f32_angle_product allows 1 ulp; freq_pow_max_ulp stops at 16), so the fixed release "
-                           "fails on the last pairs at large positions: a declaration ropecheck cannot express",
-         declaration=dict(dtypes=["f32"], layouts=_BOTH, schemes=["default", "linear"], policy="f32_angle_product",
+         # 0.32.0's nn.RoPE calls mx.fast.rope(base=...): exp-of-log frequencies and MLX's sin/cos, the
+         # policy mlx_cpu (ABI 1.7's EXP_LOG form; docs/ERROR_MODEL.md). Before 1.7 no policy could say so
+         # and the fixed release was not counted.
+         declaration=dict(dtypes=["f32"], layouts=_BOTH, schemes=["default", "linear"], policy="mlx_cpu",
                           partial_rotary=False, negative_positions=False, max_position=1 << 24)),
+    dict(id="mlx_lm_dsv32_indexer_interleaved", package="mlx-lm", buggy="0.31.3", fixed="0.32.0",
+         adapter="published_bugs.mlx_lm_releases", scenario="deepseek_v32_indexer",
+         title="DeepSeek-V3.2's indexer rotates interleaved pairs (traditional=True), DeepSeek's is half split",
+         links=["https://github.com/ml-explore/mlx-lm/pull/1431"],
+         symptom="the lightning indexer's q and k are rotated with the wrong pairing: outputs stay coherent but "
+                 "quality silently degrades past 2048 tokens, where the indexer selects keys",
+         own_tests="no: found while porting GLM 5.2, by generating long programs and playing them",
+         verified="0.31.3 deepseek_v32.Indexer: initialize_rope(..., traditional=True) (deepseek_v32.py:74); "
+                  "0.32.0 traditional=args.indexer_rope_interleave, default False (deepseek_v32.py:54, 76)",
+         property="ConformsToReference",
+         declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["yarn"], policy="f32_angle_product",
+                          partial_rotary=True, negative_positions=False, max_position=1 << 24, suite="standard",
+                          restrictions=["yarn_truncated_only", "no_explicit_attention_factor"],
+                          # as mlx_lm_yarn_factor_dropped: ComposesAdditively judges no YaRN case in these
+                          # restrictions
+                          properties=["ConformsToReference", "DependsOnlyOnRelativePosition", "IsBatchInvariant",
+                                      "IsIdentityAtPositionZero", "IsLayoutEquivariant",
+                                      "IsOrthogonalWithPositiveOrientation", "KeepsPassThroughBitExact",
+                                      "PreservesPairNorm", "RotatesQAndKAlike", "RotatesQTheSameWithoutK",
+                                      "WritesOnlyItsViews"])),
 ]
 
 # What the search for the corpus found but could not make a row of, and why (the table lists them).
@@ -163,6 +208,11 @@ LEFT_ALONE = [
     "keras-nlp's Gemma cast positions to the compute dtype (bf16) "
     "([keras-hub#1494](https://github.com/keras-team/keras-hub/issues/1494)); keras-nlp 0.8 needs tensorflow-text "
     "(TensorFlow) to import, too heavy for a layer.",
+    "mlx-lm PR [#1003](https://github.com/ml-explore/mlx-lm/pull/1003): YarnRoPE and SuScaledRoPE scaled the "
+    "caller's q/k in place (`x[..., :dims] = mscale * x[..., :dims]`, fixed in 0.31.2 by copying first); the "
+    "values returned are right and the adapter hands each call a fresh mx.array made from the case's numpy "
+    "arrays, so the write never reaches anything ropecheck reads (WritesOnlyItsViews watches the kernel's own "
+    "buffers): outside what a numpy-in, numpy-out adapter can see.",
     "vLLM's old releases are 400 MB wheels pinning their own torch, not layered here; its current rows and "
     "findings F1 and F2 are above.",
 ]

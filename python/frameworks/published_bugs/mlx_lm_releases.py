@@ -17,6 +17,16 @@ Scenarios (the module a model of the release builds for the case's HF config):
   (interleaved) or not (half split); partial rotary by dims.
 - internlm3: internlm3.Attention(ModelArgs from the config).rope, the model's
   own construction (dims = head_dim: no partial rotary).
+- deepseek_v32_indexer (mlx-lm PR #1431): the rope of DeepSeek-V3.2's
+  lightning indexer, deepseek_v32.Indexer(ModelArgs from the config).rope, the
+  model's own construction (0.31.3 deepseek_v32.py:71-77, 0.32.0
+  deepseek_v32.py:73-79: initialize_rope(qk_rope_head_dim, rope_theta,
+  traditional, max_position_embeddings, rope_scaling)). qk_rope_head_dim is
+  the case's rotary_dim (the indexer rotates the first qk_rope_head_dim
+  channels of a head and passes the rest, as mx.fast.rope with dims <
+  head_dim does); the indexer's projections are built tiny (they are not
+  called). The claim (DeepSeek's, deepseek-ai/DeepSeek-V3.2-Exp commit
+  8631a81, cited in the PR): the indexer's rope is not interleaved, half split.
 
 MLX's arithmetic: mx.fast.rope on the CPU computes inv_freq = base^(-2i/d)
 (or 1/freqs) and the angle offset+j times it in fp32, sin/cos and the
@@ -49,6 +59,13 @@ def module(row, rope):
         from mlx_lm.models.rope_utils import initialize_rope
         return initialize_rope(rope.rotary_dim, float(hf.get("rope_theta", 10000.0)), traditional, scaling,
                                int(hf.get("max_position_embeddings", 2048)))
+    if row["scenario"] == "deepseek_v32_indexer":
+        from mlx_lm.models import deepseek_v32
+        args = deepseek_v32.ModelArgs(hidden_size=8, index_head_dim=rope.head_dim, index_n_heads=1, q_lora_rank=8,
+                                      qk_rope_head_dim=rope.rotary_dim,
+                                      rope_theta=float(hf.get("rope_theta", 10000.0)), rope_scaling=scaling,
+                                      max_position_embeddings=int(hf.get("max_position_embeddings", 2048)))
+        return deepseek_v32.Indexer(args).rope
     from mlx_lm.models import internlm3
     heads = 2
     args = internlm3.ModelArgs(model_type="internlm3", hidden_size=rope.head_dim * heads, num_hidden_layers=1,
