@@ -4,11 +4,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "cli/build_paths.h"
+#include "cli/fuzz_tally.h"
 #include "core/kernel/plugin.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
@@ -26,6 +30,14 @@ CLI::App* add_fuzz_command(CLI::App& app, FuzzArgs& a) {
   fuzz->add_option("--jobs", a.jobs, "Parallel fuzzing jobs")->check(CLI::Range(1, 256))->capture_default_str();
   fuzz->add_option("--out", a.out_dir, "Directory for the corpus and findings (default ropecheck-fuzz-<impl>)");
   fuzz->add_option("--fuzzer", a.fuzzer, "Path to differential_fuzzer (default: build/fuzz next to this build)");
+  auto* off = fuzz->add_flag("!--no-isolation", a.isolation,
+                             "Run a plugin's kernels in the fuzzer's process (a crash is then libFuzzer's finding)");
+  fuzz->add_option("--isolation", a.isolation_mode,
+                   "How a plugin's kernels are isolated: 'worker' (default) or 'fork' (docs/PLUGINS.md); "
+                   "built-in kernels run in the fuzzer's process, under its sanitizers")
+      ->check(CLI::IsMember({"worker", "fork"}))
+      ->capture_default_str()
+      ->excludes(off);
   return fuzz;
 }
 
@@ -44,6 +56,21 @@ std::string unknown_impl(const FuzzArgs& a) {
   if (find_impl(a.impl) == nullptr && mutant::find_mutant(a.impl) == nullptr)
     return "--impl: no implementation named '" + a.impl + "' (see `ropecheck list`, or a mutant_<bug> of `ropecheck mutants`)";
   return "";
+}
+
+// The sum of the tallies the fuzzer's processes wrote (one per process:
+// -jobs runs several).
+FuzzTally read_tallies(const fs::path& dir) {
+  FuzzTally sum;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".txt") continue;
+    std::ifstream f(e.path());
+    std::stringstream text;
+    text << f.rdbuf();
+    if (const std::optional<FuzzTally> t = parse_tally(text.str())) sum.merge(*t);
+  }
+  return sum;
 }
 
 }  // namespace
@@ -66,6 +93,10 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
   const std::string label = a.impl.empty() ? fs::path(a.plugin).stem().string() : a.impl;
   const fs::path out = a.out_dir.empty() ? fs::path("ropecheck-fuzz-" + label) : fs::path(a.out_dir);
   fs::create_directories(out / "corpus");
+  // Each run's tally alone: an earlier run's files would be summed too.
+  const fs::path tally_dir = out / "tally";
+  fs::remove_all(tally_dir);
+  fs::create_directories(tally_dir);
   const fs::path seeds = fs::path(source_dir()) / "fuzz/corpus/differential_fuzzer";
   std::vector<std::string> args = {fuzzer.string(),
                                    "-max_total_time=" + std::to_string(a.seconds),
@@ -82,15 +113,21 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
   std::string env_prefix;  // repeated in the reproduce line
   if (!a.impl.empty()) env_prefix += "ROPECHECK_FUZZ_IMPL=" + a.impl + " ";
   if (!a.plugin.empty()) env_prefix += "ROPECHECK_FUZZ_PLUGIN=" + std::filesystem::absolute(a.plugin).string() + " ";
+  const std::string isolation = a.isolation ? a.isolation_mode : "none";
+  if (!a.plugin.empty()) env_prefix += "ROPECHECK_FUZZ_ISOLATION=" + isolation + " ";
   if (!a.impl.empty()) env_store.push_back("ROPECHECK_FUZZ_IMPL=" + a.impl);
   if (!a.plugin.empty()) env_store.push_back("ROPECHECK_FUZZ_PLUGIN=" + std::filesystem::absolute(a.plugin).string());
+  if (!a.plugin.empty()) env_store.push_back("ROPECHECK_FUZZ_ISOLATION=" + isolation);
+  env_store.push_back("ROPECHECK_FUZZ_TALLY=" + fs::absolute(tally_dir).string());
   std::vector<char*> argv, envp;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::cerr << "ropecheck fuzz: " << label << " for " << a.seconds << " s, " << a.jobs
-            << " job(s); corpus and findings in " << out.string() << "\n";
+  std::cerr << "ropecheck fuzz: " << label << " for " << a.seconds << " s, " << a.jobs << " job(s)"
+            << (a.plugin.empty() ? std::string() : ", the plugin's kernels " + (a.isolation ? "isolated (" + a.isolation_mode + ")" : std::string("in process")))
+            << "; corpus and findings in " << out.string() << "\n";
+  const auto start = std::chrono::steady_clock::now();
   pid_t pid;
   if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0) {
     std::cerr << "error: cannot start " << argv[0] << "\n";
@@ -98,6 +135,8 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
   }
   int status = 0;
   waitpid(pid, &status, 0);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << coverage_summary(read_tallies(tally_dir), wall, a.jobs);
   std::vector<fs::path> findings;
   for (const auto& e : fs::directory_iterator(out)) {
     const std::string n = e.path().filename().string();

@@ -1,7 +1,11 @@
 // `ropecheck fuzz`: runs the differential libFuzzer harness against one
 // implementation (built by the `fuzz` preset), streams libFuzzer's progress
-// (execs/s, coverage, corpus), and on a finding names the saved input and the
-// one-line command that replays it without clang.
+// (execs/s, coverage, corpus), prints at the end the executions per second
+// and what was judged (cli/fuzz_tally.h: families, dtypes, layouts, fused
+// forms, position ranges, multi-axis forms, as counts), and on a finding
+// names the saved input and the one-line command that replays it without
+// clang. A plugin's kernels run isolated as `ropecheck check` runs them
+// (a worker per kernel by default).
 #ifndef ROPECHECK_CLI_FUZZ_COMMAND_H_
 #define ROPECHECK_CLI_FUZZ_COMMAND_H_
 
@@ -18,6 +22,8 @@ struct FuzzArgs {
   int jobs = 1;
   std::string out_dir;  // default: ropecheck-fuzz-<impl>
   std::string fuzzer;   // default: the fuzz tree next to this binary's tree
+  bool isolation = true;               // --no-isolation: a plugin's kernels in the fuzzer's process
+  std::string isolation_mode = "worker";  // --isolation worker|fork (a plugin's kernels)
 };
 
 CLI::App* add_fuzz_command(CLI::App& app, FuzzArgs& a);
