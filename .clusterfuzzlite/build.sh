@@ -1,4 +1,5 @@
 #!/bin/bash -eu
+# SPDX-License-Identifier: MIT
 # ClusterFuzzLite / OSS-Fuzz build: compiles the harnesses and the libraries
 # they use with the engine's compiler and flags ($CC $CXX $CFLAGS $CXXFLAGS),
 # links them with $LIB_FUZZING_ENGINE, and places each harness with its seed

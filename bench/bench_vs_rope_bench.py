@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The rows of bench/bench_vs_rope_bench.sh side by side: for each kernel,
 step, dtype and layout, its rate over the copy and over the in-place pass
 (the buffer-order one, which both tools run) as rope_bench measured them (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ropecheck bench` beside bench/rope_bench on the same shapes, kernels and
 # machine (issue #35): for each step and dtype in turn, rope_bench's rows
 # (copy, the buffer-order in-place pass, simd_cache and simd_otf at one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Time of the budget tables per rotated pair, on every case of a suite:
 // budget_table(model, reference) for each distinct error model the built-in
 // kernels declare on the case (as CaseContext::budgets builds them once per

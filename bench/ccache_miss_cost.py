@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What compiling through ccache adds on a miss (bench/RESULTS.md): ccache 4.7
 preprocesses a file (-E) before compiling it when the direct-mode lookup
 misses. Prints the CPU seconds of `-E` over the compile commands that build

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Ratios from one run of rope_bench (Google Benchmark JSON on stdin or a file):
 each kernel's bytes/s over the copy, the in-place pass (the faster of its two
 orders, rmw and rmw_tokens) and the in-place conversion (convert) of the same

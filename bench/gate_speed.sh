@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The quick gate's own time, two builds in the same run (bench/RESULTS.md,
 # "Gate speed: the judge's path"): `ropecheck check --quiet` with each set of
 # options, the BEFORE and the AFTER binary one after the other, ROUNDS

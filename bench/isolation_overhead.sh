@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Isolation's cost on the gate, every mode measured in the same run of the
 # same build (bench/RESULTS.md, "Crash isolation"): the quick gate over the
 # default built-in kernels in process (--no-isolation), with a persistent

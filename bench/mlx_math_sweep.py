@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """MLX's CPU exp and sin/cos against float64, the measurements behind policy mlx_cpu's numbers
 (docs/ERROR_MODEL.md, "MLX's exp and sin/cos"). Run in the mlx venv (python/frameworks/install.sh):
 

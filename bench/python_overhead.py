@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What calling a kernel through Python costs per case: the quick gate on the
 built-in scalar_naive called through ropecheck.check (the Python bridge:
 dense copies, the Python call, result checks) against the same gate run in

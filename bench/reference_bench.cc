@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Time of the reference result per element, on every case of a suite:
 // compute_reference(case, inputs) over the suite's cases (inputs built
 // beforehand), thread CPU time, best of --reps. It uses only what every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPU RoPE throughput against memory bandwidth measured in the same run.
 //
 // Every kernel benchmark reports bytes moved per second (q and k read and

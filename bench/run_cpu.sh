@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs the CPU benchmark, then prints the ratio table that goes
 # into bench/RESULTS.md, with the load average before and after the run (a
 # figure taken while the 1-minute load is above ~1 on this 2-core machine is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Before/after figures for the gate's own speed (bench/RESULTS.md, "Gate
 # speed"), every "before" measured in the same run from a build of the
 # baseline commit: the reference per element, the quick gate over the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """XLA's CPU fp32 pow and sin/cos (JAX on CPU) against float64, and whether its runtime flushes subnormals:
 the measurements behind policy xla_cpu (docs/ERROR_MODEL.md, "What real kernels declare"). Run in the jax
 venv (python/frameworks/install.sh):

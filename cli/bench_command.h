@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck bench`: the speed of the selected kernels (--impl, --plugin) on
 // a model's prefill and decode shapes (the zoo's families, --model; or any
 // config.json, --config), every storage dtype and layout each declares, at

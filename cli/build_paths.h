@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Paths of this build, compiled into one small file generated from
 // build_paths.cc.in: as -D flags of the subcommands that read them they would

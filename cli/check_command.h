@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck check`: the gate over the selected implementations (or one
 // shard of its cases, on N threads), its tables on stdout, a reproduce line
 // per failure, and the optional markdown / JUnit / HTML / JSON reports.

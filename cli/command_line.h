@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The `ropecheck` command line: every subcommand's options, parsed and
 // validated without running anything and without exiting, so the parser is
 // testable and fuzzable in process (fuzz/cli_args_fuzzer.cc). Validation here

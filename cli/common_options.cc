@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/common_options.h"
 
 #include <cmath>

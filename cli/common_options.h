@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What several subcommands share: the implementation-selection options
 // (--impl, --plugin, --no-isolation, --timeout, --memory-limit), the
 // validators every bounded option uses, and the progress lines.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/config_option.h"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --config as `check` and `golden export` both read it: one reading of the
 // model's config.json (core/config/model_rope.h), one message when it is
 // refused, and the same account of what was read.

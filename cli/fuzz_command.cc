@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/fuzz_command.h"
 
 #include <spawn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck fuzz`: runs the differential libFuzzer harness against one
 // implementation (built by the `fuzz` preset), streams libFuzzer's progress
 // (execs/s, coverage, corpus), prints at the end the executions per second

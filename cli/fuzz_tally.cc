@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/fuzz_tally.h"
 
 #include <algorithm>

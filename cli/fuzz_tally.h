@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a differential fuzzing run covered, as counts. The harness
 // (fuzz/differential_fuzzer.cc) tallies every kernel call it judged by what
 // the call was (family, dtype, layout, memory layout, fused form, position

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/golden_command.h"
 
 #include <chrono>

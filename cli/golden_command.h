@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck golden export | verify`.
 #ifndef ROPECHECK_CLI_GOLDEN_COMMAND_H_
 #define ROPECHECK_CLI_GOLDEN_COMMAND_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/impl_selection.h"
 
 #include <filesystem>

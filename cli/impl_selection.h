@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which implementations a command runs: built-in ones and those of any
 // --plugin libraries, selected by --impl, each wrapped for crash isolation
 // (a persistent worker per implementation, or a child per call with

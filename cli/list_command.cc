@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/list_command.h"
 
 #include <cstdio>

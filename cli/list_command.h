@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck list`: the built-in implementations with their target,
 // capabilities and declared precision policy.
 #ifndef ROPECHECK_CLI_LIST_COMMAND_H_

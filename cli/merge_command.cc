@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/merge_command.h"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck merge SHARD.json...`: the reports of `check --shard i/n --json`
 // joined into the report of the whole run (the same tables, failures and
 // verdict one unsharded run prints), with the same optional files as check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck mutants`: the suite's power. Runs the default gate against
 // every mutant plugin (mutants/) and every correct implementation, and
 // reports per mutant whether it was killed, by which properties, after how

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck check --policies`: every selected kernel judged (conformance
 // alone) under every catalogue policy in turn, its own declaration's policy
 // swapped out, and per policy pass or fail, the cases judged and the worst

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/properties_command.h"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck properties`: the kernel properties the gate runs.
 #ifndef ROPECHECK_CLI_PROPERTIES_COMMAND_H_
 #define ROPECHECK_CLI_PROPERTIES_COMMAND_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report files `check` and `merge` write beside their tables: markdown
 // (--summary), JUnit (--junit), self-contained HTML (--report) and the
 // machine-readable JSON a shard hands to `merge` (--json), each atomically.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The whole `ropecheck` command, argv to exit status: main.cc's one call.
 // It lives in the library, so main.cc compiles without CLI11's headers
 // (their instantiation took 17 s of a fresh build's critical path, #34).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/verdict_supervisor.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "Exit status 0 means every case was judged and passed" in every mode.
 // Code ropecheck does not trust can run inside its own process (a kernel
 // under --no-isolation or kept in process, such as a CUDA kernel; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/zoo_command.h"
 
 #include <algorithm>

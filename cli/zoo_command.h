@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck zoo`: the model zoo (golden/zoo/*.json, docs/ZOO.md): each
 // family's rope type per layer type, its NoPE layers, and where its values
 // were read.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Compiles through ccache when it is installed (scripts/setup.sh installs it)
 # and no launcher was chosen (C, C++ and CUDA; CMAKE_<LANG>_COMPILER_LAUNCHER, as a variable or
 # the environment variable of that name, wins). CCACHE_BASEDIR is the

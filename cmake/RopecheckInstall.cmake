@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install and export, so another project can find_package(ropecheck) and gate
 # its own kernel in its CI (examples/consumer), or build a plugin against the
 # C ABI (examples/plugin). Headers keep their paths from the repository root

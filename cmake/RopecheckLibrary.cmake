@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # One line per library: ropecheck_library(<short> SOURCES ... [PUBLIC ...]
 # [PRIVATE ...]) defines ropecheck_<short> with the alias and export name
 # ropecheck::<short>. In the tree every header is included by its path from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # One line per test binary:
 #   ropecheck_test(NAME LABEL label SOURCES ... LIBS ... [TIMEOUT s] [OWN_MAIN] [RAPIDCHECK] [WHOLE [COST s]])
 # Tests are discovered per gtest case so ctest -L / -R select them and

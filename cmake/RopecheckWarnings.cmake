@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Warnings for ropecheck's own targets. -Wfloat-equal is an error: an exact
 # comparison of floats is either a bug or deliberate, and deliberate ones go
 # through ropecheck/float_compare.h.

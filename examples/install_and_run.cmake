@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ctest driver for projects that consume an installed ropecheck: install the
 # build tree into a scratch prefix, configure and build SOURCE_DIR against it
 # with find_package, then run RUN ("|"-separated arguments, <work> standing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes the command line in process: the input, split at NUL bytes, is an
 // argument vector for `ropecheck`, parsed and validated by
 // cli::parse_command_line exactly as main() does, without running anything.

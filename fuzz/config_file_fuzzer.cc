@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes `check --config PATH` with paths of every kind: the first byte
 // picks what the path is (a regular file, a directory, a symlink to the file,
 // to /dev/zero, dangling or in a loop, a FIFO a thread writes the bytes into,

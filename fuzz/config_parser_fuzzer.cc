@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes the rope config reader (HF config.json, rope_scaling /
 // rope_parameters dicts, ropecheck's schema). Every input must give a
 // validated config or a ConfigError; a config that parses must also survive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Differential fuzzing: bytes -> a case of the one case generator
 // (core/cases/cases.h, its choices read from the input:
 // fuzz/differential/fuzz_case.h), redrawn within each kernel's declaration

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes the reader of the gate's JSON report (gate/report_json.h), what
 // `ropecheck merge` reads from every shard: any input gives a GateReport or
 // a ConfigError naming a field by its JSON path. The checksum is checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes the golden manifest reader: any input gives a Manifest or a
 // FormatError naming manifest.json and a JSON path; an accepted manifest is
 // written back and must read back to the same cases and files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes the three golden tensor-file readers (safetensors, npy, hex JSON);
 // the first byte picks the format. Every input must give tensors or a
 // FormatError naming the file; accepted tensors must survive a write and

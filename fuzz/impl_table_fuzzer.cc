@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzzes the validation of implementation tables (what a plugin hands the
 // host): bytes -> an ropecheck_impl_t whose numbers are fuzzed and whose
 // strings point into fuzzed, bounded buffers. The validator must answer with

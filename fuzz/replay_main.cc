@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // For builds without libFuzzer: runs a harness over files and directories
 // given on the command line (the committed corpus, or one crashing input),
 // so every CI build replays the corpora as regression tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gate/accuracy.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accuracy against context length, per implementation and storage dtype,
 // by the measures that tell kernels apart: the error in ulps against the
 // correctly rounded exact result, the error beyond the final rounding to

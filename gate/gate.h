@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate (what `ropecheck check` runs): every kernel property
 // (conformance first) over a suite of cases, aggregated per implementation
 // x case family, per implementation x property and per position range, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate report's tables, each built in one place (summary_table.cc,
 // report_precision.cc) and rendered as markdown by print_summary,
 // print_slack and print_within, and as sortable HTML by write_html_report.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate's report as one self-contained HTML page a reviewer opens from a
 // CI artifact, read top down: the verdict; the failures, each with its
 // case, first wrong element, budget terms and the line that reproduces it;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate's report as JUnit XML for CI systems: one testsuite per
 // implementation, one testcase per property, failures with their reproduce
 // lines.

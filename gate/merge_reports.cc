@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Joining the reports of `check --shard i/n` into the report of the whole
 // run. Every aggregate of the gate is a sum or a maximum, and the one
 // order-dependent choice (which point of a curve bucket is kept on a tie)

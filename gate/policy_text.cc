@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gate/policy_text.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A kernel's declared precision policy in one line ("freq f64, angle ...,
 // math f32 ...", docs/ERROR_MODEL.md), as `ropecheck list` and the gate's
 // reports print it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gate/report_json.h"
 
 #include <cmath>

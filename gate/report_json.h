@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate's report as JSON, the machine-readable form a shard writes
 // (`check --shard i/n --json FILE`) and `ropecheck merge` reads back into
 // the same GateReport: every count, every worst error (exact doubles,

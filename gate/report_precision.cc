@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts of the gate's report a kernel author acts on: the worst failing
 // case of each family (not the first in case order), how tight each budget
 // term is (slack), and up to which position a kernel stays within a number

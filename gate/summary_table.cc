@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate's report as tables (what `ropecheck check` prints, --summary
 // writes and --report shows as HTML), and the failures with their
 // reproduce lines.

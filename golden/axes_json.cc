@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/axes_json.h"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The multi-axis description of a golden case in manifest.json (schema
 // version 2): how many position axes the case has, how its pairs are
 // assigned to them and which frequencies they use, as

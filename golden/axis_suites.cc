@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/axis_suites.h"
 
 #include <algorithm>

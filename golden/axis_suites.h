@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The multi-axis golden cases (ABI 1.3, issue #20): the published
 // configurations of each multi-axis RoPE form in use, named by model,
 //   qwen2-vl/mrope/...              M-RoPE in consecutive sections (t, h, w)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/bug_classes.h"
 
 namespace ropecheck::golden {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bug classes a golden export's invalid and acceptable outputs are
 // marked with (manifest "bugClasses", Wycheproof's bug types), each
 // defined once, and the class and published bug of each row of the bug

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/case_tensors.h"
 
 #include <array>

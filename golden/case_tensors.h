@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a golden case file holds that follows from the case's inputs: the
 // inputs, the exact expected values, the per-policy budgets and the fused
 // parts' tensors. The exporter writes it (golden/exporter.h) and `golden

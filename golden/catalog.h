@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a golden case carries besides its numbers: the flags that say why it
 // exists (each defined once, with the bug class it targets, Wycheproof-style)
 // and the named precision policies an error budget is exported for.

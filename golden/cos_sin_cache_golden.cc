@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/cos_sin_cache_golden.h"
 
 #include <stdexcept>

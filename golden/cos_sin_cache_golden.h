@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A golden case's cos/sin cache passed in by the caller (ABI 1.6,
 // CALLER_COS_SIN_CACHE: vLLM's and FlashInfer's [max_pos, rotary_dim]
 // cos_sin_cache, cos half then sin half) in an export (manifest schema 5).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/export_files.h"
 
 #include <filesystem>

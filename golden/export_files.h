@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading an export from disk, never trusting it: every file inside the
 // export, regular and bounded in size, manifest.json checked against
 // SHA256SUMS, each case file against its size and checksum in the manifest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck golden export`: a suite's cases with their exact expected
 // outputs and per-policy error budgets, in one of the three formats, with
 // manifest.json and SHA256SUMS. The export appears whole or not at all: it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/fused_suites.h"
 
 #include <numeric>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fused golden suite (`golden export --suite fused`, manifest schema 4,
 // issue #32): RoPE fused with the write of k and v into a paged KV cache, as
 // vLLM, SGLang and FlashInfer ship it. Every case carries its write

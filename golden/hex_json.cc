@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON golden files with every value an exact C99 hex float ("inf", "-inf";
 // "nan", "-nan" for a NaN of an invalid output), for languages without a
 // tensor library: {"format": "ropecheck-hex-json", "version": 1,

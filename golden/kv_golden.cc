@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/kv_golden.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A fused golden case's KV-cache write (ABI 1.4; MLA's caches, 1.5) in an
 // export (manifest schema 4): the write the case makes, fixed by its suite
 // (cache kind, dtype, layout, blocks, slot mapping with padding tokens,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kv_golden.h's part for the manifest: a case's KV-cache write as JSON
 // (kvWrite, schema 4), written and read back with every field checked
 // against the case (FormatError naming the field).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/manifest.h"
 
 #include <cmath>

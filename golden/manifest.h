@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // manifest.json of a golden export: what every case is (id, config, shapes,
 // flags, why it exists, its position axes, its outputs other than the exact
 // one, its KV-cache write) and which files hold it, with the SHA-256 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/manifest_outputs.h"
 
 #include <cmath>

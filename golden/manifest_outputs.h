@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A case's invalid and acceptable outputs in the manifest (schema 3 on; a
 // fused case's caches and cacheSteps from schema 4): written and read back,
 // every name, policy and count checked (FormatError naming the field).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope configurations of published models, written from the values their
 // Hugging Face config.json files publish (only the fields RoPE reads).
 // Layouts follow the model's reference implementation: GPT-J and DeepSeek

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // npy files of golden tensors, one tensor per file.
 // numpy's format (numpy.lib.format, version 1.0): "\x93NUMPY", major, minor,
 // u16 header length, then a Python dict literal

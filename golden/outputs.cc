@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/outputs.h"
 
 #include <cmath>

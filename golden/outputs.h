@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A case's outputs other than the exact one (manifest schema 3): what the
 // bug catalogue's mutants compute on the case's inputs where the gate's
 // judge fails them, each measured against the budget of every exported

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/qk_norm_golden.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A golden case's qk-norm (ABI 1.5: the per-head RMSNorm of q and k before
 // the rotation, as Qwen3, Gemma 3 and OLMo 2 apply it and vLLM and
 // TensorRT-LLM fuse it) in an export (manifest schema 5): the norm the case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // safetensors files of golden cases, every tensor of a case in one file.
 // Layout (huggingface/safetensors, "Format"): u64 little-endian header size
 // N, N bytes of JSON {name: {dtype, shape, data_offsets: [begin, end]}} with

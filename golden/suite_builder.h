@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds the case list of one golden suite: ids in order from 1, each
 // case's data seed a pure function of (suite salt, id), every config
 // validated as it is added. Shared by the suites of suites.cc and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The golden suites: fixed lists of cases, each a pure function of the
 // suite name (no clock, no machine-dependent value), so two exports of a
 // suite are the same bytes anywhere.

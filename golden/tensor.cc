@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tensors of golden files, and the helpers all three formats share.
 #include <cstring>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the three golden file formats share: the dtype names each format
 // uses, element counts checked before any multiplication can overflow, and
 // little-endian integers. Internal to golden/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The three file formats golden vectors are written in, so a consumer in
 // any language can read them with what it already has:
 //   - safetensors (PyTorch, JAX, numpy via the `safetensors` package or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "golden/verifier.h"
 
 #include <cmath>

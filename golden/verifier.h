@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck golden verify`: runs implementations through the C ABI on every
 // case of an export they support, and judges them as the gate's conformance
 // property does, verdict floor included (core/judge/conformance.h), fed only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The built-in implementations, listed explicitly: adding a kernel to the
 // suite is one row here (or one plugin at run time).
 #include "impls/registry.h"

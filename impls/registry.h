@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Built-in implementations under test. Properties, the fuzzers and the
 // golden verifier iterate this list; none includes a kernel's header.
 #ifndef ROPECHECK_IMPLS_REGISTRY_H_

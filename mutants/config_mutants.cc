@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mutants/config_mutants.h"
 
 #include "mutants/mutant_kernel.h"

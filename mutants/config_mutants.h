@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config bugs of the model zoo (issue #21): a port that reads the
 // model's config.json wrong. Each kernel is the catalogue's clean control
 // (mutant_impl(Bug::none)) called with the rope config as the buggy port

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mutants/cos_sin_cache_mutants.h"
 
 #include <sys/mman.h>

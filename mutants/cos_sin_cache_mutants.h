@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The caller cos/sin cache rows of the bug catalogue (mutant_list.h,
 // cos_sin_cache_*): the rotation of scalar_caller_cache (ABI 1.6, a cache
 // passed in by the caller, fp32 or the q/k dtype; its loop is

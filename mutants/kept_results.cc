@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mutants/kept_results.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the timer-gaming misbehaving kernels (misbehaving_kernel.cc: caches
 // by pointer, by input hash, correct only on the first call) keep between
 // calls, and the byte extents of a call's q and k they keep and return.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mutants/kv_write_mutants.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The KV-cache write rows of the bug catalogue (mutant_list.h, kv_*): the
 // control kernel's rotation fused with a cache write declared as vLLM's
 // (sat(x / scale) of the stored k), with the row's bug switched on.

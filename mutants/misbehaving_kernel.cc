@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The misbehaving kernels of misbehaviour_list.h: the control kernel
 // (Bug::none), correct on its own, wrapped with one attack on the harness.
 // Written to be obvious, not clever: each row is what a buggy or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misbehaving kernels: the control kernel (Bug::none, correct results)
 // with one way of attacking the harness rather than the mathematics. Each
 // row is a plugin (mutants/CMakeLists.txt reads the names from here) that

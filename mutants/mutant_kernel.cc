@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One realistic buggy RoPE kernel per row of mutant_list.h: the same clean
 // scalar kernel (double-precision frequencies and angles, fp32 rotation)
 // with exactly one bug switched on by the table's context, or, for the rows

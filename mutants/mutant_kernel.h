@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The mutant kernels in process: one ABI table per row of the bug catalogue
 // (mutant_list.h), all built from one clean kernel with the row's bug
 // switched on; and the misbehaving kernels that test isolation, plugin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bug catalogue: one realistic bug per row, each a bug class seen in
 // public trackers (layouts, directions, exponents, scaling formulas, angle
 // precision, bounds). This table is the single source of the mutant kernels

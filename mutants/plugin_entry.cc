@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The plugin entry point of one mutant or misbehaving kernel, chosen at
 // build time (mutants/CMakeLists.txt): -DROPECHECK_MUTANT=<bug> or
 // -DROPECHECK_MISBEHAVE=<misbehaviour>. Built as a MODULE with hidden

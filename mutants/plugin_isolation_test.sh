@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every misbehaving plugin of mutants/misbehaviour_list.h, through the CLI:
 # the exact exit code and the message that names the cause. Kernels that
 # crash, exit, hang, overflow their stack, run out of memory, write where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mutants/policy_mutants.h"
 
 #include <utility>

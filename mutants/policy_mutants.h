@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The catalogue rows whose clean kernel is a policy kernel
 // (impls/policy/): its arithmetic with one more rounding than the policy it
 // declares (or the policy claiming less error than the arithmetic makes).

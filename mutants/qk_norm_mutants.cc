@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The qk-norm rows of the catalogue: the fused norm of
 // impls/kernel_support/qk_norm_fused.h with one thing done wrong.
 #include "mutants/qk_norm_mutants.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The qk-norm rows of the bug catalogue (mutant_list.h, qk_norm_*): the
 // control kernel's rotation fused with a per-head RMSNorm declared as vLLM's
 // (fp32 kept, both weight forms, 1 ulp reciprocal square root), with the

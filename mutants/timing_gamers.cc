@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timer-steering kernels of timing_gamers.h.
 #include "mutants/timing_gamers.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two misbehaving kernels that steer a timer rather than the mathematics
 // (issue #49; misbehaviour_list.h rows diff_cache and computes_every_fourth_call),
 // each around a clean kernel whose outputs it returns or skips:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/CachesTheRotatedKAndV: a kernel fused with the KV-cache write (ABI
 // 1.4) writes, for every token with a slot, the rotated k (never the
 // unrotated one; its pass-through channels copied too) and the v into that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/ComposesAdditively: f(f(x, a), b) = f(x, a + b) with attention
 // factor 1. Per pair the distance is bounded by the sum of the three runs'
 // pair budgets: a rotation carries an earlier error over unstretched.

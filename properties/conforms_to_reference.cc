@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/ConformsToReference: every rotated element within the budget of the
 // implementation's declared policy; pass-through and padding untouched; and
 // the same bits from a second call with another poison and other buffers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/DependsOnlyOnPerAxisOffsets: multi-axis RoPE keeps RoPE's relative
 // property axis by axis. Pair i of q at positions P and of k at P' turns by
 // (P[a] - P'[a]) w_i, a the pair's axis, so shifting every axis a by its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/DependsOnlyOnRelativePosition: <f(q, m), f(k, n)> equals
 // <f(q, m + t), f(k, n + t)> for every q head, its kv head (GQA) and every
 // pair of tokens, within the dot-product budget both runs' element budgets

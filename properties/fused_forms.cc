@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fused forms of fused_forms.h, each from the case's own draw of its part.
 #include "properties/fused_forms.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fused form a case gives a property's fused part of a kernel, the row
 // of the gate's fused table it counts in (gate/summary_table.cc): each
 // property that judges a fused part names its form through

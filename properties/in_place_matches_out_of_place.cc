@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/InPlaceMatchesOutOfPlace: the same inputs rotated in place and into
 // a separate output give bit-identical results (+0 and -0 as one value).
 #include "properties/property_helpers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/InverseUndoesForward: the inverse direction applied after the
 // forward one gives f^T(f(x, p), p) = m^2 x (what the backward pass relies
 // on; RoPER). Per pair within the forward run's budget carried over by the

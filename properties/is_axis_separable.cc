@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/IsAxisSeparable: in multi-axis RoPE a pair rotates with the position
 // of its own axis only (ropecheck/axes.h), so moving every token's position
 // on one axis leaves the bits of every pair of the other axes unchanged.

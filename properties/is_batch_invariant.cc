@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/IsBatchInvariant: a token's output bits do not depend on what else is
 // in the call: the same token rotated alone, in a batch with the token order
 // reversed, and with one thread or several gives the same bits. Engines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/IsIdentityAtPositionZero: at position 0 the angle is exactly 0, so
 // with attention factor 1 every element must come back with its value
 // (+0 and -0 are one value: x*1 - y*0 may turn -0 into +0 in IEEE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/IsLayoutEquivariant: the two pairing layouts differ by a fixed
 // channel permutation P (half split pair (i, i+d/2) <-> interleaved
 // (2i, 2i+1)), so interleaved(P x) = P half_split(x) within both budgets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/IsOrthogonalWithPositiveOrientation: the matrix R_p the kernel
 // applies, built column by column from basis vectors e_j at one position
 // (every pair of a head, or a seeded sample of 32 pairs of a wider one),

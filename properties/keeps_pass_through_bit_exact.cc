@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/KeepsPassThroughBitExact: channels [rotary_dim, head_dim) come out
 // with the input's bits. A correct kernel has no reason to touch them.
 #include <cstring>

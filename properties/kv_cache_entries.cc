@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "properties/kv_cache_entries.h"
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the KV-cache properties share: the cache write of a kernel's run on a
 // case. A written entry is (token, kv head) with slot >= 0; each holds
 // head_dim channels of k and of v. The entries' judgement, their bytes and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/LeavesTheRestOfTheCacheUnchanged: a kernel fused with the KV-cache
 // write (ABI 1.4) changes no byte of either cache outside the entries of
 // the tokens it writes: padding tokens (slot -1) write nothing, neither into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/NormalisesEachHeadThenRotates: a kernel fused with the qk-norm (ABI
 // 1.5, QK_NORM), called with one (core/cases/qk_norm_case.h), normalises
 // every head of q and k by RMSNorm over all its head_dim channels and then

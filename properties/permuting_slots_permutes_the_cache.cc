@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/PermutingSlotsPermutesTheCache: a kernel fused with the KV-cache
 // write (ABI 1.4) called again with the same slots handed to the tokens in
 // another order (ascending, as a prefill's are; descending when the drawn

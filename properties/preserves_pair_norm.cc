@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/PreservesPairNorm: a rotation keeps each pair's norm, scaled by the
 // attention factor: | |out pair| - m |in pair| | within the rotation-invariant
 // pair budget without its angle term (an angle error rotates but never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Invariants every RoPE implementation must satisfy, each a function of
 // (implementation, case). The same definitions run under RapidCheck (random
 // cases that shrink to a minimal counterexample) and in the gate (the

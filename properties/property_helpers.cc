@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "properties/property_helpers.h"
 
 #include <algorithm>

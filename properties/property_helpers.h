@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the property files share: per-element budgets looked up by storage
 // offset, calling a kernel or explaining why not, the capability check over
 // derived cases, and naming an element in a failure message.

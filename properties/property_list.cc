@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel properties, in report order. Adding one is one row here.
 #include "properties/property.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/ReducesTo1dWhenAxesAgree: M-RoPE with shared frequencies and every
 // axis at one position p is the 1D RoPE of p, pair for pair (each pair turns
 // by p w_i whatever its axis): Qwen2-VL gives text tokens equal t, h, w ids

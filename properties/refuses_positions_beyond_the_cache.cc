@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/RefusesPositionsBeyondTheCache: a cache kernel (its own cache, or since
 // ABI 1.6 the caller's) handed a cos/sin cache
 // one row short of the largest position must answer

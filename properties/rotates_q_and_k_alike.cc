@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/RotatesQAndKAlike: q and k heads holding the same data at the same
 // position share their exact result and its budget, so their outputs lie
 // within twice that budget of each other, and their pass-through channels

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/RotatesQTheSameWithoutK: q rotated in a call without k (num_kv_heads
 // 0, what an engine does for cross-attention queries or a q-only pass) has
 // exactly the bits of q rotated together with k. A kernel whose q path

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/WritesOnlyItsViews: a kernel writes the elements of its q and k views
 // and nothing else of their buffers. The case is laid out as views of a
 // fused qkv projection with a padded row (vLLM and SGLang hand kernels q and

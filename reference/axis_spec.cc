@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reference/axis_spec.h"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Multi-axis RoPE as C++ values (ABI 1.3): how many position axes a case
 // has, how its pairs are assigned to them and which frequencies they use;
 // its validation, and the per-pair tables the reference, the error model and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reference/bounded_real.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A real known to within a proven radius: a double-double value and a bound
 // on its distance to both the exact real and the value the MPFR path
 // (Real, 134 bits, every operation rounded once) computes for the same

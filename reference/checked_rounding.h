@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rounding a value known only to within a bound: v = vh + vl (a
 // double-double, vh = RN(v)) stands for any real within `err` of it. The
 // rounding to double or to a storage dtype is returned only when no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reference/dd_math.h"
 
 #include <mpfr.h>

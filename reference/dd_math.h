@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // exp, log and sqrt of double-double arguments with proven error bounds,
 // for BoundedReal (bounded_real.h), which the frequency formulas run on in
 // the fast exact reference. docs/REFERENCE.md, "Frequencies", derives the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Error-free transformations and double-double building blocks for the fast
 // exact reference (fast_rotation, fast_trig, bounded_real). Only translation
 // units compiled with -ffp-contract=off include this header (see

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the fast exact reference's own files share (fast_rotation.cc,
 // fast_trig_row.cc): the MPFR path's preallocated operands and the
 // magnitude ranges its bounds are proven for. Not for use elsewhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reference/fast_rotation.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fast exact reference: the same doubles as the MPFR path
 // (ReferenceRope<Real>::rotate + convert_to<double> + round_to_dtype, Real
 // holding 134 bits) for every element, bit for bit, at machine speed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reference/fast_trig.h"
 
 #include <mpfr.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cos and sin of an angle held as a double-double, to about 2^-83 with a
 // proven bound, for the fast exact reference (fast_rotation.h): what lets it
 // decide RN(cos a) and the rotation's roundings without MPFR for almost

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FastReference's per-(position, pair) entries: the angle, RN(cos), RN(sin)
 // and the coefficients m cos, m sin with their radii, in double-double
 // (fast_trig.h) when the bounds decide every rounding, else with MPFR

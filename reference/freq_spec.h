@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rope configuration as C++ values, its validation, and its conversion
 // to and from the C ABI struct. One place decides what a valid config is;
 // the reference, the CLI, the properties and the parsers all call it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Inverse frequencies w_i and the attention factor m of every scheme, in
 // high precision. One function per formula, HF transformers semantics
 // (modeling_rope_utils.py); the formulas are restated in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // High-precision number types of the reference.
 //
 // MpfrReal (MPFR through Boost.Multiprecision) is the reference: its

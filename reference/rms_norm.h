@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exact RMSNorm of one head, the qk-norm that Qwen3, Gemma 3 and OLMo 2
 // apply to q and k per head before the rotation:
 //   n_i = x_i * w'_i / sqrt(mean_j(x_j^2) + eps),  j over the head's channels,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rotation itself in high precision: angles p*w_i exact for any int64
 // position, cos/sin cached per position, and three independent code paths
 // (per-pair loop, the vector rotate_half / rotate_every_two form, and the

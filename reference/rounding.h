@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Correct rounding (round to nearest, ties to even) of a high-precision value
 // to fp64, fp32, fp16 and bf16, subnormals and overflow included. Written
 // once over the format's (precision, emin, emax) so every dtype shares it.

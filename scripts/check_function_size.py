@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks the house's size rule (docs/ARCHITECTURE.md, "House rules"): every
 function defined in a non-test source under the given folders is at most
 MAX_LINES lines from its signature to its closing brace and takes at most

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that data flows one way (docs/ARCHITECTURE.md): every #include of a
 project header in a non-test source names a folder its own folder may use.
 Tests (files under a test/ folder) may use every library, never the CLI.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the CLI tests (mutants/plugin_isolation_test.sh,
 # cli/test/bad_input_test.sh): run a command, require its exit status and a
 # pattern in its output, count the failures in $fails.

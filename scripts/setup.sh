@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs ropecheck's dependencies from Debian's archive.
 # Idempotent: packages already present are skipped, so the README's commands
 # and .ci/run can both call it on every run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README's second command and CI's job (.ci/run): the whole test suite on a
 # fresh machine. The same steps as, in order,
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "speed/baseline_kernels.h"
 
 #include <cstdint>

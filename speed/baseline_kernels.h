@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The baselines `ropecheck bench` times beside a kernel, as kernels: tables
 // of the C ABI whose apply moves the bytes of the call without computing
 // anything, so they are called exactly as the kernel is (the same case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck bench compare A.json B.json`: a kernel change judged on speed in
 // CI. Each row timed in both runs is compared on its ratio to the in-place
 // pass of its own run (the kernel's rate over the baseline's): a slower

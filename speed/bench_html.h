@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck bench --report FILE.html`: the speed report as one
 // self-contained page on the HTML report's building blocks (core/report/):
 // the verdict; each named timing failure first (a row that failed: a wrong

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "speed/bench_json.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A bench report as JSON (`ropecheck bench --json`), read back by `bench
 // compare`: {"format": "ropecheck-bench", "version": 1, "sha256": the
 // checksum of the report, "bench": the report}. Every series keeps each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `ropecheck bench` measured: one row per kernel, model, step (prefill,
 // decode), dtype, layout and thread count, with the kernel's timed calls and
 // the two baselines' of the same row (speed/baseline_kernels.h), or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `ropecheck bench`'s engine: every kernel on every row it declares
 // (speed/bench_shapes.h), each row a series of timed calls of the kernel
 // and of the two baselines (speed/baseline_kernels.h) interleaved at random

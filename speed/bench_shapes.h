@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The shapes `ropecheck bench` times a kernel on: a model's prefill step
 // (one sequence of consecutive positions from 0) and decode step (a batch of
 // sequences of one token each, at unrelated positions), with the model's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "speed/bench_table.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A bench report in the terminal: one line per timed row (the kernel's rate
 // at its median time, its ratio to each baseline of the same run, its time
 // per call: median, fastest, interquartile range; the calls judged), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the baselines split their bytes over threads: the SIMD kernels' own
 // rule (impls/simd/row_split.h: at least kMinBytesPerWorker bytes a worker)
 // on their own worker pool (impls/simd/worker_pool.h), so a kernel's ratio

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "speed/fresh_inputs.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The inputs of a bench row's calls, fresh for every call: every element of
 // each call's q and k is drawn anew, and differs from the previous call's
 // element there (issue #49: when each call changed a few elements, a kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "speed/machine_info.h"
 
 #include <sched.h>

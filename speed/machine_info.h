@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where and when a bench ran, for its report (bench/RESULTS.md states a
 // figure's command, machine and date): the CPU's model, the cores this
 // process may use and the SIMD target the baselines dispatch to; the UTC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Highway dispatch file for the benchmark's in-place baselines (rmw_pass.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "speed/rmw_pass.cc"

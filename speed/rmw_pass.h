@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The in-place baselines of the CPU benchmark, with the widest vectors of the
 // best Highway target the CPU supports (dispatched at run time, as the
 // kernels are), so a baseline is never slower than the kernels merely for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "speed/timing_stats.h"
 
 #include <algorithm>

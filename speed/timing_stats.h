@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The times of one series of timed calls (a kernel's, or a baseline's, in one
 // bench row) and what a report says of them: the median, the fastest call
 // and the interquartile range, and the rate at which the calls moved their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CUDA_CHECK(call): the GPU programs of bench/gpu stop at the first CUDA
 // error, naming the call, its file and line, with exit status 2.
 #ifndef ROPECHECK_BENCH_GPU_CUDA_CHECK_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // __sincosf on the GPU against fp64 sin/cos, for every fp32 x with
 // |x| < 2^24 (both signs, 2^31 arguments), to test on hardware what the CPU
 // side assumes of it:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packs what bench/gpu/run.sh needs into one folder, built on this machine,
 # for a GPU machine that has the CUDA driver but neither the network nor this
 # project's libraries (the device machines lent to sessions here): the five

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU RoPE throughput beside a device-to-device copy of the same byte count,
 // timed with CUDA events in the same process. Shape: tokens 16384, 32 q heads,
 // 8 kv heads, head_dim 128, in place, fp32 and bf16, cache and on-the-fly.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Everything that needs a GPU, in one call (the device tool lends a machine
 # for one scripted run of limited time):
 #   1. rope_gpu_bench (the CUDA kernels beside a device-to-device copy, CUDA

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """PyTorch eager HF apply_rotary_pos_emb (rotate_half form, written here from
 the formula) on the same shape as rope_gpu_bench, timed with CUDA events,
 beside a device-to-device copy of the same bytes."""

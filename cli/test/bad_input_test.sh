@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bad input of every kind is refused with exit 2 and a message naming the
 # option or field and the bound: command-line values, config files of any
 # type and content, report paths that are not files, and golden exports

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ROPECHECK_SIMD_TARGET (impls/simd/simd_impls.h): a name that is no target of
 # this build and CPU fails the SIMD kernels with a message naming the
 # variable and the valid names; a valid name pins the kernels to that target

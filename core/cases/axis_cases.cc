@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/axis_cases.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The multi-axis case families (ABI 1.3; issue #20): a drawn 1D case turned
 // into one whose tokens carry a position per axis. One family per form in
 // use, so every suite reaches each:

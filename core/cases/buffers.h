@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A case's storage: where each element of q and k lives (token, head and
 // channel strides, padding) and the input bits drawn from the case's data
 // seed. Every property, the judge and the golden exporter lay buffers out

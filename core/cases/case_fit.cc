@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/case_fit.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A case of the suite redrawn within what a kernel declares (#34): a kernel
 // that takes only bf16, one layout or a few schemes would otherwise skip
 // most of the suite (a bf16-only kernel judged on 1 case of the quick

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/cases.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one case generator. A suite's case is a pure function of (suite,
 // seed, index), so the one-line reproduce command of any failure rebuilds
 // exactly its config, positions and input bits. RapidCheck and the fuzzer

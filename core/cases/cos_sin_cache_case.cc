@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/cos_sin_cache_case.h"
 
 #include <sys/resource.h>

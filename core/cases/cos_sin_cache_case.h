@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dtype of the cos/sin cache ropecheck passes in to a kernel granting
 // CALLER_COS_SIN_CACHE (ABI 1.6) with a case: one of the dtypes the kernel
 // declares it reads (its table's cos_sin_cache_dtypes; OF_STORAGE is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/fork_private.h"
 
 #include <sys/mman.h>

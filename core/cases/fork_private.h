@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Large buffers a forked process never inherits.
 //
 // Every isolated kernel call runs in a process forked from ropecheck (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/kv_write_case.h"
 
 #include <algorithm>

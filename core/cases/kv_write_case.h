@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The KV-cache write (ABI 1.4) a kernel granting KV_CACHE_WRITE makes with a
 // case: every case of a suite with a k carries one, derived from the case
 // (its suite, seed and index, on a stream of its own, so the plain cases stay

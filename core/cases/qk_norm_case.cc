@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The qk-norm a case is called with: weights, eps, per-head input scales.
 #include "core/cases/qk_norm_case.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The qk-norm (ABI 1.5, ropecheck_qk_norm_t) a kernel granting QK_NORM is
 // called with on a case, in the properties that ask for one: the weight
 // form among those it declares, eps, a weight per channel for q and for k,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the case generator gets its decisions. Choices is the interface the
 // one case generator (core/cases.h) draws from: a seeded Rng for the suites,
 // RapidCheck for shrinking counterexamples (properties/test), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/cases/size_classes.h"
 
 #include <algorithm>

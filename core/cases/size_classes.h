@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The size classes of the suites (core/cases/cases.h, SizeClass): which class case
 // `index` of a suite belongs to, and how a drawn case is reshaped into it
 // (tokens, heads, head_dim, positions). Kept apart from the generator of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which elements of a case's buffers belong to its q and k views, and the
 // first write outside them: the judge and WritesOnlyItsViews share it.
 // Outside the views lie padding (between heads, tokens and sequences) and,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope configurations from JSON, so a user checks the config their model
 // actually ships. Accepted forms:
 //   - a Hugging Face model config (config.json): rope_theta, head_dim (or

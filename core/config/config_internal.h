@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The readers core/config/config.cc and core/config/model_rope.cc share: one rope from a
 // Hugging Face config object and its rope dict, and ropecheck's own schema.
 // Internal to core/.

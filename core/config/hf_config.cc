@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/config/hf_config.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A rope config in the form a Hugging Face config.json states it (the
 // inverse of parse_rope_config for that form): what a kernel written against
 // transformers reads (rope_theta, head_dim, partial_rotary_factor,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/config/json_reader.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed reads of a JSON object's fields, every error naming the field by
 // its path ("rope_scaling.factor", "$.cases[3].id") and the bound it broke.
 // The config reader and the golden manifest reader both read through it.

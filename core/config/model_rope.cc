@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/config/model_rope.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A model's whole RoPE from its config.json (issue #21): one RopeConfig per
 // layer type (Gemma 3's sliding layers rotate with rope_local_base_freq and
 // no scaling, its full layers with rope_theta and the linear factor; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/error_model/angle_error.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // E1 and the angle half of E2 (docs/ERROR_MODEL.md): how far a kernel's
 // frequency and angle may be from the exact p w_i, given the way its policy
 // says it forms them (a per-pair formula then an fp32 or fp64 product, or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/error_model/cache_write_budget.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // E9, the write of a rotated k (or of a v) into a KV cache: the codes of the
 // cache dtype a correct kernel may write for one element, given the exact
 // value, the error bound on the kernel's value before the write (E2-E6' of

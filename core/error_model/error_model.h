@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-element error budget of a kernel, derived from its declared precision
 // policy, the storage dtype, the frequency scheme and the position. The
 // derivation is in docs/ERROR_MODEL.md; every term below names its line there.

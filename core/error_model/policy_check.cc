@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The domain of the error model: which declared policies it can budget
 // (docs/ERROR_MODEL.md, "Declaring a policy"), each refusal naming its field
 // and the bound, so a kernel author can act on it at load.

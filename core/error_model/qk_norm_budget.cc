@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/error_model/qk_norm_budget.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // E10, the qk-norm a fused kernel applies per head before the rotation
 // (reference/rms_norm.h has the exact value): a bound on |kernel's
 // normalised channel - exact|, per channel of one head, from the arithmetic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/io/atomic_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Files ropecheck writes appear whole or not at all: written to a temporary
 // in the same directory, flushed, then renamed over the target. A symlink
 // is written through (its target is replaced, the link stays); a path that

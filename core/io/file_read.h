@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a file a user names, whatever it turns out to be. A path may name
 // a directory, a device that never ends (/dev/zero), a FIFO nobody writes
 // to, or a symlink to any of these: every read is bounded in size and in

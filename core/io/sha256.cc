@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/io/sha256.h"
 
 #include <openssl/evp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SHA-256 (OpenSSL's EVP digest) as lowercase hex: the checksum of every
 // file ropecheck writes for another run to read back (golden vectors'
 // manifest and SHA256SUMS, the gate's shard reports), verified on reading.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The board of active_calls.h: a shared page of slots, one per call under way.
 #include "core/isolation/active_calls.h"
 

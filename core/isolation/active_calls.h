@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which kernels' calls are running now, on a page the verdict supervisor
 // (cli/verdict_supervisor.h) reads from outside the run: when the run is
 // stopped or killed by a signal (issue #49: a process a kernel left stopped

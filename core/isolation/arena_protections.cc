@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/arena_protections.h"
 
 #include <sys/mman.h>

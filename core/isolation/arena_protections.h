@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a worker protects its arena for a call (core/isolation/worker.h): the
 // call's guard pages PROT_NONE, its read-only ranges (kept cos/sin caches)
 // PROT_READ, the rest of its range read-write, applied as the difference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/call_extents.h"
 
 #include "ropecheck/dtype.h"

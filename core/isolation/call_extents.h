@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bytes one ABI apply call reads and writes, as isolation copies them:
 // each view's extent, the position ids (every axis row of ABI 1.3), the
 // cos/sin cache's element size, the KV-cache write's buffers (ABI 1.4;

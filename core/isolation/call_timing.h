@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Timing one kernel call where it runs (`ropecheck bench`, issue #35): the
 // clock read right before apply and right after it returns, on buffers
 // prepared in the caches as the caller asks, with the threads the call

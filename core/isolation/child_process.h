@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running untrusted code in a child process, and proving it is over before
 // anything it touched is read. One call in a child of its own (a persistent
 // worker that runs many is core/isolation/worker.h, with the same guarantees):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/child_side.h"
 
 #include <fcntl.h>

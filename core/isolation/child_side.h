@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The child's half of core/isolation/child_process.h and core/isolation/worker.h: the page it
 // shares with the parent, its preparation once after fork() (own process
 // group, death with the parent, exit hooks that record a status, the

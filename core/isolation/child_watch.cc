@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/child_watch.h"
 
 #include <poll.h>

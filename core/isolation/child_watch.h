@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parent's half of running untrusted code in a child, shared by a child
 // per call (core/isolation/child_process.h) and a persistent worker (core/isolation/worker.h):
 // forking with only the child's own shared memory, the register of

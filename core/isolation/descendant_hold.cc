@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The subreaper and the seccomp filter that keep a call's descendants in its tree.
 #include "core/isolation/descendant_hold.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Keeps every process a kernel call starts inside that call's own process
 // tree, so what the call leaves running is found under the call's process
 // and named for that call, even while other calls run beside it on other

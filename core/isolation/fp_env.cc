@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/fp_env.h"
 
 #include <cfenv>

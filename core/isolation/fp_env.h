@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The floating-point control state a kernel may change and must give back:
 // the rounding mode, and on x86-64 the SSE control bits (flush-to-zero,
 // denormals-are-zero, exception masks, MXCSR) and the x87 control word.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/guarded_copies.h"
 
 #include <sys/mman.h>

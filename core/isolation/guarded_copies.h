@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The buffers of one isolated kernel call (core/isolation/isolation.h): copies in
 // shared memory, each between two PROT_NONE guard pages, its last byte
 // against the rear one and the slack before it filled with canaries. A fault

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/host_guard.h"
 
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Spans in which ropecheck runs code it does not trust inside its own
 // process: an in-process kernel call (--no-isolation, or a kernel the
 // registry keeps in process) and loading a plugin (its constructors and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/interrupt.h"
 
 #include <fcntl.h>

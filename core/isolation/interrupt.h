@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SIGINT and SIGTERM during a run. The first one is recorded, not fatal:
 // the command stops at the next point it can (an isolated call at once: its
 // wait watches interrupt_fd(); the gate after the property it is in), kills

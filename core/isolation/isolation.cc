@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/isolation.h"
 
 #include <sys/mman.h>

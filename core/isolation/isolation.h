@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Crash isolation: every call of a kernel runs in another process, on
 // copies of its buffers placed in guarded shared memory
 // (core/isolation/guarded_copies.h), so a kernel that crashes, exits, hangs, writes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/process_tree.h"
 
 #include <dirent.h>

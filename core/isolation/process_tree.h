@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a process left behind, read from /proc, and the sweep that kills it:
 // how ropecheck proves that everything a kernel call started is dead before
 // the call's outputs are read, and before its memory is handed to another

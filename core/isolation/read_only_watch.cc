@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The in-process read-only watches and their part of the fault handler.
 #include "core/isolation/read_only_watch.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An input read-only to a kernel called in ropecheck's own process
 // (--no-isolation, or a kernel the registry keeps in process), as isolation
 // makes it in a worker or a child per call (issue #49: a kernel that wrote

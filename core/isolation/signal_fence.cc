@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The seccomp filter of signal_fence.h, in classic BPF.
 #include "core/isolation/signal_fence.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Keeps a kernel call's processes from signalling anything outside the
 // call (issue #49: a process a kernel left sent SIGSTOP to every ancestor
 // named ropecheck, and the run hung past every limit; with SIGKILL it ended

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writing a message to standard error with write(2) alone: what runs inside
 // a signal handler or exit() may not take a lock (stdio, iostreams).
 #ifndef ROPECHECK_CORE_ISOLATION_STDERR_WRITE_H_

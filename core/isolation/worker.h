@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A persistent isolated worker: one child process that runs calls of
 // untrusted code one after the other, with every guarantee of a child per
 // call (core/isolation/child_process.h) and without a fork() per call.

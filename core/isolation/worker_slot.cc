@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/isolation/worker_slot.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A worker per isolated implementation and gate thread, and the arena it
 // shares with ropecheck: the request page, then the two regions its calls
 // alternate between (core/isolation/isolation.cc places each call's guarded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/judge/budget_table.h"
 
 #include <cstring>

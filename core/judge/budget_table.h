@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The budget of every rotated element of a reference result under one
 // kernel's error model, in the reference's walk order (ReferenceResult::
 // for_each_pair: judged token, head, pair; two elements per pair). It

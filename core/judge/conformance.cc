@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/judge/conformance.h"
 
 #include "core/kernel/call_twice.h"

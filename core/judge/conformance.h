@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The conformance verdict, in the one form the gate's ConformsToReference
 // property and `golden verify` both give it: on one case (skipped outside
 // what the kernel declares, else the judge on two calls), and on a run (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/judge/judge.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The judge: one kernel run compared with the exact result, element by
 // element, against the budget of the implementation's declared policy
 // (core/error_model/error_model.h), and reported against the correctly rounded exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/judge/kv_cache_judge.h"
 
 #include <algorithm>

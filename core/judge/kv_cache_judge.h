@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The verdict on a KV-cache write (ABI 1.4; MLA's caches, 1.5), in the one
 // form the gate's cache properties and the golden vectors both use: each
 // element a write must hold, with E9's admissible codes

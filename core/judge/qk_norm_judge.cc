@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A fused qk-norm's elements, their budgets, and a run judged against them.
 #include "core/judge/qk_norm_judge.h"
 

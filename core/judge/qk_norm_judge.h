@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The verdict on a rotation fused with a qk-norm (ABI 1.5), in the one form
 // the gate's Rope/NormalisesEachHeadThenRotates and the golden vectors
 // (`golden export` / `golden verify` on a qk-norm case) both use: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exact normalised inputs of a fused qk-norm, their rotation, and E10 per element.
 #include "core/judge/qk_norm_reference.h"
 

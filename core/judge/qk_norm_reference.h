@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exact result of a rotation fused with a qk-norm (ABI 1.5): every head
 // of the inputs normalised exactly (reference/rms_norm.h, 134-bit MPFR) and
 // rounded to doubles, then rotated exactly (compute_reference, on those

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/judge/reference_result.h"
 
 #include <cmath>

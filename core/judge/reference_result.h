@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exact result of a case on given inputs, element by element, with
 // everything the error model needs to budget each element (ElementTerms).
 // compute_reference evaluates it with the fast exact reference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The call judged for conformance: the kernel called twice on the same
 // case, and the two results compared bit for bit.
 #ifndef ROPECHECK_CORE_KERNEL_CALL_TWICE_H_

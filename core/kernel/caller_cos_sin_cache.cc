@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/caller_cos_sin_cache.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cos/sin cache ropecheck passes in to a kernel granting
 // CALLER_COS_SIN_CACHE (ABI 1.6), as vLLM and FlashInfer take theirs: [rows,
 // rotary_dim] in the case's cache dtype (core/cases/cos_sin_cache_case.h),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/declared_capabilities.h"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whether a case lies inside what an implementation declares it supports
 // (its ABI table: layouts, dtypes, schemes and their restrictions, flags,
 // multi-axis forms, strides, max_position) and inside the cos/sin cache

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/declined_call.h"
 
 namespace ropecheck {

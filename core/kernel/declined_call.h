@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A case the kernel declined (ABI 1.7, ROPECHECK_CAP_MAY_DECLINE): a table
 // granting it may return ROPECHECK_UNSUPPORTED for a case inside its
 // capabilities, with the reason in its message; that call is a skip, never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/impl_validation.h"
 
 #include <algorithm>

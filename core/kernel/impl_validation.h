@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Validation of an implementation's descriptor table before anything calls
 // it: ABI version, sizes, name, capability bits, declared policy, and their
 // consistency (a cache kernel needs build_cache and cannot take negative

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/kernel_call.h"
 
 #include <algorithm>

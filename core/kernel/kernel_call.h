@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One call of an implementation through the C ABI on a case's buffers, and
 // whether a case lies inside what the implementation declares it supports.
 #ifndef ROPECHECK_CORE_KERNEL_KERNEL_CALL_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/own_cos_sin_cache.h"
 
 #include <algorithm>

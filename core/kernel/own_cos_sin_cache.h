@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cos/sin cache a kernel granting COS_SIN_CACHE builds for itself with
 // its build_cache (kernel_abi.h), as call_kernel hands it over: built
 // through the kernel's own builder (in its worker when isolated) and kept

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/kernel/plugin.h"
 
 #include <dlfcn.h>

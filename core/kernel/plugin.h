@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // External implementations loaded from a shared library that exports the
 // versioned C ABI entry point (ropecheck_get_impls, kernel_abi.h). Loading
 // checks everything before any kernel runs: the library opens, exports the

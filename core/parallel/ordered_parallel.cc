@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/parallel/ordered_parallel.h"
 
 #include <mpfr.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Work in parallel, results in order: produce(i) runs on worker threads for
 // i = 0 .. n-1, consume(i, result) on the calling thread strictly in index
 // order, so whatever consume builds (a report, files) is the same for any

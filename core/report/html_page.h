@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The skeleton every HTML report of ropecheck shares (the gate's --report,
 // bench's --report): one self-contained page, no network, no external
 // resource; its style, the few lines of script that sort a table by a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/report/report_table.h"
 
 #include "core/report/report_text.h"

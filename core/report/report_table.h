@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A table of the gate's report, built once and rendered in each format the
 // report is read in: markdown (the terminal, --summary, Python's tables)
 // and HTML (--report, sortable). One builder per table, so the formats

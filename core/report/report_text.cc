@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/report/report_text.h"
 
 #include <cstdio>

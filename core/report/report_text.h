@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text helpers the report writers share: XML/HTML escaping (XML 1.0 drops
 // most control characters) and printf-style numbers.
 #ifndef ROPECHECK_CORE_REPORT_REPORT_TEXT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/report/svg_plot.h"
 
 #include <algorithm>

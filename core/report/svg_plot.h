@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A line plot as inline SVG (no scripts, no external resources), for the
 // self-contained HTML reports. The legend sits below the axes, in columns,
 // and a horizontal reference line's label inside the plot area: neither

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A worker arms each call's layout as its difference from the protections it
 // set for earlier calls (core/isolation/arena_protections.h, arm_layout): a guard
 // page of one call lies inside a buffer of a later call placed over it, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compute_frequencies<BoundedReal> against compute_frequencies<Real> (the
 // MPFR path) for schemes drawn as the suites draw them: every w_i and m of
 // the MPFR path lies within the BoundedReal's radius of its centre, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // E9, the cache write's admissible codes (core/error_model/cache_write_budget.h):
 // every correct arithmetic of the engines' cache writes lands inside them,
 // for every cache dtype, scale, direction and saturation, and the published

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Timing a call where it runs (core/isolation/call_timing.h): measured in an
 // isolated worker, to the end of the threads the call left working; a
 // thread joined before the return is not counted (no race: the kernel sets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cos/sin cache ropecheck passes in to a kernel granting
 // CALLER_COS_SIN_CACHE (ABI 1.6): its dtype is one the kernel declares,
 // drawn per case and the same every time; every row a position of the case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fit_case (core/cases/case_fit.h): a case outside a declaration is redrawn
 // within it, choice by choice, the rest kept; a case inside it is itself;
 // the redraw is a pure function of (suite, seed, index, declaration).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bounds of reference/freq_spec.h are enough: a config with every
 // number at a bound still gives a finite exact result and a finite,
 // positive budget for every element, for every precision policy, up to the

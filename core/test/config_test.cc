@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope configs from JSON: real model configs (their published rope fields)
 // parse to the expected spec; malformed input gives an error naming the
 // field with its JSON path; our own schema round-trips.

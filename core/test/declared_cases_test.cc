@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The case generator's invariant (issue #48): no case outside a kernel's
 // declaration ever reaches the kernel. For random declarations, every case
 // of the quick and standard suites is fitted as the gate fits it

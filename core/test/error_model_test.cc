@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Properties of the error model itself: the budget of a correct fp32-product
 // kernel grows with |p w| as derived, a bf16 angle would exceed it, pair 0's
 // frequency is exact, the budget near position 0 is a few ulps, the new

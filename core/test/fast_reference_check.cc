@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/test/fast_reference_check.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the two bit-for-bit tests of the fast reference share: running a
 // case through both paths (compute_reference, compute_reference_mpfr),
 // counting differences and fallbacks, and building edge cases whose (x, y)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fast exact reference against the MPFR path, bit for bit, on edge
 // tables built to sit where its bounds are tightest: exact ties and
 // near-ties of every dtype's rounding, the overflow threshold, subnormal

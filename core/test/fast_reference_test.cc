@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fast exact reference against the MPFR path, bit for bit, on every
 // case of the quick and standard suites (and the first cases of the
 // exhaustive one), as drawn and re-stored in fp64 or moved to positions

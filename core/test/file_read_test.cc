@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every kind of path a user may name reads whole or is refused naming the
 // path and the cause: never a hang, never an unbounded read.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // core/cases/fork_private.h: a large case buffer is not in a forked process at all
 // (a worker forked during a long case would otherwise keep it), a small one
 // is, and the parent's buffer works as any vector.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fused parts a case carries (ABI 1.5): MLA writes on the cases shaped
 // as MLA's rope part, of both cache kinds, a latent of 512 or 256 channels
 // and one scale, while every other write stays what it was; the qk-norm's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // config_to_hf_json is the inverse of parse_rope_config for the Hugging
 // Face form: every scheme transformers names, with every parameter the case
 // generator draws, reads back to the same config (the Python module hands it

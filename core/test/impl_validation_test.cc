@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table rules of ABI minor versions (kernel_abi.h, "Versions"): a 1.0
 // table is read up to its struct_size and means its 1.0 policy, sizes between
 // the versions are refused, a newer table's unknown tail must be zero, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Regressions the differential fuzzer found, kept as explicit cases (the
 // fuzzer's byte decoding changes as the generator grows, so its corpus
 // cannot hold them): each built-in kernel must pass the judge on them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A worker keeps a named cos/sin cache between calls (name_cache_contents,
 // core/isolation/isolation.h) instead of copying it in for every call: the
 // call that places it proves its copy equal to the caller's, and from then on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The buffers of ABI 1.4's KV-cache write (and 1.5's MLA caches and qk-norm
 // weights) under isolation (core/isolation/
 // call_extents.h): each is a guarded copy as q and k are, so a fused kernel

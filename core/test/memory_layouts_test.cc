@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The memory layouts and size classes of the case generator (core/cases/cases.h):
 // every element of every view has its own place inside the buffer, each
 // layout has the strides its engine uses, a kernel without sequence

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A model's whole RoPE from its config.json (core/config/model_rope.h, issue #21):
 // each layer type its own config, NoPE layers named, the v4 and v5 key
 // layouts read to the same configs, unknown rope fields refused by name,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exact result of multi-axis cases (core/judge/reference_result.h):
 // M-RoPE with every axis at p is 1D RoPE at p bit for bit (each pair turns
 // by p w_i whatever its axis), per-axis frequencies restart at w_0 = 1 on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // core/cases/buffers.h fill_poison: what an out-of-place output holds before a
 // call. Every element of a NaN poison is a NaN (an element a kernel never
 // writes is then judged wrong), every element of a finite poison is a normal

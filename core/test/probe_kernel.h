@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the isolation tests share: a probe kernel's table, and the params of
 // a call on one q head (and one k head, when given) of `tokens` contiguous
 // f32 tokens, head_dim == rotary_dim, positions int64, the default scheme.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // E10, the qk-norm's error bound (core/error_model/qk_norm_budget.h) against
 // the exact RMSNorm of reference/rms_norm.h (MPFR): the engines' correct
 // arithmetics stay inside it on every channel, the published bug classes of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The persistent worker of core/isolation/isolation.h (core/isolation/worker.h), seen from the
 // caller: calls run in one process, each in another place of its arena; a
 // call that fails in any way, or leaves a timer armed or address space

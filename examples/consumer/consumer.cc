@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Gates one registered kernel on the first cases of the quick suite through
 // the installed headers and libraries (the gate with every property);
 // exit code 0 means the export works.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A minimal external RoPE kernel: the default frequency scheme, both pair
 // layouts, fp32 / fp16 / bf16 storage, partial rotary, GQA, strides, in place
 // or not, forward or inverse. It declares exactly what it supports (caps) and

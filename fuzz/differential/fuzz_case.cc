@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fuzz/differential/fuzz_case.h"
 
 #include <fuzzer/FuzzedDataProvider.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One fuzzer input decoded into what every kernel under test is judged on:
 // a case of the one case generator (core/cases/cases.h, its choices read
 // from the bytes), multi-axis positions a quarter of the time

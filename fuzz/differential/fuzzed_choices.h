@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fuzzer's bytes as the case generator's choices (core/cases/rng.h):
 // every decision the generator makes is one read from the input, so
 // libFuzzer's mutations move along the generator's own dimensions. Once the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fuzz/differential/judge_call.h"
 
 #include "core/cases/cos_sin_cache_case.h"

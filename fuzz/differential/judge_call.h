@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One kernel judged on one fuzzed case in the form the gate judges it,
 // with the gate's own judges and nothing of their own:
 //   - a kernel fused with a qk-norm (ABI 1.5), when the input asks for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fuzz/differential/kernels_under_test.h"
 
 #include <csignal>

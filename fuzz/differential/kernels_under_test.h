@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernels the differential fuzzer judges, from its environment:
 //   ROPECHECK_FUZZ_IMPL=<name>       one kernel: a built-in one (`ropecheck
 //                                    list`, the default set or not), a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fuzz/differential/tally.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The differential fuzzer's tally of what it judged (cli/fuzz_tally.h is
 // the file it is written as): per kernel call judged, its family (scheme),
 // dtype, pair layout, memory layout, fused form, position range and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accuracy against context length (gate/accuracy.h): the measures read from
 // the gate's per-position figures, on figures written by hand (expected
 // values by arithmetic), and on two real kernels that error / budget does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The generator's invariant end to end (issue #48): a correct kernel
 // declaring a random part of what it can do is judged by the whole quick
 // gate, every property's derived cases included, and must pass: a call

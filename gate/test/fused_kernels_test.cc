@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rotation fused with a KV-cache write (ABI 1.4, impls/scalar/
 // fused_kv_write.cc): both arithmetics the engines ship pass the quick gate
 // under what they declare, their cache properties judged on most cases and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rotation fused with the per-head qk-norm (ABI 1.5, impls/scalar/
 // fused_qk_norm.cc): each of the engines' three arithmetics passes
 // NormalisesEachHeadThenRotates under what it declares, judged on most

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test helper: run the gate over some implementations and keep the printed
 // tables and failures (with reproduce lines) for the assertion message.
 #ifndef ROPECHECK_GATE_TEST_GATE_RUN_H_

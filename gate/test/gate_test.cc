@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate itself: every built-in implementation passes the quick suite,
 // the case grid is deterministic, and a reproduce line rebuilds its case.
 #include <gtest/gtest.h>

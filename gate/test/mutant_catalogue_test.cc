@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The gate's power on the bug catalogue (mutants/mutant_list.h), in process:
 // the clean control kernel passes the default gate (so every failure below is
 // its bug's, not the kernel's), and every mutant fails it, through at least

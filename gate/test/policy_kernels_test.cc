@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The policy kernels (impls/policy/): each computes RoPE the way a real
 // kernel does and declares that arithmetic; each passes the quick gate under
 // its declared policy, with the cases outside its declared capabilities

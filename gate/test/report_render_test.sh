@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The gate's CI outputs are usable: JUnit XML validates, and the HTML report
 # of a passing run and of a failing one (a mutant of the bug catalogue,
 # beside a correct kernel), and bench's of a failing run, render in

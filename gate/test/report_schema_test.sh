@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The gate's JSON report against its schema (gate/schema/): the shards of a
 # passing run, their merge, a run with a failing kernel (a mutant plugin)
 # and one under its verdict floor each validate, and the schema refuses each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `check --shard i/n` and `--jobs N`: the union of n shards, each written as
 // JSON and read back, merges into exactly the unsharded run (the same
 // cases, verdicts, tables, failures and JUnit), and N threads give the same

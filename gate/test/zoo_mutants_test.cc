@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config bugs of the model zoo (#21; mutants/config_mutants.h) are
 // killed by the default gate (every property, quick suite, seed 1) on the
 // zoo config of the model they were published against, where the clean

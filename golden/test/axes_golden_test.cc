@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Golden vectors of multi-axis RoPE (issue #20): the published configs of
 // axis_suites.cc are in the suites with their values; an export writes their
 // positions per axis and each pair's axis, and reads them back into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the golden tests that read an export with the bug catalogue's
 // outputs share: the suite exported once per process with every row of the
 // catalogue (removed when the test binary exits), a fresh copy of it to

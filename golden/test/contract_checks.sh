@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the golden script tests: checks with check_contract.py that
 # both the plain and the fused exports make. Needs $py and $src.
 contract=("$py" "$src/python/golden_checks/check_contract.py" --quiet)

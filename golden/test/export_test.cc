@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Golden exports: determinism, atomic replacement, tamper detection, and the
 // verifier's view of a case (read back from the files) equal to the
 // reference's own.

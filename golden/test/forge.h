@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the golden tests that alter an export share: reading a file whole,
 // and rewriting manifest.json with a SHA256SUMS that matches it, as a
 // forger (or a hand edit) would.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the golden script tests that alter an export share: writing the
 altered manifest (and any altered case file) back with SHA256SUMS and the
 manifest's file entries recomputed, as a forger or a hand edit would, so

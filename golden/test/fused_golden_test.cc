@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fused golden vectors (issue #32, manifest schema 4): the fused suite's
 // cases each carry a KV-cache write covering the cache dtypes, kinds,
 // layouts, block sizes, padding slots, scale kinds and directions; the

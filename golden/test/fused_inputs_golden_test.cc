@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fused suite's qk-norm and caller's cos/sin cache cases (issue #32,
 // manifest schema 5): what they cover; the fused qk-norm kernels pass every
 // qk-norm case under what they declare and scalar_caller_cache every case

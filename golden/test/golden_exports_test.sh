@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The golden exports end to end, as a user meets them:
 #   1. the committed smoke suite equals a fresh export, byte for byte, in
 #      every format, the bug catalogue's invalid and acceptable outputs

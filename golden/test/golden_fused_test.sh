@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The committed fused golden vectors (golden/vectors/fused/, `golden export
 # --suite fused`, manifest schema 5, issue #32: KV-cache writes, qk-norms
 # and the caller's cos/sin cache) end to end, as a user meets them:

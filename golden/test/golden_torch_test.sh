@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Real framework code on golden inputs (python/golden_checks/check_torch.py): the
 # Hugging Face and Meta/Mistral RoPE forms in PyTorch, on the standard and
 # long-context exports, pass under the policies that describe them; the same

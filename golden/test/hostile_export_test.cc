@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exports that lie: every one is refused naming the file and what is wrong.
 // Checksums catch corruption; a replaced manifest with a matching SHA256SUMS
 // is what --expect-sha256 (a pin on SHA256SUMS) is for.

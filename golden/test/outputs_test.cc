@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Golden outputs other than the exact one (issue #36, manifest schema 3):
 // every row of the bug catalogue has a bug class, its published bug quoted
 // from the catalogue; the smoke export stores the mutants' outputs the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The three golden file formats: exact round trips for every dtype, and
 // readers that refuse every truncation and malformed header with an error
 // naming the file, never a crash.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Validates JSON documents against a JSON Schema (draft 2020-12,
 python3-jsonschema), and shows the schema refuses what it exists to refuse:
 

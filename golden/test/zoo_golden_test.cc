@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Golden vectors of the model zoo (issue #21): `golden export --config`
 // turns each golden/zoo/<family>.json into cases named by model and layer
 // type; the catalogue's control kernel passes every family's export, and

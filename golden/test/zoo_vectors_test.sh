@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The committed zoo vectors (golden/zoo/vectors/<family>/, `golden export
 # --config golden/zoo/<family>.json --committed-size`):
 #   1. each equals a fresh export byte for byte (a zoo file changed without

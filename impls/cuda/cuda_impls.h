@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA RoPE kernels under the ABI. Registered only when a CUDA device is
 // present (cuda_device_available); without one, CI still compiles them and
 // gates their per-thread code through the host simulation (hostsim.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "impls/cuda/hostsim.h"
 
 #include <vector>

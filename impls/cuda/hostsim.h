@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA kernels' per-thread functions run on the host over the same
 // grid/block decomposition (one block per token, kThreads threads), wrapped as
 // ABI implementations so the whole gate runs on them in CI without a GPU.

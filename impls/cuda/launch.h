@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Launching the CUDA kernel on device pointers, as an engine would (the ABI
 // adapter stages host buffers instead). Used by the GPU benchmark.
 #ifndef ROPECHECK_IMPLS_CUDA_LAUNCH_H_

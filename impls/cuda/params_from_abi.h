@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host-side adapter shared by the device launcher and the host simulation:
 // validates an ABI call and fills the kernel parameters (frequencies and
 // attention factor computed by the implementation's own engine code, on the

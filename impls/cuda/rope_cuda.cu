@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA kernels: a thin __global__ over the per-thread functions of
 // rope_cuda_math.cuh, and the ABI adapter that stages host buffers on the
 // device (the ABI speaks host pointers; an engine calling the kernel directly

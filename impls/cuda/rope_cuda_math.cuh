@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-thread math and index arithmetic of the CUDA RoPE kernels, as
 // __host__ __device__ functions: the kernel in rope_cuda.cu is a thin
 // __global__ wrapper around them, and hostsim.cc runs the very same functions

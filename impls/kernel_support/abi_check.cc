@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "impls/kernel_support/abi_check.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Validation of an apply call against the ABI contract and an
 // implementation's declared capabilities. Every built-in kernel calls it
 // first, so a bad call gets a status and a message naming the field, never UB.

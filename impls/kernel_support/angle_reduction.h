@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reduction of an angle mod 2 pi in double, shared by the SIMD and CUDA
 // on-the-fly kernels (host and device: ROPECHECK_HD).
 #ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_ANGLE_REDUCTION_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fills a [max_position, rotary_dim] fp32 cos|sin cache (row p: m*cos(p w_i)
 // for i < d/2, then m*sin(p w_i)) from the engine's double frequencies, sin
 // and cos in double within kCacheSincosAbsError (libm at a few angles per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "impls/kernel_support/cache_rotation.h"
 
 #include <cstdint>

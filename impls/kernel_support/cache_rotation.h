@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rotation of a cos/sin cache kernel (vLLM's rotary_embedding,
 // FlashInfer's apply_rope_with_cos_sin_cache): every rotary pair of q and k
 // turned by the cache row of its position (multi-axis, ABI 1.3: the row of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Frequencies as an inference engine computes them: the scheme's scalar
 // parameters (bases, correction range, attention factor) in double, as
 // Python floats in HF transformers, and the per-pair vectors in T (float

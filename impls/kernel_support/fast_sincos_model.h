@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A model of CUDA's __sinf / __cosf (__sincosf) for machines without a GPU,
 // so a kernel that calls them on its raw angle can be judged on the CPU.
 //

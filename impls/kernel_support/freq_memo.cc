@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "impls/kernel_support/freq_memo.h"
 
 #include <cstring>

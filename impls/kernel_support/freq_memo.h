@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The engine frequencies of the last spec a thread used, recomputed only when
 // the spec changes. A serving engine computes inv_freq once when it loads the
 // model; a kernel called once per decode step must not pay a pow() per pair

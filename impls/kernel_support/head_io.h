@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Iteration over the heads of q and k and conversion of one head between its
 // storage dtype and fp32, shared by the scalar kernels.
 #ifndef ROPECHECK_IMPLS_KERNEL_SUPPORT_HEAD_IO_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The capabilities the built-in kernels share (every scheme, storage dtype
 // and the common flags), so each kernel file states only what differs: its
 // layouts, extra flags, policy and entry points.

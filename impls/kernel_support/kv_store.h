@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writing one element of a KV cache (ABI 1.4): an fp32 value rounded to the
 // cache dtype, to nearest even, out of range saturated (fp16, bf16 and fp8
 // alike) or not as the kernel declares (kernel_abi.h, ropecheck_kv_policy_t). Shared by the fused

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Multi-axis calls (ABI 1.3) as a kernel sees them: each pair's axis and
 // frequency, and the position of each pair of a token. 1D calls go through
 // the same code with every pair on axis 0, so a kernel has one body for

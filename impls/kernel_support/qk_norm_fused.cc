@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The qk-norm fused with a rotation: normalise into dense heads, rotate, store.
 #include "impls/kernel_support/qk_norm_fused.h"
 

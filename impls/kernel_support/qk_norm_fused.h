@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A rotation fused with the per-head qk-norm (ABI 1.5): every head of q and
 // k normalised (impls/kernel_support/qk_norm_math.h) into dense buffers, in
 // fp32 for a KEEP_F32 norm and in the storage dtype otherwise, rotated there

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-head RMSNorm of a fused qk-norm kernel (ABI 1.5) in the
 // arithmetics the engines ship, shared by the built-in fused kernels and the
 // qk-norm mutants so the norm is written once:

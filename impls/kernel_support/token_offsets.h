@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where each token of q and k starts: the one place the kernels read the
 // batched-sequence strides of ABI 1.2 (kernel_abi.h, seq_len). Host and
 // device: the CUDA kernels and their host simulation use it too.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One kernel body for every KernelForm: each step computed as the kernel it
 // stands for computes it, in its dtype and order. Built with
 // -ffp-contract=off (impls/CMakeLists.txt): a fused operation happens only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Kernels that compute RoPE exactly the way the kernels people run do, one
 // per precision policy of docs/ERROR_MODEL.md: Hugging Face's eager code in
 // the activation dtype, a fused multiply-add form (vLLM-style), ggml's CPU

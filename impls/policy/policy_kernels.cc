@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The correct policy kernels: what each computes (its KernelForm), what it
 // supports and the policy it declares. docs/ERROR_MODEL.md gives each one's
 // slack on the standard suite; the bug catalogue (mutants/mutant_list.h) the

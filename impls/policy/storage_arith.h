@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Arithmetic rounded to a storage dtype, as bf16/fp16 tensor code computes
 // it: an operation is evaluated in fp32 and rounded to the narrow type
 // (PyTorch's CPU and CUDA elementwise kernels), and a fused multiply-add

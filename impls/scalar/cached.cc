@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The scalar cos/sin cache kernels, vLLM/FlashInfer style: apply only looks
 // rows of a [max_position, rotary_dim] cache up (m*cos then m*sin per row)
 // and reports a position outside the cache instead of reading past it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scalar_complex: Meta's reference form, q viewed as complex pairs
 // (x[2i] + j x[2i+1]) times freqs_cis = m e^{j p w_i}. Interleaved only, as
 // the original. Frequencies and angles in double, cis rounded to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rotation fused with the KV-cache write (ABI 1.4, CAP_KV_CACHE_WRITE),
 // in the two arithmetics the engines ship, each over scalar_naive's
 // rotation (fp32 frequencies, fp32 product angle, sinf/cosf, fp32 math):

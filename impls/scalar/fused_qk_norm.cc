@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rotation fused with the per-head qk-norm (ABI 1.5, CAP_QK_NORM), over
 // scalar_naive's rotation (fp32 frequencies, fp32 product angle,
 // sinf/cosf, fp32 math), in the three arithmetics of

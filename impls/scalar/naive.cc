@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scalar_naive: the per-pair loop most engines start from. fp32
 // frequencies, fp32 product angle fl(fl(p) * w), sinf/cosf, fp32 rotation.
 // Multi-axis (ABI 1.3) in the same loop: each pair takes its own axis's

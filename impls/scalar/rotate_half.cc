@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scalar_rotate_half: HF transformers' tensor formula
 //   out = x * cos_full + rotate_half(x) * sin_full
 // with cos_full = cat(cos, cos) (half split) or repeat_interleave(cos, 2)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Entry points of the scalar CPU kernels; impls/registry.cc lists them.
 #ifndef ROPECHECK_IMPLS_SCALAR_SCALAR_IMPLS_H_
 #define ROPECHECK_IMPLS_SCALAR_SCALAR_IMPLS_H_

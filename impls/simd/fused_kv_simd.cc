@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Highway dispatch file for the fused SIMD kernel simd_fused_kv_vllm, in
 // Highway's four parts: HWY_TARGET_INCLUDE, foreach_target.h, the per-target
 // body (simd_kv_write-inl.h), and the HWY_ONCE block with the ABI entry point

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target body of the Highway SIMD kernels, compiled once per target by
 // rope_simd.cc (foreach_target.h), hence Highway's toggling include guard:
 // the row loop one thread runs over its share of a job (RunRows, over

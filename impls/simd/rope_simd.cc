@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Highway dispatch file for the SIMD RoPE kernels, in Highway's four parts:
 // HWY_TARGET_INCLUDE, foreach_target.h, the per-target body
 // (rope_simd-inl.h), and the HWY_ONCE block with the ABI entry points: the

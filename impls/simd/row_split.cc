@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "impls/simd/row_split.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a SIMD job's rows (simd_job.h) are shared among threads.
 //   Prefill (at least as many tokens as workers): contiguous runs of whole
 //   tokens, so each token's cos/sin are prepared by one thread only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What every SIMD kernel's ABI entry point shares (defined in rope_simd.cc,
 // outside any per-target code, so no Highway types): the check of a pinned
 // target (ROPECHECK_SIMD_TARGET), the job of a call that passed the contract

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target conversion of fp32 to the OCP fp8 formats a KV cache is stored
 // in (ropecheck/fp8.h: e4m3fn and e5m2), saturating as CUDA's
 // __NV_SATFINITE does (vLLM's and FlashInfer's cache writes), round to

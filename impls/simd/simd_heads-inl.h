@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target loop over the heads of one tensor at one token (included by
 // rope_simd-inl.h, compiled once per Highway target). A token's cos/sin are
 // the same for all its heads, so when they fit in registers (Llama's 64

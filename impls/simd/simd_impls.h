@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Highway SIMD kernels (no SIMD types here: Highway's public-header rule).
 //   simd_cache: reads the [max_pos, rotary_dim] fp32 cos|sin cache.
 //   simd_otf:   computes angles on the fly: p * w in double, reduced in

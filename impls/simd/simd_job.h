@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One apply call as the SIMD target code sees it: plain data, no Highway
 // types (Highway's rule for headers outside the per-target code). The ABI
 // entry points (rope_simd.cc) fill it after the contract check; the per-target

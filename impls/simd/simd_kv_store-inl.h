@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target store of one KV-cache row (ABI 1.4): n stored values of the q/k
 // dtype (fp32, fp16, bf16) widened exactly to fp32, divided by the scale in
 // fp32 (one rounding: vLLM's `x / scale`), and rounded to the cache dtype,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target body of the fused SIMD kernel (fused_kv_simd.cc): simd_cache's
 // rotation (simd_token-inl.h's row loop, unchanged) with the paged KV-cache
 // write of ABI 1.4 and MLA's latent caches of 1.5, in vLLM's arithmetic:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target rotation of one head's rotary channels (included by
 // simd_heads-inl.h, compiled once per Highway target), one kind per storage
 // dtype and pairing layout, each with its cos/sin rows prepared once per

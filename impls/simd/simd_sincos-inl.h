@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target sin/cos of the on-the-fly angles (included by rope_simd-inl.h,
 // compiled once per Highway target). One token's row of angles p * w_i:
 //   1. in double: the product, the reduction mod 2 pi (kernel_support's

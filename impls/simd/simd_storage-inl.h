@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target storage conversions of the SIMD kernels (included by
 // rope_simd-inl.h, compiled once per Highway target): fp16 and bf16 widened
 // exactly to fp32 and narrowed back with round to nearest even, inside the

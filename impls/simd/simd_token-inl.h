@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-target pieces of the Highway SIMD kernels' row loop (included by
 // rope_simd-inl.h and simd_kv_write-inl.h, compiled once per target by each
 // dispatch file that includes them), hence Highway's toggling include guard:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "impls/simd/worker_pool.h"
 
 #include <pthread.h>

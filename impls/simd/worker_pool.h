@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Persistent worker threads for the SIMD kernels' threaded paths (and for the
 // benchmark's baselines, so kernels and baselines pay the same hand-off).
 // Starting a std::thread per call costs tens of microseconds, as much as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every built-in kernel answers a bad call with a status and a message that
 // names the field, never with UB; a position outside the cos/sin cache is
 // reported, not read.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cache kernels' table builder (impls/kernel_support/cache_builder.cc):
 // sin/cos by one angle addition per entry from libm at a few angles, held to
 // what kCacheBuilderPolicy declares against long double sin/cos of the exact

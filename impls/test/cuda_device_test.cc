@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU tests (ctest label `cuda`): the CUDA kernels pass the whole gate on
 // the device, and the kernel reports a position outside the cache. Skipped,
 // with the reason, where no device exists.

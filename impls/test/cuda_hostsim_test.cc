@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA kernels' per-thread code and grid/block indexing, run on the host
 // over the same decomposition, pass the whole gate: every property, both
 // layouts, every dtype, padded strides (scalar accesses) and aligned ones

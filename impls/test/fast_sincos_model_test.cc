@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The __sincosf model (impls/kernel_support/fast_sincos_model.h) against
 // what it rests on: within CUDA's documented absolute errors on [-pi, pi]
 // (every 61st fp32 of [2^-12, pi] and its negative; every one with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FreqMemo: a memo hit must give exactly what a recomputation gives. Every
 // field of the spec, every element of its arrays (changed in place, in the
 // caller's own buffer) and rotary_dim is changed one at a time: the memo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The vector KV-cache stores of simd_fused_kv_vllm (impls/simd/
 // simd_kv_store-inl.h, simd_fp8-inl.h) on every Highway target the kernels
 // were compiled for that this CPU supports (the target as the gtest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simd_fused_kv_vllm, the Highway kernel fused with the paged KV-cache write
 // (impls/simd/fused_kv_simd.cc):
 //   - on every Highway target compiled for that this CPU supports (the

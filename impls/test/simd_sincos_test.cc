@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simd_otf's vector sin/cos meets the bound its policy declares
 // (sincos_max_abs_error, derived in docs/SIMD.md) on every Highway target
 // this CPU supports, the target as the gtest parameter: a dense sweep of

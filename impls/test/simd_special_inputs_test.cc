@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SIMD kernels on non-finite and extreme inputs, on every Highway target
 // this CPU supports that the kernels were compiled for (the target as the
 // gtest parameter, by name), judged by the gate's judge against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Highway targets the SIMD kernel tests run on, one gtest parameter each,
 // printed by name (SimdTargetsGroup/SimdTargets.X/SSE4): every target the
 // kernels' translation unit (impls/simd/rope_simd.cc) was compiled for that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SIMD kernels on every Highway target they were compiled for that this
 // CPU supports, not only the one the dispatcher would pick, the static
 // baseline target included: each target is a gtest parameter printed by name

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SIMD kernels' threaded paths: the prefill split (whole tokens), the
 // decode split (heads of a few tokens), the worker pool under them, and the
 // rule that decides the split. A token's bits must not depend on how many

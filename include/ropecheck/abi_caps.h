@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Part of the kernel ABI (kernel_abi.h, which includes it; include that):
  * the capability flags of a table, restricting (1.1) and granting (1.2 on),
  * and the multi-axis assignments the 1.3 grants name. */

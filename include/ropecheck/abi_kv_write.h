@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Part of the kernel ABI (kernel_abi.h, which includes it; include that):
  * 1.4's KV-cache write, what a call hands a kernel granting
  * CAP_KV_CACHE_WRITE (ropecheck_kv_write_t) and what such a table declares

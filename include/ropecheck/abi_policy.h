@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Part of the kernel ABI (kernel_abi.h, which includes it; include that):
  * the precision policy a table declares, ropecheck_policy_t (1.0), its
  * extension ropecheck_policy_ext_t (1.1) and the frequency form and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Part of the kernel ABI (kernel_abi.h, which includes it; include that):
  * 1.5's qk-norm, the per-head RMSNorm of q and k that Qwen3, Gemma 3 and
  * OLMo 2 apply before the rotation and that engines fuse with it (vLLM's and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Part of the kernel ABI (kernel_abi.h, which includes it; include that):
  * the vocabulary of a call, its status, storage dtypes, layouts, directions,
  * position types and frequency schemes, and the frequency spec a call

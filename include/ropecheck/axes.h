@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Multi-axis RoPE (ABI 1.3): which position axis rotates pair i, the pair's
 // index within its axis, and what a valid assignment is. The single
 // definition of the assignments, used by the reference, every kernel and the

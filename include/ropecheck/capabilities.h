@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Which frequency specs the restricting capability flags of ABI 1.1 and 1.7
  * exclude (kernel_abi.h, ROPECHECK_CAP_YARN_TRUNCATED_ONLY and after,
  * NO_YARN_MSCALE), and which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Storage dtypes: bit-exact conversions between fp32 and fp16/bf16, round to
 // nearest even, NaN kept quiet. Shared by the kernels (host and, through
 // ROPECHECK_HD, device code) and by the gate that builds inputs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Deliberate exact comparisons of floating-point values (the build makes
 // -Wfloat-equal an error everywhere else).
 #ifndef ROPECHECK_FLOAT_COMPARE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two 8-bit floating-point formats of the OCP "8-bit Floating Point
 // Specification (OFP8)", Revision 1.0 (2023), that KV caches are stored in:
 //   E4M3 ("e4m3fn": bias 7, no infinities, one NaN per sign S.1111.111,

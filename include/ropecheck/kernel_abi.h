@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* ropecheck kernel ABI: the one interface every implementation under test
  * implements, built-in or loaded from a shared library.
  *

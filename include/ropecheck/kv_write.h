@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The KV-cache write of ABI 1.4 (kernel_abi.h, ropecheck_kv_write_t) as both
  * sides read it: whether a call has one, its cache kind (1.5: MLA's latent
  * caches), an element's place in a cache, the size of a cache dtype, and

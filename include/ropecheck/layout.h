@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which two channels form pair i: the single definition of the pairing
 // layouts, used by the reference, every kernel and the gate.
 #ifndef ROPECHECK_LAYOUT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names of the ABI's enumerations as they appear on the command line, in
 // configs, reports and golden manifests, and their parsers (false on an
 // unknown name). Header-only: kernels, the reference and the tools share it.

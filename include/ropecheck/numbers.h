@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Mathematical constants in double, written once. C++17 (the CUDA host code
 // includes this), so no std::numbers.
 #ifndef ROPECHECK_NUMBERS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Builders for a precision policy (ropecheck_policy_t and, ABI 1.1, its
  * extension ropecheck_policy_ext_t; 1.7, ropecheck_policy_ext2_t), so a kernel table states its arithmetic
  * in one readable line. C++ only (constexpr, C++17 for nvcc); a C kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The qk-norm of ABI 1.5 (kernel_abi.h, ropecheck_qk_norm_t) as both sides
  * read it: whether a call has one and what a valid one is. C++ only,
  * header-only. */

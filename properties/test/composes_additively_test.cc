@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ComposesAdditively judges a YaRN kernel that takes no explicit attention
 // factor (NO_EXPLICIT_ATTENTION_FACTOR, as Megatron-core's and vLLM's YaRN)
 // on YaRN cases: with DeepSeek's mscale equal to mscale_all_dim the derived

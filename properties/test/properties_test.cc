@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs every kernel property against every registered implementation under
 // RapidCheck: one gtest per pair, named as a sentence,
 // Rope/<Property>.<implementation>. A failure prints the shrunk case and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "properties/test/rapidcheck_cases.h"
 
 #include <cstdint>

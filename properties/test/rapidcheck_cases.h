@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cases for the RapidCheck property tests: the one case generator
 // (core/cases/cases.h) driven by RapidCheck's own generators, so a failing case
 // shrinks (every choice toward its first, simplest option) and the suites,

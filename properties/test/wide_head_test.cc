@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IsOrthogonalWithPositiveOrientation on the widest head a config may name
 // (head_dim 4096) probes a bounded sample of pairs: the kernel is called on
 // 64 basis vectors, not 4096 (a dense probe took 19 s and 5.3 GB for one

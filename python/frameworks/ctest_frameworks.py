@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ctest `frameworks`: every framework row, the committed docs/FRAMEWORKS.md
 compared with a fresh run, and the findings' expected-failure tests.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What an adapter raises to decline one case its framework cannot take by construction (an argument it
 has no form for, a position its integer type cannot hold). The workers run in the frameworks' venvs,
 which do not import ropecheck, so the adapters raise this class; worker.py sends its name and message,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the findings' expected-failure tests share: the rotation in float64 (the
 mathematics, not an implementation under test) and one half-split call of a
 framework kernel on seeded q and k with an HF config."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """FlashInfer's CUDA rope kernels (flashinfer-python 0.7.2.post1's
 flashinfer/data/include/flashinfer/pos_enc.cuh) as plugin rows:
 python/frameworks/flashinfer/ (flashinfer_rope_plugin.cu, flashinfer_args.cc)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """transformers' (5.24.0) multimodal RoPE as a ropecheck kernel: the M-RoPE of
 Qwen2-VL (sections) and Qwen3-VL (interleaved), eager, on ropecheck's
 multi-axis cases, and Qwen2-VL's text tokens (every axis equal) on the 1D ones.

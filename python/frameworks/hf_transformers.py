@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """transformers (5.24.0, pinned in constraints.txt) as a ropecheck kernel: the
 real rope-parameter functions and the real apply_rotary_pos_emb, eager.
 

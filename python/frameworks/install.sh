@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the frameworks of docs/FRAMEWORKS.md into virtual environments (main,
 # vllm, mlx, jax: constraints.txt says why apart), from PyPI with the exact pins of
 # constraints.txt. scripts/setup.sh --frameworks calls it; README's whole-suite

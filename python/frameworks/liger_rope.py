@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """liger-kernel (0.8.5, pinned in constraints.txt) RoPE, its Triton kernel run by
 Triton's interpreter on the CPU (TRITON_INTERPRET=1, triton 3.9.0): the
 kernel's own code, each program instance a token, in numpy.

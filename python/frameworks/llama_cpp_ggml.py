@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """llama.cpp's ggml CPU rope (llama-cpp-python 0.3.36's vendored llama.cpp) as
 plugin rows: python/frameworks/llama_cpp/ (ggml_rope_plugin.cc, ggml_params.cc)
 built by llama_cpp/build.sh from the pinned sdist into <venvs>/llama_cpp, judged

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """docs/FRAMEWORKS.md from run_frameworks.py's JSON results.
 
     python3 python/frameworks/make_table.py --results DIR [--write docs/FRAMEWORKS.md | --check docs/FRAMEWORKS.md]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Megatron-core (0.16.1, installed --no-deps into the `layered` venv on the
 vllm venv's torch: constraints.txt) as a ropecheck kernel: RotaryEmbedding /
 YarnRotaryEmbedding's embedding and the unfused apply, on the CPU.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """MLX's mx.fast.rope (mlx 0.32.4 with mlx-cpu 0.32.4, the Linux x86_64 CPU wheels on PyPI, pinned in
 constraints.txt [mlx]) as a ropecheck kernel.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The base a framework's caller passes for NTK-aware and dynamic NTK, where
 the framework takes a base and not the scheme (mx.fast.rope, penzai's
 ApplyRoPE): HF's formulas (transformers modeling_rope_utils,

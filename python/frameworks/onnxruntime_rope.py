@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ONNX Runtime (1.32.0, CPU execution provider: its own MLAS kernels) as a
 ropecheck kernel: a one-node model of
 - `onnx`: the ONNX RotaryEmbedding operator, opset 23, inputs (X, cos_cache,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """JAX on CPU through a JAX model library's own RoPE: penzai's ApplyRoPE and ApplyRoPEToSubset (penzai 0.2.5,
 Google DeepMind's JAX research toolkit, whose Gemma, Llama, Mistral and GPT-NeoX transformers use them;
 jax/jaxlib 0.10.2; pinned in constraints.txt [jax]) as a ropecheck kernel, jitted as a model's forward is.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A plugin row (a framework's own code built as a ropecheck plugin, through the
 C ABI) judged by the `ropecheck check` command: the quick suite, seed 1, the
 kernel's own declaration (its table), the JSON report read back into the

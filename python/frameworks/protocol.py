@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The pipe between the runner (Debian's python3 with the ropecheck module) and a
 framework worker (a venv's python with the framework): one message is a
 4-byte little-endian header length, a JSON header, then the raw bytes of each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runner side of a framework worker: a ropecheck kernel (fn(q, k, positions,
 rope) -> (q_out, k_out)) that forwards every call to worker.py running in the
 row's venv and returns the worker's arrays, which are already plain host numpy

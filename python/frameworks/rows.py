@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The adapters, in table order, and their rows. Importing an adapter imports no
 framework (they import inside functions), so the runner under Debian's python
 reads every row's declaration without torch or vLLM."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs ropecheck.check on every framework row and writes one JSON per row.
 
     PYTHONPATH=build/release/python /usr/bin/python3 python/frameworks/run_frameworks.py --out DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """SGLang (0.5.23, installed --no-deps into the `layered` venv on top of the vllm
 venv's torch: constraints.txt) as a ropecheck kernel: `get_rope(...)` then
 `forward_native`, SGLang's pure-PyTorch path, on the CPU.

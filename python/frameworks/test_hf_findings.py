@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Expected-failure test for the finding the dynamic NTK fixes left
 (docs/FRAMEWORKS.md, published bugs: transformers #25306 and PR #46624 rows):
 transformers resets a dynamic RoPE module's inv_freq only when the request is

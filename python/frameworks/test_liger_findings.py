@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Why liger-kernel's bf16 row is not run (liger_rope.py, docs/FRAMEWORKS.md):
 Triton's interpreter (TRITON_INTERPRET=1) computes bf16 arithmetic on the
 uint16 bit patterns it stores bf16 in. Asserted on a one-line Triton kernel,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Expected-failure tests for findings G1 and G2 (docs/FRAMEWORKS.md): each runs
 one case of the quick suite (seed 1) on the llama.cpp plugin with the ropecheck
 command and asserts the exact form of the divergence, so a ggml change in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Expected-failure test for finding M1 (docs/FRAMEWORKS.md): it asserts the
 exact divergence, computed here in float64 from the formulas (not from
 Megatron's output), so a Megatron change in either direction fails the test.

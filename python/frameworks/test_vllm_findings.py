@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Expected-failure tests for findings F1 and F2 (docs/FRAMEWORKS.md): each
 asserts the exact divergence, computed here in float64 from the formulas (not
 from vLLM's output), so a vLLM change in either direction fails the test.

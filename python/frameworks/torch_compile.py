@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch.compile (Inductor, CPU; torch 2.15.0 pinned in constraints.txt) of the
 HF form: transformers' rotary-embedding forward and apply_rotary_pos_emb, the
 same functions hf_transformers.py runs eagerly, compiled together as one graph.

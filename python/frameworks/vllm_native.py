@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """vLLM (0.33.0, its own venv: it pins torch 2.14.0) as a ropecheck kernel:
 `get_rope(...)` then `forward_native`, vLLM's pure-PyTorch path, on the CPU.
 

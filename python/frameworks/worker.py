@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs inside a framework's venv: serves the rows of one adapter over the pipe
 (protocol.py). Started by proxy.py as `python worker.py ADAPTER`; one worker
 serves every row of its adapter (the framework is imported once: vLLM's

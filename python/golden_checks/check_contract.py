@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks a whole golden export against its contract from the files and the
 documented schema alone: Python's standard library and numpy, no ropecheck
 module and no compiled code, as a consumer in another language would.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks the numpy RoPE implementations against ropecheck golden vectors.
 
     python3 check_numpy.py DIR [--policy exact_f64] [--swap-layout] [--expect-layout-failures]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs real framework code, PyTorch's, on ropecheck golden inputs and judges
 it under the precision policy that describes it.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Two numpy implementations of RoPE, as the frameworks write them, in the
 arithmetic of a precision policy of the golden manifest:
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/array_bridge.h"
 
 #include <cstring>

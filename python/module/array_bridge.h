@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tensors between the C ABI's strided storage and the arrays a Python
 // kernel works on: numpy arrays, or torch tensors on a chosen device.
 // numpy has no bfloat16: bf16 data reaches a numpy kernel widened exactly to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/bench_binding.h"
 
 #include <pybind11/stl.h>

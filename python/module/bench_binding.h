@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ropecheck.bench on a Python callable (or a built-in kernel): the engine
 // `ropecheck bench` runs (speed/bench_run.h), on a model's prefill and
 // decode shapes, every timed call on fresh inputs and a sample of them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/builtin_kernel.h"
 
 #include <algorithm>

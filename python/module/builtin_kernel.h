@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A built-in implementation called from Python on dense arrays, with the
 // calling convention of a Python kernel: fn(q, k, positions, rope) ->
 // (q_out, k_out). Checking it through ropecheck.check must give exactly the

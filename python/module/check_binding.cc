@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/check_binding.h"
 
 #include <pybind11/stl.h>

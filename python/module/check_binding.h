@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ropecheck.check and ropecheck.fuzz on a Python callable (or a built-in
 // kernel), over the very gate `ropecheck check` runs.
 #ifndef ROPECHECK_PYTHON_MODULE_CHECK_BINDING_H_

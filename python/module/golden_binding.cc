@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/golden_binding.h"
 
 #include <pybind11/numpy.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ropecheck.golden: reading a golden export from Python with the very
 // reader `ropecheck golden verify` uses (golden/manifest.h): SHA256SUMS
 // required and optionally pinned, every file's size and checksum verified

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/kernel_declaration.h"
 
 #include <pybind11/stl.h>

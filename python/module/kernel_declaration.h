@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a Python kernel declares (the keyword arguments ropecheck.check and
 // ropecheck.bench share: layouts, dtypes, schemes, policy, in_place,
 // inverse, partial_rotary, negative_positions, multi_axis, max_position,

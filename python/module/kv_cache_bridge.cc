@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/kv_cache_bridge.h"
 
 #include <cstdint>

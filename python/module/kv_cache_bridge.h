@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ABI 1.4's KV-cache write between the C ABI and a fused Python kernel: the
 // KvCacheCall it is handed (python/module/python_kernel.h) built from a
 // call's ropecheck_kv_write_t, and after the call the caches copied back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The compiled half of the `ropecheck` Python package (ropecheck._core); the
 // typed, documented API a user imports is python/ropecheck/__init__.py.
 #include <pybind11/pybind11.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/named_policies.h"
 
 #include <pybind11/pybind11.h>

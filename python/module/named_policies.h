@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The policies a Python kernel declares by name (ropecheck.POLICIES): the
 // golden catalog's, which golden files carry budgets for, then the ones
 // only kernels declare (golden/catalog.h, declared_policies: a golden export

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/python_kernel.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Python callable as an implementation under test: a ropecheck_impl_t
 // whose apply() hands the callable dense copies of q and k, the positions
 // and the rope parameters of the call, and judges only what it gets back:

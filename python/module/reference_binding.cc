@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "python/module/reference_binding.h"
 
 #include <pybind11/numpy.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ropecheck.reference and ropecheck.config_from_hf: the exact reference for
 // given inputs and a config, correctly rounded to a dtype, with the budget
 // of a declared policy per element; and the config reading of --config.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ctest pip_install: what a Python user does, in a fresh virtual environment.
 
   python3 -m venv V && V/bin/pip install <repo> && V/bin/pip install pytest numpy

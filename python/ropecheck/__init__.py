@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ropecheck: verify a RoPE kernel against the exact mathematics, from Python.
 
 The same C++ core as the ``ropecheck`` command (docs/PYTHON.md):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Golden vectors from Python: read an export of ``ropecheck golden export``.
 
     import ropecheck.golden as rg

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest plugin: one pytest test per case family. Loaded by itself where pip
 installed ropecheck (the ``pytest11`` entry point in pyproject.toml); from the
 build tree, ``pytest -p ropecheck.pytest_plugin``.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ropecheck.bench (this file: speed.py): a kernel's speed as `ropecheck bench` measures it, from Python (docs/PYTHON.md)."""
 from __future__ import annotations
 

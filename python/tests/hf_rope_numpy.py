@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A NumPy port of Hugging Face transformers' RoPE (modeling_rope_utils.py
 inverse frequencies and attention scaling, modeling_llama.py
 apply_rotary_pos_emb): fp32 inv_freq, angle = fp32(position) * inv_freq in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ropecheck.bench on Python kernels: a correct kernel is timed, judged and
 reported beside the baselines of the same run; a wrong one and one that
 returns a result cached from an earlier call are named failures with no

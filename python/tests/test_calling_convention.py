@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a Python kernel can get wrong about the calling convention, and what
 the bridge guarantees: results copied at once, inputs proven unchanged,
 exceptions reported with their traceback, a wrong result shape refused."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The built-in scalar_naive called through Python gives the CLI's cases and
 verdicts: the same summary tables, number for number (only the run time in the
 title differs), so the bridge adds nothing and loses nothing."""

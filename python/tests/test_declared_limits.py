@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a Python kernel declares beyond layouts, dtypes and schemes: a maximum
 position (a cos/sin cache of that many rows, vLLM's) and which multi-axis
 forms it takes. Cases outside are skipped and counted by reason; the cases

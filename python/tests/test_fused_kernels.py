@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python door for fused kernels (check's ``fused``, ABI 1.4's KV-cache
 write): a NumPy function that rotates q and k as HF does and writes k and v
 into a paged cache through the slot mapping, as vLLM's reshape_and_cache

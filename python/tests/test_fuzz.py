@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ropecheck.fuzz finds a planted bug and saves the failing input; it finds
 nothing in a correct kernel within its time."""
 import json

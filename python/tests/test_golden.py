@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ropecheck.golden: the export reader from Python (the C++ reader `golden
 verify` uses), on the committed smoke vectors."""
 import hashlib

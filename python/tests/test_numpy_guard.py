@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The module refuses a numpy its pybind11 cannot read (ropecheck/__init__.py):
 pybind11 before 2.12 reads numpy 2 arrays as garbage without an error, which
 would turn every verdict into noise. A stand-in numpy 2 on the path must make

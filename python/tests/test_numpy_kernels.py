@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A NumPy port of HF's RoPE passes the gate under the policy that describes
 it; the same port with a Llama 3.1 band-edge bug fails, on that family only."""
 import functools

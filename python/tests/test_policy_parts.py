@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ABI 1.7 from Python: a kernel declines a case (ropecheck.Unsupported), declares the parts of its arithmetic
 (ropecheck.Policy: flushed subnormals, the frequency's form) and the parameters it lacks (no_yarn_mscale),
 and ropecheck.policies names the policy its arithmetic matches."""

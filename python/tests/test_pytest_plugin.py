@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The pytest plugin gives one pytest test per case family, and a failing
 family's assertion message carries the failing case's reproduce line: what a
 new user sees, run as a user runs it (pytest in a subprocess, on the user's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ropecheck.reference and ropecheck.config_from_hf against mathematics and
 published configs."""
 import math

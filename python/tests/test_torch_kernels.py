@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Real PyTorch code under the gate, in the two forms RoPE is written in:
 Hugging Face's rotate_half (modeling_llama.py apply_rotary_pos_emb) and the
 Meta/Mistral complex form (view_as_complex times torch.polar). Both pass in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a pytest run of user_project/test_user_kernel.py must show: one test
 per case family, the HF port passing (or skipped, visibly) in each, the buggy
 port passing its default family and failing llama3 with the reproduce line.

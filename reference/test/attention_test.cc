@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Attention-level consequences of RoPE, on the reference (exact rotations,
 // sums in double): logits depend only on m - n; RoPER (values rotated by
 // their position, weighted, the sum rotated back by the query's position)

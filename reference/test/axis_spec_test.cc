@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The multi-axis assignments (ropecheck/axes.h) against their published
 // definitions, and the validation of a multi-axis spec naming its field.
 //   Qwen2-VL: mrope_section (16, 24, 24) of 64 pairs, consecutive blocks

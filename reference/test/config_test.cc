@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every invalid config is rejected with an error that names the field and
 // the bound it broke.
 #include <gtest/gtest.h>

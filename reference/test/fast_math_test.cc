@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bounds the fast exact reference rests on, checked against MPFR at 256
 // bits: sincos_dd's returned bounds (and their 2^-82.5 ceiling), exp_dd's
 // kExpRel, log_dd's returned bound, sqrt_dd's kSqrtRel, and BoundedReal's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fp8 conversions of ropecheck/fp8.h against the published format
 // definition (OCP OFP8 Rev. 1.0, Table 1 and Table 2: the largest and smallest
 // values of E4M3 and E5M2) and against a brute-force nearest-value search

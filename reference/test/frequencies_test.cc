@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reference reproduces published values (HF transformers'
 // modeling_rope_utils.py formulas evaluated in float64, as that code prints
 // them; the gpt-oss YaRN range of vLLM PR #28244) and the scheme

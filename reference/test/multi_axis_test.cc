@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/MultiAxis: M-RoPE (Qwen2-VL, sections t/h/w of the pairs) and axial
 // 2D vision RoPE (row/column halves) on the reference: the score between
 // two tokens depends only on the per-axis offsets, and each axis rotates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reference checks itself: two working precisions (128 vs 256 bits) and
 // two independent backends (MPFR vs cpp_bin_float) agree, and the three
 // rotation code paths (pair loop, rotate_half vector form, complex product)

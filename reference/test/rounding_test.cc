@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Correct rounding (nearest, ties to even) to every output dtype: halfway
 // cases, subnormals, overflow, and agreement with the hardware's own
 // correctly rounded conversions (double -> float, double -> _Float16) and

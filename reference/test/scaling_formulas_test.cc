@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rope/Scheme*: the scaling formulas behave as their definitions say, over
 // random valid parameters (RapidCheck), on the reference's frequencies.
 // Kernels do not expose their frequencies through the ABI; their formulas

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The arithmetic of a bench report and of `bench compare`, on series built
 // by hand: the quartiles (Hyndman and Fan's definition 7: numpy.percentile's
 // documented results), the roofline flag, compare's verdicts (the same

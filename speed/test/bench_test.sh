@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ropecheck bench` (#35) through the CLI, on a small model (small_model.json:
 # 4 q heads, 2 kv heads, head_dim 64) and few calls, so the whole script
 # takes a few seconds. It judges verdicts, never speeds:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The q/k, positions and frequency parts of a kernel call.
 #include "core/kernel/call_parts/base_parts.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts every call has (call_part.h): q and k (their buffers, strides
 // and the poison the outputs arrive holding), the position ids (and a
 // multi-axis call's arrays), the frequency spec (and its per-pair arrays).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One part of a kernel call (core/kernel/kernel_call.h): the q and k
 // buffers, the positions, the frequency spec, and one per fused feature of
 // the ABI (the KV-cache write, the qk-norm, a cos/sin cache of the kernel's

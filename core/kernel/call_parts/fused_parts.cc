@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fused features' parts of a kernel call.
 #include "core/kernel/call_parts/fused_parts.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts of a call that the ABI's fused features add (call_part.h), one
 // per feature: the KV-cache write (1.4, MLA's caches 1.5), the qk-norm
 // (1.5), the kernel's own cos/sin cache and the caller's (1.6).

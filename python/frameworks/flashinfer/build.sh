@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the FlashInfer plugin (flashinfer_rope_plugin.so) into DIR from the
 # wheel of the flashinfer-python version pinned in constraints.txt's
 # [flashinfer] section: pip downloads the wheel (no dependencies), its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // See flashinfer_args.h.
 #include "python/frameworks/flashinfer/flashinfer_args.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host-only half of the FlashInfer plugin (flashinfer_rope_plugin.cu): what a
 // ropecheck call becomes in FlashInfer's arguments, and which calls FlashInfer
 // cannot take. No CUDA here, so flashinfer_args_test.cc runs it on any host.

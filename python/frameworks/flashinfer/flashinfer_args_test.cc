@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host-side unit test of the FlashInfer plugin's argument mapping
 // (flashinfer_args.h): what each ropecheck call becomes in FlashInfer's
 // launcher arguments and which calls a table declines. build.sh runs it after

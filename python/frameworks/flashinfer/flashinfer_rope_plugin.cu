@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FlashInfer's CUDA RoPE kernels as ropecheck plugins (docs/FRAMEWORKS.md):
 // the launchers of flashinfer/pos_enc.cuh, compiled here by nvcc from the
 // headers of the flashinfer-python wheel that build.sh downloads (pinned in

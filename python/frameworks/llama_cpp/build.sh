@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the llama.cpp plugin (ggml_rope_plugin.so) into DIR from the sdist of
 # the llama-cpp-python version pinned in constraints.txt's [llama_cpp]
 # section: pip downloads the sdist (no wheel, no dependencies), ggml's

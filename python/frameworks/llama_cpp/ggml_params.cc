@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How llama.cpp turns an HF rope config into ggml_rope_ext's arguments (the
 // adapter's one job besides calling ggml). Every value is formed in the
 // precision llama.cpp forms it: the GGUF holds float32 keys and tensors, the

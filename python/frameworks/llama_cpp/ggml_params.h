@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The arguments llama.cpp hands ggml_rope_ext for a frequency spec: what its
 // converter (convert_hf_to_gguf.py and conversion/*.py) writes into a GGUF
 // from an HF config and what its loader and context (src/llama-model.cpp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // llama.cpp's ggml CPU rope as ropecheck plugins (docs/FRAMEWORKS.md): each
 // call builds a one-node ggml graph, ggml_rope_ext / ggml_rope_multi (or their
 // _back, the transpose) over tensors whose data are the caller's own buffers

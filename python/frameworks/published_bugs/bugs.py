@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The corpus: RoPE bugs published in a framework's tracker, each at the release
 that shipped it and the one that fixed it (both on PyPI; constraints.txt's
 [bugs-PACKAGE-RELEASE] sections pin them as layers on the [main] venv).

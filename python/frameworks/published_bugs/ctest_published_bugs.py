@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ctest `published_bugs` (label published-bugs): both releases of every
 published bug run (run_bugs.py), then docs/FRAMEWORKS.md's section and
 README's count line compared with the fresh run (make_bug_table.py --check).

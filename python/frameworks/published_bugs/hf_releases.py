@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """transformers at a published bug's releases, as the model of that release builds
 and calls its rotary embedding (the layer on sys.path is the release; torch is
 the [main] venv's). A row's `scenario` is how the model is used when the bug

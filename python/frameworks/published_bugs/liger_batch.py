@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """liger-kernel's RoPE at a published bug's releases, its Triton kernel run by
 Triton's interpreter on the CPU (TRITON_INTERPRET=1, the [main] venv's triton),
 called with a batch of two sequences, each with its own position_ids, as a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """liger-kernel's replacement for Qwen3-VL's vision RoPE at a published bug's
 releases (Liger-Kernel issue #964, PR #967), its Triton kernel run by Triton's
 interpreter on the CPU (TRITON_INTERPRET=1, the [main] venv's triton).

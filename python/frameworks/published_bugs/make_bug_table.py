@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """docs/FRAMEWORKS.md's "Published RoPE bugs" section and README's count line,
 from run_bugs.py's JSON results.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """mlx-lm's RoPE at a published bug's releases, on MLX's CPU backend (the layer
 holds mlx, mlx-cpu and the mlx-lm release; both releases of a bug run the same
 mlx, so only mlx-lm's Python differs).

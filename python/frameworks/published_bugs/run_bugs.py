@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs ropecheck.check on both releases of every published bug (bugs.py) and
 writes one JSON per row, the framework rows' runner doing each
 (run_frameworks.run_row: a worker of the [main] venv with the release's layer).

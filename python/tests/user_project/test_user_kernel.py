@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A user's test file, as docs/PYTHON.md tells a user to write one: their
 NumPy RoPE (hf_rope_numpy, beside this file) under @pytest.mark.ropecheck,
 one pytest test per case family, no `-p` flag once ropecheck is installed.
