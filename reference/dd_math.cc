@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "reference/mpfr_dd.h"
+
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
@@ -32,18 +34,9 @@ struct ExpConstants {
   ExpConstants() {
     mpfr_t v, rest, x;
     mpfr_inits2(256, v, rest, x, static_cast<mpfr_ptr>(nullptr));
-    const auto to_dd = [&](mpfr_srcptr a) {
-      DD d;
-      d.hi = mpfr_get_d(a, MPFR_RNDN);
-      mpfr_sub_d(rest, a, d.hi, MPFR_RNDN);
-      d.lo = mpfr_get_d(rest, MPFR_RNDN);
-      return d;
-    };
+    const auto to_dd = [&](mpfr_srcptr a) { return mpfr_to_dd(a, rest); };
     mpfr_const_log2(v, MPFR_RNDN);
-    for (double& l : ln2) {
-      l = mpfr_get_d(v, MPFR_RNDN);
-      mpfr_sub_d(v, v, l, MPFR_RNDN);  // exact at 256 bits
-    }
+    peel_doubles(v, ln2);  // exact at 256 bits
     for (int j = -kMaxJ; j <= kMaxJ; ++j) {
       mpfr_set_si(x, j, MPFR_RNDN);
       mpfr_div_ui(x, x, kSteps, MPFR_RNDN);  // exact

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "reference/mpfr_dd.h"
+
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
@@ -35,19 +37,10 @@ struct Constants {
   Constants() {
     mpfr_t v, rest, x;
     mpfr_inits2(256, v, rest, x, static_cast<mpfr_ptr>(nullptr));
-    const auto to_dd = [&](mpfr_srcptr a) {
-      DD d;
-      d.hi = mpfr_get_d(a, MPFR_RNDN);
-      mpfr_sub_d(rest, a, d.hi, MPFR_RNDN);
-      d.lo = mpfr_get_d(rest, MPFR_RNDN);
-      return d;
-    };
+    const auto to_dd = [&](mpfr_srcptr a) { return mpfr_to_dd(a, rest); };
     mpfr_const_pi(v, MPFR_RNDN);
     mpfr_div_2ui(v, v, 1, MPFR_RNDN);
-    for (double& p : pio2) {
-      p = mpfr_get_d(v, MPFR_RNDN);
-      mpfr_sub_d(v, v, p, MPFR_RNDN);  // exact at 256 bits
-    }
+    peel_doubles(v, pio2);  // exact at 256 bits
     for (int j = 0; j <= kMaxJ; ++j) {
       mpfr_set_si(x, j, MPFR_RNDN);
       mpfr_div_ui(x, x, kSteps, MPFR_RNDN);  // exact
