@@ -103,6 +103,9 @@ def run_row(adapter, row, venvs):
     env = dict(row.get("env") or {})
     if row.get("layer"):  # a published bug's release, layered on the venv (published_bugs/bugs.py)
         env["PYTHONPATH"] = os.path.join(venvs, "layers", row["layer"])
+        if not os.path.exists(os.path.join(env["PYTHONPATH"], ".ropecheck-stamp")):
+            # without it the venv's own release would be judged under the row's name
+            raise SystemExit(f"run_frameworks: no layer {env['PYTHONPATH']}: run python/frameworks/install.sh")
     t0 = time.monotonic()
     kernel = proxy.FrameworkKernel(adapter, row, python, env=env)
     if row.get("not_run"):  # the worker started (the version is the framework's own); nothing to judge

@@ -21,6 +21,10 @@ as caught).
 """
 
 _HALF = ["half_split"]
+# The slowest rows (the dynamic NTK pairs serve a 2049-token request before every call; liger-kernel runs
+# under Triton's interpreter) are judged on the bug's own property alone: with every property the corpus
+# outgrew ctest's 20 minutes on the 2-core CI machine (2026-11-28). Each still fails its buggy release there.
+_ITS_PROPERTY = ["ConformsToReference"]
 _BOTH = ["half_split", "interleaved"]
 
 BUGS = [
@@ -56,7 +60,7 @@ BUGS = [
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["dynamic_ntk"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=2048,
-                          suite="standard")),
+                          suite="standard", properties=_ITS_PROPERTY)),
     dict(id="hf_dynamic_ntk_no_reset_layer_type_none", package="transformers", buggy="5.12.1", fixed="5.13.0",
          adapter="published_bugs.hf_releases", scenario="dynamic_after_longer",
          title="Dynamic RoPE never resets inv_freq when layer_type is None (the cached length written to "
@@ -74,7 +78,7 @@ BUGS = [
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["dynamic_ntk"], policy="f32_angle_product",
                           partial_rotary=False, negative_positions=False, max_position=2048,
-                          suite="standard")),
+                          suite="standard", properties=_ITS_PROPERTY)),
     dict(id="hf_yarn_factor_overridden", package="transformers", buggy="4.55.4", fixed="4.56.0",
          adapter="published_bugs.hf_releases", scenario="yarn_model_card",
          title="YaRN ignores rope_scaling's factor when original_max_position_embeddings is set",
@@ -100,7 +104,7 @@ BUGS = [
                   "a batch dimension (cos_bs)",
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default", "llama3"], policy="f32_angle_product",
-                          partial_rotary=False, negative_positions=True, cases=12)),  # the interpreter: ~3 s a case
+                          partial_rotary=False, negative_positions=True, cases=12, properties=_ITS_PROPERTY)),  # the interpreter: ~3 s a case
     dict(id="liger_rope_partial_rotary", package="liger-kernel", buggy="0.8.4", fixed="0.8.5",
          adapter="liger_rope", scenario="liger_rotary_pos_emb",
          title="RoPE kernel assumes rotary_dim == head_dim (partial RoPE: GPT-NeoX, Phi-2, GLM, Qwen3-Next)",
@@ -112,7 +116,7 @@ BUGS = [
                   "(_resolve_rotary_dim from cos's width), channels rd..hd left untouched",
          property="ConformsToReference",
          declaration=dict(dtypes=["f32"], layouts=_HALF, schemes=["default"], policy="f32_angle_product",
-                          partial_rotary=True, negative_positions=True, cases=12)),
+                          partial_rotary=True, negative_positions=True, cases=12, properties=_ITS_PROPERTY)),
     dict(id="liger_qwen3vl_vision_layout", package="liger-kernel", buggy="0.6.4", fixed="0.6.5",
          adapter="published_bugs.liger_vision", scenario="qwen3vl_vision",
          title="Qwen3-VL vision RoPE: tokens and heads swapped ([tokens, heads, dim] fed as [heads, tokens, dim])",

@@ -49,6 +49,9 @@ def main():
         if args.property:
             row = dict(row, properties=[args.property])
         res = run_frameworks.run_row(adapter, row, args.venvs)
+        if f"{row['framework']} {row['release']}" not in res["version"]:
+            # the release judged must be the row's, never another the interpreter found first
+            raise SystemExit(f"run_bugs: {row['id']} ran {res['version']!r}, not {row['framework']} {row['release']}")
         for f in res["failures"]:
             f["runner_reproduce"] = reproduce_line(row["id"], f)
         with open(os.path.join(args.out, row["id"] + ".json"), "w", encoding="utf-8") as f:
