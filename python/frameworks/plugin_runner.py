@@ -64,7 +64,8 @@ def has_device(row, venvs):
         lib.ropecheck_flashinfer_has_device.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
         return bool(lib.ropecheck_flashinfer_has_device(why, len(why))), why.value.decode(errors="replace")
     except (OSError, AttributeError) as e:
-        return False, f"the plugin could not be asked: {e}"
+        # a plugin that does not load is no "built, not run" row: the run stops naming it
+        raise SystemExit(f"plugin_runner: {row['id']}: the plugin could not be loaded and asked for a GPU: {e}")
 
 
 def not_run(row, version, seconds, why):
