@@ -10,6 +10,7 @@
 #include "core/isolation/interrupt.h"
 #include "core/kernel/impl_validation.h"
 #include "golden/catalog.h"
+#include "properties/property.h"
 
 namespace ropecheck::cli {
 namespace {
@@ -44,7 +45,7 @@ PolicyRow judge_under(const GateOptions& base, const ropecheck_impl_t& impl, con
   }
   GateOptions o = base;
   o.impls = {&t};
-  o.properties = {"ConformsToReference"};
+  o.properties = {prop::kConformanceProperty};
   o.progress = nullptr;
   const GateReport r = run_gate(o);
   const ImplReport& rep = r.impls.at(0);

@@ -287,15 +287,18 @@ GateReport run_gate(const GateOptions& o) {
                                 std::to_string(o.shard_count) + ")");
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<const prop::Property*> props = selected_properties(o);
+  // The cases of this run, then of this shard.
+  const int total = o.cases ? *o.cases : suite_size(o.suite);
   GateReport r;
-  r.suite = o.suite;
+  static_cast<RunHeader&>(r) = RunHeader{.suite = o.suite,
+                                         .seed = o.seed,
+                                         .total_cases = o.only_case ? 1 : total,
+                                         .shard_count = o.shard_count,
+                                         .config_path = o.config_path,
+                                         .min_judged = o.min_judged,
+                                         .isolated = o.isolated};
   r.reproduce_environment = o.reproduce_environment;
-  r.seed = o.seed;
-  r.min_judged = o.min_judged;
-  r.isolated = o.isolated;
-  r.config_path = o.config_path;
   r.shard_index = o.shard_index;
-  r.shard_count = o.shard_count;
   std::vector<std::vector<char>> applicable;
   for (const auto* impl : o.impls) {
     ImplReport rep;
@@ -312,12 +315,9 @@ GateReport run_gate(const GateOptions& o) {
     }
     r.impls.push_back(std::move(rep));
   }
-  // The cases of this run, then of this shard.
-  const int total = o.cases ? *o.cases : suite_size(o.suite);
   std::vector<int> indices;
   for (int idx = o.only_case ? *o.only_case : 0; idx < (o.only_case ? *o.only_case + 1 : total); ++idx)
     if (idx % o.shard_count == o.shard_index - 1) indices.push_back(idx);
-  r.total_cases = o.only_case ? 1 : total;
   const int n = static_cast<int>(indices.size());
   r.planned_cases = n;
   ordered_parallel<CaseRun>(

@@ -19,6 +19,7 @@
 #include "core/cases/cases.h"
 #include "core/config/config.h"
 #include "core/judge/judge.h"
+#include "gate/run_header.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck {
@@ -162,18 +163,13 @@ struct ImplReport {
   bool passed() const { return failures.empty() && under_floor.empty(); }
 };
 
-struct GateReport {
-  Suite suite = Suite::kQuick;
-  std::uint64_t seed = 0;
+// The run's header (gate/run_header.h) and this shard's counts.
+struct GateReport : RunHeader {
   std::string reproduce_environment;  // GateOptions' (not written into --json)
   int cases = 0;            // cases run (this shard's)
   int planned_cases = 0;    // what the run (this shard) set out to do
-  int total_cases = 0;      // cases of the whole run the shards split
-  int shard_index = 1, shard_count = 1;
-  std::string config_path;  // --config, "" for none
+  int shard_index = 1;
   double seconds = 0;       // wall time; a merge adds the shards'
-  int min_judged = 1;
-  bool isolated = true;
   // True when the run stopped at its first failing case (the floor is then
   // not applied).
   bool stopped_early = false;

@@ -27,12 +27,8 @@ void require_same(const std::string& field, const T& a, const T& b, int shard) {
 // their applicability, no counts.
 GateReport empty_like(const GateReport& s) {
   GateReport m;
-  m.suite = s.suite;
-  m.seed = s.seed;
-  m.total_cases = s.total_cases;
-  m.config_path = s.config_path;
-  m.min_judged = s.min_judged;
-  m.isolated = s.isolated;
+  static_cast<RunHeader&>(m) = s;
+  m.shard_count = 1;  // the whole run's report, as one unsharded run gives it
   for (const ImplReport& i : s.impls) {
     ImplReport e;
     e.name = i.name;
@@ -121,13 +117,8 @@ GateReport merge_reports(const std::vector<GateReport>& shards) {
   for (std::size_t k = 0; k < shards.size(); ++k) {
     const GateReport& s = shards[k];
     const int shard = static_cast<int>(k) + 1;
-    require_same("suite", s.suite, first.suite, shard);
-    require_same("seed", s.seed, first.seed, shard);
-    require_same("shard.count", s.shard_count, first.shard_count, shard);
-    require_same("total_cases", s.total_cases, first.total_cases, shard);
-    require_same("config", s.config_path, first.config_path, shard);
-    require_same("min_judged", s.min_judged, first.min_judged, shard);
-    require_same("isolated", s.isolated, first.isolated, shard);
+    if (const std::string field = first_difference(first, s); !field.empty())
+      mismatch(field, "differs in the report of shard " + std::to_string(shard) + " from shard 1's");
     require_same("implementations", s.impls.size(), first.impls.size(), shard);
     for (std::size_t i = 0; i < s.impls.size(); ++i) {
       require_same("implementations[" + std::to_string(i) + "].name", s.impls[i].name, first.impls[i].name, shard);

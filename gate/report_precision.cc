@@ -11,6 +11,7 @@
 #include "gate/gate.h"
 #include "gate/gate_tables.h"
 #include "core/report/report_text.h"
+#include "properties/property.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck {
@@ -54,9 +55,8 @@ std::vector<ReportTable> slack_tables(const GateReport& r) {
   f.add_column("cases judged", true);
   for (const auto& i : r.impls)
     for (const auto& [name, s] : i.properties) {
-      const char* what = name == "CachesTheRotatedKAndV"            ? "E9, the KV-cache write"
-                         : name == "NormalisesEachHeadThenRotates" ? "E10 and the rotation, the fused qk-norm"
-                                                                   : nullptr;
+      const prop::Property* p = prop::find_property(name);
+      const char* what = p ? p->fused_budget : nullptr;
       if (what == nullptr || s.passed + s.failed == 0) continue;
       f.rows.push_back({i.name, std::string(what) + " (" + name + ")", format_number(s.worst_units, "%.3f"),
                         std::to_string(s.passed + s.failed)});

@@ -10,6 +10,7 @@
 #include "gate/gate.h"
 #include "gate/gate_tables.h"
 #include "core/report/report_text.h"
+#include "properties/property.h"
 #include "ropecheck/names.h"
 
 namespace ropecheck {
@@ -35,7 +36,7 @@ const char* verdict_of(const GateReport& r, const ImplReport& i) {
 
 const PropertyStats* conformance_of(const ImplReport& i) {
   for (const auto& [name, s] : i.properties)
-    if (name == "ConformsToReference") return &s;
+    if (name == prop::kConformanceProperty) return &s;
   return nullptr;
 }
 }  // namespace

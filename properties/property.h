@@ -129,7 +129,14 @@ struct Property {
   // a case gives that part of a kernel, the row of the gate's fused table it
   // counts in; "" (or none) for the others.
   std::string (*fused_form)(const ropecheck_impl_t& impl, const Case& c) = nullptr;
+  // For a property whose worst error / budget measures a fused part's own
+  // budget (docs/ERROR_MODEL.md): that budget in words, the row the gate's
+  // fused slack table gives it; nullptr for the others.
+  const char* fused_budget = nullptr;
 };
+
+// The property every kernel is judged by first (kernel_properties()[0]).
+inline constexpr const char* kConformanceProperty = "ConformsToReference";
 
 inline constexpr std::int64_t kLargeCase = std::int64_t{1} << 14;
 

@@ -38,7 +38,7 @@ constexpr std::uint32_t kAnyAxisForm = kAxisAssignmentCaps;
 // A cache of the kernel's own or the caller's (ABI 1.6).
 constexpr std::uint32_t kAnyCache = ROPECHECK_CAP_COS_SIN_CACHE | ROPECHECK_CAP_CALLER_COS_SIN_CACHE;
 constexpr Property kProperties[] = {
-    {"ConformsToReference", "every element within the budget of the declared policy", conforms_to_reference, 0, 0,
+    {kConformanceProperty, "every element within the budget of the declared policy", conforms_to_reference, 0, 0,
      true, 0, caller_cache_form},
     {"IsIdentityAtPositionZero", "position 0 returns the input (m = 1) or m x", is_identity_at_position_zero},
     {"PreservesPairNorm", "each pair's norm scaled exactly by the attention factor", preserves_pair_norm},
@@ -70,7 +70,7 @@ constexpr Property kProperties[] = {
      reduces_to_1d_when_axes_agree, 0, 0, false, kAnyAxisForm},
     {"CachesTheRotatedKAndV",
      "KV-cache write: each token's slot holds its rotated k (pass-through too) and v, scaled and rounded as declared",
-     caches_the_rotated_k_and_v, ROPECHECK_CAP_KV_CACHE_WRITE, 0, true, 0, kv_write_form},
+     caches_the_rotated_k_and_v, ROPECHECK_CAP_KV_CACHE_WRITE, 0, true, 0, kv_write_form, "E9, the KV-cache write"},
     {"LeavesTheRestOfTheCacheUnchanged",
      "KV-cache write: no byte outside the written slots changes (padding tokens write nothing)",
      leaves_the_rest_of_the_cache_unchanged, ROPECHECK_CAP_KV_CACHE_WRITE, 0, true},
@@ -80,7 +80,8 @@ constexpr Property kProperties[] = {
      permuting_slots_permutes_the_cache, ROPECHECK_CAP_KV_CACHE_WRITE},
     {"NormalisesEachHeadThenRotates",
      "qk-norm: every head RMS-normalised over head_dim, then rotated, within E10 carried through the rotation",
-     normalises_each_head_then_rotates, ROPECHECK_CAP_QK_NORM, 0, false, 0, qk_norm_form},
+     normalises_each_head_then_rotates, ROPECHECK_CAP_QK_NORM, 0, false, 0, qk_norm_form,
+     "E10 and the rotation, the fused qk-norm"},
 };
 }  // namespace
 
