@@ -44,12 +44,12 @@ const char* const kNoIsolationNote =
     "inside a kernel ends the run without a report. Writes into inputs, exit() and crashes are still named. "
     "See docs/RELIABILITY.md.";
 
-std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
-                              const std::string& property, const std::string& config_path) {
-  std::string s = "ropecheck check --impl " + impl + " --suite " + suite_name(suite) + " --seed " +
-                  std::to_string(seed) + " --case " + std::to_string(index);
+std::string reproduce_command(const RunHeader& run, const std::string& impl, int index,
+                              const std::string& property) {
+  std::string s = "ropecheck check --impl " + impl + " --suite " + suite_name(run.suite) + " --seed " +
+                  std::to_string(run.seed) + " --case " + std::to_string(index);
   if (!property.empty()) s += " --property " + property;
-  if (!config_path.empty()) s += " --config " + config_path;
+  if (!run.config_path.empty()) s += " --config " + run.config_path;
   return s;
 }
 
@@ -250,8 +250,7 @@ void absorb(const GateOptions& o, const std::vector<const prop::Property*>& prop
           ps.worst_units = std::max(ps.worst_units, res.worst_units);
           rep.failures.push_back({run.index, props[pi]->name, c.family(), res.message, c.describe(),
                                   o.reproduce_environment +
-                                      reproduce_command(rep.name, o.suite, o.seed, run.index, props[pi]->name,
-                                                        o.config_path) +
+                                      reproduce_command(*r, rep.name, run.index, props[pi]->name) +
                                       rep.reproduce_args,
                                   res.worst_units,
                                   res.judged ? res.judged->first : std::nullopt});

@@ -195,8 +195,8 @@ void apply_verdict_floor(GateReport& r);
 GateReport merge_reports(const std::vector<GateReport>& shards);
 // The command that runs case `index` again (the environment a run needs
 // comes first, GateOptions::reproduce_environment).
-std::string reproduce_command(const std::string& impl, Suite suite, std::uint64_t seed, int index,
-                              const std::string& property = {}, const std::string& config_path = {});
+std::string reproduce_command(const RunHeader& run, const std::string& impl, int index,
+                              const std::string& property = {});
 // Markdown tables (gate/gate_tables.h): a row per implementation,
 // conformance per implementation x family, size classes and layouts,
 // properties, fused parts, skips, then accuracy against context length per

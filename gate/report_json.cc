@@ -157,12 +157,9 @@ json impl_to_json(const ImplReport& i) {
   return o;
 }
 
-ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
-  ImplReport i;
-  i.name = r.string("name");
-  if (i.name.empty()) throw ConfigError(r.name("name"), "must not be empty");
-  i.reproduce_args = r.string("reproduceArgs");
-  i.policy = r.string("policy");
+// impl_from_json's parts, one per array of an implementation's entry, each
+// bounding what it reads by the run's case count `total`.
+void families_from_json(const JsonReader& r, std::int64_t total, ImplReport& i) {
   for (const auto& [key, map] : {std::pair{"families", &i.families}, std::pair{"shapes", &i.shapes}, std::pair{"fused", &i.fused}}) {
     const json& fam = array(r, key, kMaxEntries);
     for (std::size_t k = 0; k < fam.size(); ++k) {
@@ -176,6 +173,9 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
       f.sampled = static_cast<int>(e.integer("sampled", 0, f.passed + f.failed));
     }
   }
+}
+
+void properties_from_json(const JsonReader& r, std::int64_t total, ImplReport& i) {
   const json& props = array(r, "properties", kMaxEntries);
   for (std::size_t k = 0; k < props.size(); ++k) {
     const JsonReader e = entry(props, k, r.name("properties"));
@@ -189,6 +189,9 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     p.worst_units = read_real(e, "worstUnits");
     i.properties.emplace_back(e.string("name"), p);
   }
+}
+
+void position_bins_from_json(const JsonReader& r, ImplReport& i) {
   const json& bins = array(r, "bins", kPositionBins);
   if (bins.size() != kPositionBins) throw ConfigError(r.name("bins"), "must have " + std::to_string(kPositionBins) + " entries");
   for (std::size_t k = 0; k < bins.size(); ++k) {
@@ -197,6 +200,9 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     i.bins[k].worst_units = read_real(e, "worstUnits");
     i.bins[k].worst_ulps = read_real(e, "worstUlps");
   }
+}
+
+void curve_from_json(const JsonReader& r, std::int64_t total, ImplReport& i) {
   const json& curve = array(r, "curve", kMaxEntries);
   for (std::size_t k = 0; k < curve.size(); ++k) {
     const JsonReader e = entry(curve, k, r.name("curve"));
@@ -208,6 +214,10 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     p.worst_units = read_real(e, "worstUnits");
     p.worst_ulps = read_real(e, "worstUlps");
   }
+}
+
+// After properties_from_json: a failure names one of them.
+void failures_from_json(const JsonReader& r, std::int64_t total, ImplReport& i) {
   const json& fails = array(r, "failures", kMaxEntries);
   for (std::size_t k = 0; k < fails.size(); ++k) {
     const JsonReader e = entry(fails, k, r.name("failures"));
@@ -229,6 +239,9 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     }
     i.failures.push_back(std::move(f));
   }
+}
+
+void skipped_from_json(const JsonReader& r, std::int64_t total, ImplReport& i) {
   const json& skipped = array(r, "skipped", kMaxEntries);
   for (std::size_t k = 0; k < skipped.size(); ++k) {
     const JsonReader e = entry(skipped, k, r.name("skipped"));
@@ -236,7 +249,9 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     if (i.skipped.count(why)) throw ConfigError(e.name("reason"), "repeated: " + why);
     i.skipped[why] = static_cast<int>(e.integer("cases", 1, total));
   }
-  i.redrawn = static_cast<int>(r.integer("redrawn", 0, total));
+}
+
+void budget_terms_from_json(const JsonReader& r, ImplReport& i) {
   const json& terms = array(r, "budgetTerms", kBudgetTermCount);
   if (terms.size() != kBudgetTermCount)
     throw ConfigError(r.name("budgetTerms"), "must have " + std::to_string(kBudgetTermCount) + " entries");
@@ -245,6 +260,9 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     i.elements_by_term[k] = e.integer("elements", 0, std::numeric_limits<std::int64_t>::max());
     i.worst_by_term[k] = read_real(e, "worstUnits");
   }
+}
+
+void ulps_by_position_from_json(const JsonReader& r, std::int64_t total, ImplReport& i) {
   const json& ulps = array(r, "ulpsByPosition", kMaxEntries);
   for (std::size_t k = 0; k < ulps.size(); ++k) {
     const JsonReader e = entry(ulps, k, r.name("ulpsByPosition"));
@@ -255,6 +273,23 @@ ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
     points[pos] = {read_real(e, "worstUlps"), static_cast<int>(e.integer("caseIndex", 0, total - 1)),
                    read_real(e, "worstRoundedUlps")};
   }
+}
+
+ImplReport impl_from_json(const JsonReader& r, std::int64_t total) {
+  ImplReport i;
+  i.name = r.string("name");
+  if (i.name.empty()) throw ConfigError(r.name("name"), "must not be empty");
+  i.reproduce_args = r.string("reproduceArgs");
+  i.policy = r.string("policy");
+  families_from_json(r, total, i);
+  properties_from_json(r, total, i);
+  position_bins_from_json(r, i);
+  curve_from_json(r, total, i);
+  failures_from_json(r, total, i);
+  skipped_from_json(r, total, i);
+  i.redrawn = static_cast<int>(r.integer("redrawn", 0, total));
+  budget_terms_from_json(r, i);
+  ulps_by_position_from_json(r, total, i);
   return i;
 }
 

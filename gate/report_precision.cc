@@ -91,7 +91,7 @@ ReportTable within_table(const GateReport& r, double ulps) {
                                    reach_text(reach)};
       if (reach.beyond >= 0)
         for (std::string cell : {std::to_string(reach.beyond), format_number(reach.beyond_ulps),
-                                 r.reproduce_environment + reproduce_command(i.name, r.suite, r.seed, reach.beyond_case) + i.reproduce_args})
+                                 r.reproduce_environment + reproduce_command(r, i.name, reach.beyond_case) + i.reproduce_args})
           row.push_back(std::move(cell));
       else
         row.insert(row.end(), {"-", "-", "-"});

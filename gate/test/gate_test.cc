@@ -134,8 +134,15 @@ TEST(Check, GridCoversLayoutsDtypesPartialRotaryAndLongContext) {
 }
 
 TEST(Check, ReproduceCommandNamesEverythingNeeded) {
-  EXPECT_EQ(reproduce_command("scalar_naive", Suite::kStandard, 99, 17),
+  RunHeader run;
+  run.suite = Suite::kStandard;
+  run.seed = 99;
+  EXPECT_EQ(reproduce_command(run, "scalar_naive", 17),
             "ropecheck check --impl scalar_naive --suite standard --seed 99 --case 17");
+  // A run from a config file reproduces with it, in every line that names a case.
+  run.config_path = "rope.json";
+  EXPECT_EQ(reproduce_command(run, "k", 3, "PreservesPairNorm"),
+            "ropecheck check --impl k --suite standard --seed 99 --case 3 --property PreservesPairNorm --config rope.json");
 }
 
 // A run with the SIMD kernels pinned to one target prints reproduce lines
