@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/build_paths.h"
+#include "cli/command_error.h"
 #include "cli/common_options.h"
 #include "cli/config_option.h"
 #include "core/config/config.h"
@@ -50,15 +51,7 @@ int run_compare(const BenchArgs& a) {
   speed::BenchReport r[2];
   for (int i = 0; i < 2; ++i) {
     const std::string& path = a.compare_files[static_cast<std::size_t>(i)];
-    try {
-      r[i] = read_bench_file(path);
-    } catch (const ref::ConfigError& e) {
-      std::cerr << "error: " << path << ": " << e.what() << "\n";
-      return 2;
-    } catch (const std::runtime_error& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
-    }
+    r[i] = naming_source(path, [&] { return read_bench_file(path); });
   }
   const speed::Comparison c = speed::compare_bench(r[0], r[1]);
   speed::print_comparison(c, r[0], r[1], std::cout);
@@ -135,55 +128,46 @@ std::string validate_bench_args(const BenchArgs& a) {
   return {};
 }
 
-int run_bench_command(const BenchArgs& a) {
-  if (*a.compare) return run_compare(a);
-  install_interrupt_handlers();
-  if (const std::string bad = validate_bench_args(a); !bad.empty()) {
-    std::cerr << "error: " << bad << "\n";
-    return 2;
+namespace {
+
+// --model's zoo families and --config's files, or the default family.
+std::vector<speed::BenchModel> bench_models(const BenchArgs& a) {
+  std::vector<speed::BenchModel> models;
+  const fs::path zoo = fs::path(source_dir()) / "golden" / "zoo";
+  for (const std::string& name : a.models) {
+    const fs::path path = zoo / (name + ".json");
+    if (name.find('/') != std::string::npos || !fs::is_regular_file(path))
+      throw std::runtime_error("--model: no zoo family '" + name + "' (see `ropecheck zoo`)");
+    models.push_back(naming_source("--model " + name, [&] { return read_model(name, path.string()); }));
   }
+  // --config as `check` and `golden export` read it (cli/config_option.h): the same message on refusal
+  // and the same account of what was read.
+  for (const std::string& path : a.configs) models.push_back(speed::bench_model(path, read_config_option(path, std::cerr)));
+  if (models.empty()) models.push_back(read_model(kDefaultModel, (zoo / kDefaultModel).string() + ".json"));
+  return models;
+}
+
+// The options' bits of dtypes (or layouts) named, each parsed by `parse`.
+template <class T, class Parse>
+std::uint32_t named_bits(const std::vector<std::string>& names, std::uint32_t all, Parse parse) {
+  if (names.empty()) return all;
+  std::uint32_t bits = 0;
+  for (const std::string& n : names) {
+    T t{};
+    if (parse(n, &t)) bits |= 1u << t;
+  }
+  return bits;
+}
+
+speed::BenchOptions bench_options(const BenchArgs& a) {
   speed::BenchOptions o;
-  try {
-    for (const std::string& name : a.models) {
-      const fs::path path = fs::path(source_dir()) / "golden" / "zoo" / (name + ".json");
-      if (name.find('/') != std::string::npos || !fs::is_regular_file(path))
-        throw std::runtime_error("--model: no zoo family '" + name + "' (see `ropecheck zoo`)");
-      o.models.push_back(read_model(name, path.string()));
-    }
-    // --config as `check` and `golden export` read it (cli/config_option.h): the same message on refusal
-    // and the same account of what was read.
-    for (const std::string& path : a.configs) {
-      const std::optional<ModelRope> m = read_config_option(path, std::cerr);
-      if (!m) return 2;
-      o.models.push_back(speed::bench_model(path, *m));
-    }
-    if (o.models.empty())
-      o.models.push_back(read_model(kDefaultModel, (fs::path(source_dir()) / "golden" / "zoo" / kDefaultModel).string() + ".json"));
-  } catch (const ref::ConfigError& e) {
-    std::cerr << "error: --model/--config: " << e.what() << "\n";
-    return 2;
-  } catch (const std::runtime_error& e) {  // FileReadError among them
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+  o.models = bench_models(a);
   const bool prefill = a.steps.empty() || std::find(a.steps.begin(), a.steps.end(), "prefill") != a.steps.end();
   const bool decode = a.steps.empty() || std::find(a.steps.begin(), a.steps.end(), "decode") != a.steps.end();
   if (prefill) o.shapes.push_back({speed::Step::kPrefill, a.prefill_tokens});
   if (decode) o.shapes.push_back({speed::Step::kDecode, a.decode_tokens});
-  if (!a.dtypes.empty()) {
-    o.dtypes = 0;
-    for (const std::string& d : a.dtypes) {
-      ropecheck_dtype_t t{};
-      if (parse_dtype(d, &t)) o.dtypes |= 1u << t;
-    }
-  }
-  if (!a.layouts.empty()) {
-    o.layouts = 0;
-    for (const std::string& l : a.layouts) {
-      ropecheck_layout_t t{};
-      if (parse_layout(l, &t)) o.layouts |= 1u << t;
-    }
-  }
+  o.dtypes = named_bits<ropecheck_dtype_t>(a.dtypes, o.dtypes, parse_dtype);
+  o.layouts = named_bits<ropecheck_layout_t>(a.layouts, o.layouts, parse_layout);
   o.threads = a.threads;
   o.repetitions = a.repetitions;
   o.judged = a.judged;
@@ -193,13 +177,6 @@ int run_bench_command(const BenchArgs& a) {
   o.isolated = a.selection.isolation;
   o.isolation.timeout_seconds = a.selection.timeout_seconds;
   o.isolation.memory_limit_gib = a.selection.memory_limit_gib;
-  std::vector<const ropecheck_impl_t*> impls;
-  try {
-    impls = select_impls(a.selection).impls;
-  } catch (const std::runtime_error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return interrupt_signal() ? interrupted_exit_code() : 2;
-  }
   if (!a.quiet)
     o.progress = [](const speed::BenchRow& row) {
       std::cerr << "  " << row.name() << ": ";
@@ -209,10 +186,10 @@ int run_bench_command(const BenchArgs& a) {
       else
         std::cerr << speed::row_status_name(row.status) << "\n";
     };
-  std::cerr << "ropecheck bench: " << impls.size() << " implementation(s), " << o.models.size() << " model(s), "
-            << o.repetitions << " timed calls per series, caches " << cache_state_name(o.caches) << ", seed "
-            << o.seed << (o.isolated ? "" : ", NOT isolated (--no-isolation: threads a call leaves are not seen)")
-            << "\n";
+  return o;
+}
+
+speed::BenchReport timed_run(const std::vector<const ropecheck_impl_t*>& impls, const speed::BenchOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const std::string load_before = speed::load_averages();
   speed::BenchReport r = speed::run_bench(impls, o);
@@ -221,17 +198,31 @@ int run_bench_command(const BenchArgs& a) {
   r.date = speed::utc_date_time();
   r.load_before = load_before;
   r.load_after = speed::load_averages();
-  speed::print_bench(r, std::cout);
-  try {
-    if (!a.json.empty()) write_file_atomically(a.json, speed::bench_to_json(r));
-    if (!a.html.empty()) {
-      std::ostringstream html;
-      speed::write_bench_html(r, html);
-      write_file_atomically(a.html, html.str());
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+  return r;
+}
+
+}  // namespace
+
+int run_bench_command(const BenchArgs& a) {
+  if (*a.compare) return run_compare(a);
+  install_interrupt_handlers();
+  if (const std::string bad = validate_bench_args(a); !bad.empty()) {
+    std::cerr << "error: " << bad << "\n";
     return 2;
+  }
+  const speed::BenchOptions o = bench_options(a);
+  const std::vector<const ropecheck_impl_t*> impls = select_impls(a.selection).impls;
+  std::cerr << "ropecheck bench: " << impls.size() << " implementation(s), " << o.models.size() << " model(s), "
+            << o.repetitions << " timed calls per series, caches " << cache_state_name(o.caches) << ", seed "
+            << o.seed << (o.isolated ? "" : ", NOT isolated (--no-isolation: threads a call leaves are not seen)")
+            << "\n";
+  const speed::BenchReport r = timed_run(impls, o);
+  speed::print_bench(r, std::cout);
+  if (!a.json.empty()) write_file_atomically(a.json, speed::bench_to_json(r));
+  if (!a.html.empty()) {
+    std::ostringstream html;
+    speed::write_bench_html(r, html);
+    write_file_atomically(a.html, html.str());
   }
   if (!r.interrupted.empty()) return interrupted_exit_code();
   return r.passed() ? 0 : 1;

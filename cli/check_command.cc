@@ -141,18 +141,11 @@ int run_check(const CheckArgs& a) {
     std::cerr << "error: " << bad << "\n";
     return 2;
   }
-  try {
-    ImplSelection sel = select_impls(a.selection);
-    o.impls = sel.impls;
-    o.reproduce_args = sel.reproduce_args;
-  } catch (const std::runtime_error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return interrupt_signal() ? interrupted_exit_code() : 2;
-  }
+  ImplSelection sel = select_impls(a.selection);
+  o.impls = sel.impls;
+  o.reproduce_args = sel.reproduce_args;
   if (!a.config_path.empty()) {
-    const std::optional<ModelRope> model = read_config_option(a.config_path, std::cerr);
-    if (!model) return 2;
-    o.configs = config_variants(*model);
+    o.configs = config_variants(read_config_option(a.config_path, std::cerr));
     o.config_path = a.config_path;
     if (o.configs.size() > 1)
       std::cerr << "  case i uses config variant i % " << o.configs.size()

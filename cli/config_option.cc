@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "cli/command_error.h"
 #include "core/io/file_read.h"
 #include "reference/freq_spec.h"
 
@@ -24,16 +25,12 @@ void print_model_rope(const std::string& path, const ModelRope& m, std::ostream&
 
 }  // namespace
 
-std::optional<ModelRope> read_config_option(const std::string& path, std::ostream& err) {
+ModelRope read_config_option(const std::string& path, std::ostream& err) {
   ModelRope m;
   try {
-    m = read_model_rope_file(path);
+    m = naming_source("--config " + path, [&] { return read_model_rope_file(path); });
   } catch (const FileReadError& e) {  // its message starts with the path
-    err << "error: --config " << e.what() << "\n";
-    return std::nullopt;
-  } catch (const ref::ConfigError& e) {
-    err << "error: --config " << path << ": " << e.what() << "\n";
-    return std::nullopt;
+    throw std::runtime_error(std::string("--config ") + e.what());
   }
   print_model_rope(path, m, err);
   return m;

@@ -5,7 +5,6 @@
 #ifndef ROPECHECK_CLI_CONFIG_OPTION_H_
 #define ROPECHECK_CLI_CONFIG_OPTION_H_
 
-#include <optional>
 #include <ostream>
 #include <string>
 
@@ -15,9 +14,10 @@ namespace ropecheck::cli {
 
 // The model's rope read from `path`, with what was read written to `err`
 // (every layer type's rope, the layers without RoPE, the fields read as not
-// affecting RoPE); nullopt after "error: --config <path>: <why>" naming the
-// field and its bound, or the file and why it cannot be read.
-std::optional<ModelRope> read_config_option(const std::string& path, std::ostream& err);
+// affecting RoPE).
+// Throws std::runtime_error "--config <path>: <why>" naming the field and its
+// bound, or the file and why it cannot be read (cli/command_error.h).
+ModelRope read_config_option(const std::string& path, std::ostream& err);
 
 }  // namespace ropecheck::cli
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli/merge_command.h"
 
+#include "cli/command_error.h"
+
 #include <iostream>
 #include <sstream>
 
@@ -31,24 +33,9 @@ CLI::App* add_merge_command(CLI::App& app, MergeArgs& a) {
 
 int run_merge(const MergeArgs& a) {
   std::vector<GateReport> shards;
-  for (const std::string& path : a.inputs) {
-    try {
-      shards.push_back(report_from_json(read_report_file(path)));
-    } catch (const ref::ConfigError& e) {
-      std::cerr << "error: " << path << ": " << e.what() << "\n";
-      return 2;
-    } catch (const std::runtime_error& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
-    }
-  }
-  GateReport merged;
-  try {
-    merged = merge_reports(shards);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+  for (const std::string& path : a.inputs)
+    shards.push_back(naming_source(path, [&] { return report_from_json(read_report_file(path)); }));
+  const GateReport merged = merge_reports(shards);  // refusals name the field (std::invalid_argument)
   std::cerr << "ropecheck merge: " << shards.size() << " shard(s), " << merged.cases << " of " << merged.total_cases
             << " case(s)\n";
   return finish_report(merged, a.files);

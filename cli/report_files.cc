@@ -31,34 +31,30 @@ int finish_report(const GateReport& r, const ReportFiles& f, const std::string& 
     print_failures(r, std::cout);
     print_worst_failures(r, std::cout);
   }
-  try {
-    if (!f.summary.empty()) {
-      std::ostringstream s;
-      print_summary(r, s);
-      s << (extra.empty() ? "" : "\n") << extra;
-      if (!r.passed()) {
-        s << "\n";
-        print_failures(r, s);
-      }
-      write_file_atomically(f.summary, s.str());
+  // A file that cannot be written ends the command (run_command prints it, exit 2).
+  if (!f.summary.empty()) {
+    std::ostringstream s;
+    print_summary(r, s);
+    s << (extra.empty() ? "" : "\n") << extra;
+    if (!r.passed()) {
+      s << "\n";
+      print_failures(r, s);
     }
-    if (!f.junit.empty()) {
-      std::ostringstream s;
-      write_junit(r, s);
-      write_file_atomically(f.junit, s.str());
-    }
-    if (!f.html.empty()) {
-      ref::FreqSpec def;  // decay curve of the default scheme, d = 128, b = 1e4
-      const auto decay = ref::decay_curve(ref::compute_frequencies<ref::Real>(def, 128), 4096, 1);
-      std::ostringstream s;
-      write_html_report(r, decay, s);
-      write_file_atomically(f.html, s.str());
-    }
-    if (!f.json.empty()) write_file_atomically(f.json, report_to_json(r));
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    write_file_atomically(f.summary, s.str());
   }
+  if (!f.junit.empty()) {
+    std::ostringstream s;
+    write_junit(r, s);
+    write_file_atomically(f.junit, s.str());
+  }
+  if (!f.html.empty()) {
+    ref::FreqSpec def;  // decay curve of the default scheme, d = 128, b = 1e4
+    const auto decay = ref::decay_curve(ref::compute_frequencies<ref::Real>(def, 128), 4096, 1);
+    std::ostringstream s;
+    write_html_report(r, decay, s);
+    write_file_atomically(f.html, s.str());
+  }
+  if (!f.json.empty()) write_file_atomically(f.json, report_to_json(r));
   if (!r.interrupted.empty()) return interrupted_exit_code();
   return r.passed() ? 0 : 1;
 }
