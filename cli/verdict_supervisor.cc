@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "core/isolation/active_calls.h"
@@ -78,6 +79,73 @@ int checked_report(int rc, const Identity& started, Told* told) {
   return rc == 0 ? 1 : rc;
 }
 
+// The child's side: runs the command and tells the supervisor its status
+// through `done` before the process ends.
+int run_child(const std::function<int()>& command, const Identity& started, int done_write, pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);  // the supervisor is already gone
+  keep_active_calls_board_from_children();
+  Told t;
+  const int rc = checked_report(command(), started, &t);
+  t.rc = rc;
+  // The status, told before the process ends: whatever ends it from here
+  // on (exit handlers, destructors) must end it with this status too.
+  [[maybe_unused]] const ssize_t w = ::write(done_write, &t, sizeof t);
+  ::close(done_write);
+  return rc;
+}
+
+// Waits for the run to end. The watchdog's part (issue #49): a SIGSTOP from
+// outside stops the run (job control's stops, which stop this process too,
+// are left alone); it is continued at once, and its verdict then does not
+// count (`stopped` says what ran). False when the run was lost.
+bool wait_for_run(pid_t pid, int* status, std::string* stopped) {
+  for (;;) {
+    if (::waitpid(pid, status, WUNTRACED) < 0) {
+      if (errno == EINTR) continue;
+      say(std::string("lost the run: waitpid: ") + std::strerror(errno));
+      return false;
+    }
+    if (!WIFSTOPPED(*status)) return true;
+    if (WSTOPSIG(*status) != SIGSTOP) continue;
+    const std::string calls = active_calls_now();
+    if (stopped->empty())
+      *stopped = "the run was stopped by SIGSTOP from outside while " +
+                 (calls.empty() ? std::string("no kernel call ran") : "the call(s) of " + calls + " ran");
+    ::kill(pid, SIGCONT);
+  }
+}
+
+// The status the supervisor ends with: the run's own when it ended by
+// itself with the verdict it told; named otherwise.
+int supervised_status(int status, const std::optional<Told>& told, const std::string& during,
+                      const std::string& stopped) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    say(std::string("the run was ended by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+        (told ? " after its verdict" : " before its verdict was complete") +
+        (during.empty() ? std::string() : " during the call(s) of " + during + " (a process of theirs?)") +
+        ": no verdict to pass");
+    return 128 + sig;
+  }
+  if (!stopped.empty()) {
+    say(stopped + " (a process of theirs? a kernel's processes can signal nothing outside their call when it is "
+                  "isolated, docs/RELIABILITY.md); it was continued, and its verdict does not count: status 1");
+    return 1;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  const int reported = told ? told->rc : -1;
+  if (told && code == reported) return code;
+  if (code == 0) {
+    say(std::string("the run ended with status 0 ") +
+        (told ? "where its verdict was " + std::to_string(reported) : "before its verdict was complete") +
+        ": something in ropecheck's own process (a kernel or plugin run in process: --no-isolation, an in-process "
+        "kernel, a plugin's constructors) ended it with _exit() or exit_group; no verdict, exit status 1");
+    return 1;
+  }
+  return code;  // a failure already, and named by whoever chose it (a HostGuard's message, an interrupt)
+}
+
 }  // namespace
 
 int run_supervised(const std::function<int()>& command) {
@@ -99,17 +167,7 @@ int run_supervised(const std::function<int()>& command) {
   }
   if (pid == 0) {
     ::close(done[0]);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);  // the supervisor is already gone
-    keep_active_calls_board_from_children();
-    Told t;
-    const int rc = checked_report(command(), started, &t);
-    t.rc = rc;
-    // The status, told before the process ends: whatever ends it from here
-    // on (exit handlers, destructors) must end it with this status too.
-    [[maybe_unused]] const ssize_t w = ::write(done[1], &t, sizeof t);
-    ::close(done[1]);
-    return rc;
+    return run_child(command, started, done[1], parent);
   }
   ::close(done[1]);
   g_child = pid;
@@ -117,59 +175,19 @@ int run_supervised(const std::function<int()>& command) {
   sa.sa_handler = forward;
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
-  // The watchdog's part (issue #49): a SIGSTOP from outside stops the run
-  // (job control's stops, which stop this process too, are left alone); it
-  // is continued at once, and its verdict then does not count. The kernels
-  // whose calls ran are named, here and if a signal ends the run.
   int status = 0;
   std::string stopped;
-  for (;;) {
-    if (::waitpid(pid, &status, WUNTRACED) < 0) {
-      if (errno == EINTR) continue;
-      say(std::string("lost the run: waitpid: ") + std::strerror(errno));
-      return 1;
-    }
-    if (!WIFSTOPPED(status)) break;
-    if (WSTOPSIG(status) != SIGSTOP) continue;
-    const std::string calls = active_calls_now();
-    if (stopped.empty())
-      stopped = "the run was stopped by SIGSTOP from outside while " +
-                (calls.empty() ? std::string("no kernel call ran") : "the call(s) of " + calls + " ran");
-    ::kill(pid, SIGCONT);
-  }
+  if (!wait_for_run(pid, &status, &stopped)) return 1;
   const std::string during = active_calls_now();
   g_child = -1;
-  Told t;
-  const bool told = ::read(done[0], &t, sizeof t) == static_cast<ssize_t>(sizeof t);
+  std::optional<Told> told;
+  if (Told t; ::read(done[0], &t, sizeof t) == static_cast<ssize_t>(sizeof t)) told = t;
   ::close(done[0]);
-  const int reported = told ? t.rc : -1;
-  if (told && t.why[0] != '\0') {
-    t.why[sizeof t.why - 1] = '\0';
-    say(std::string("the report could not be written to standard output: ") + t.why + "; no verdict was printed");
+  if (told && told->why[0] != '\0') {
+    told->why[sizeof told->why - 1] = '\0';
+    say(std::string("the report could not be written to standard output: ") + told->why + "; no verdict was printed");
   }
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    say(std::string("the run was ended by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-        (told ? " after its verdict" : " before its verdict was complete") +
-        (during.empty() ? std::string() : " during the call(s) of " + during + " (a process of theirs?)") +
-        ": no verdict to pass");
-    return 128 + sig;
-  }
-  if (!stopped.empty()) {
-    say(stopped + " (a process of theirs? a kernel's processes can signal nothing outside their call when it is "
-                  "isolated, docs/RELIABILITY.md); it was continued, and its verdict does not count: status 1");
-    return 1;
-  }
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-  if (told && code == reported) return code;
-  if (code == 0) {
-    say(std::string("the run ended with status 0 ") +
-        (told ? "where its verdict was " + std::to_string(reported) : "before its verdict was complete") +
-        ": something in ropecheck's own process (a kernel or plugin run in process: --no-isolation, an in-process "
-        "kernel, a plugin's constructors) ended it with _exit() or exit_group; no verdict, exit status 1");
-    return 1;
-  }
-  return code;  // a failure already, and named by whoever chose it (a HostGuard's message, an interrupt)
+  return supervised_status(status, told, during, stopped);
 }
 
 }  // namespace ropecheck::cli
