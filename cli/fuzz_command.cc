@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "cli/build_paths.h"
@@ -30,6 +32,10 @@ CLI::App* add_fuzz_command(CLI::App& app, FuzzArgs& a) {
   fuzz->add_option("--time", a.seconds, "Seconds to fuzz")->check(CLI::Range(1, 7 * 24 * 3600))->capture_default_str();
   fuzz->add_option("--jobs", a.jobs, "Parallel fuzzing jobs")->check(CLI::Range(1, 256))->capture_default_str();
   fuzz->add_option("--out", a.out_dir, "Directory for the corpus and findings (default ropecheck-fuzz-<impl>)");
+  fuzz->add_option("--rate-every", a.rate_every,
+                   "Print the executions so far and their rate every this many seconds (0: at the end only)")
+      ->check(CLI::Range(0, 24 * 3600))
+      ->capture_default_str();
   fuzz->add_option("--fuzzer", a.fuzzer, "Path to differential_fuzzer (default: build/fuzz next to this build)");
   auto* off = fuzz->add_flag("!--no-isolation", a.isolation,
                              "Run a plugin's kernels in the fuzzer's process (a crash is then libFuzzer's finding)");
@@ -72,6 +78,32 @@ FuzzTally read_tallies(const fs::path& dir) {
     if (const std::optional<FuzzTally> t = parse_tally(text.str())) sum.merge(*t);
   }
   return sum;
+}
+
+// Waits for the fuzzer, printing every `every` seconds the executions so
+// far and their rate, overall and over the last interval, from the tally
+// files the harness rewrites about once a second (fuzz/differential/tally.h):
+// libFuzzer's own pulse lines come ever more rarely (at doubling execution
+// counts) and count one job each.
+int wait_printing_rate(pid_t pid, const fs::path& tally_dir, int every, int jobs) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point next = start + std::chrono::seconds(every);
+  std::int64_t last_executions = 0;
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const Clock::time_point now = Clock::now();
+    if (every <= 0 || now < next) continue;
+    next += std::chrono::seconds(every);
+    const std::int64_t n = read_tallies(tally_dir).executions;
+    std::cout << rate_line(n, n - last_executions, std::chrono::duration<double>(now - start).count(), every, jobs)
+              << std::flush;
+    last_executions = n;
+  }
+  return status;
 }
 
 }  // namespace
@@ -134,8 +166,7 @@ int run_fuzz(const FuzzArgs& a, const std::string& self_path) {
     std::cerr << "error: cannot start " << argv[0] << "\n";
     return 2;
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const int status = wait_printing_rate(pid, tally_dir, a.rate_every, a.jobs);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << coverage_summary(read_tallies(tally_dir), wall, a.jobs);
   std::vector<fs::path> findings;

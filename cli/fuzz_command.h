@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `ropecheck fuzz`: runs the differential libFuzzer harness against one
 // implementation (built by the `fuzz` preset), streams libFuzzer's progress
-// (execs/s, coverage, corpus), prints at the end the executions per second
+// (execs/s, coverage, corpus), prints every --rate-every seconds the
+// executions so far and their rate (all jobs together), prints at the end the executions per second
 // and what was judged (cli/fuzz_tally.h: families, dtypes, layouts, fused
 // forms, position ranges, multi-axis forms, as counts), and on a finding
 // names the saved input and the one-line command that replays it without
@@ -21,6 +22,7 @@ struct FuzzArgs {
   std::string plugin;  // --plugin: fuzz a plugin's kernels
   int seconds = 60;
   int jobs = 1;
+  int rate_every = 10;  // --rate-every: seconds between progress lines (0: none)
   std::string out_dir;  // default: ropecheck-fuzz-<impl>
   std::string fuzzer;   // default: the fuzz tree next to this binary's tree
   bool isolation = true;               // --no-isolation: a plugin's kernels in the fuzzer's process

@@ -66,6 +66,16 @@ std::optional<FuzzTally> parse_tally(const std::string& text) {
   return t;
 }
 
+std::string rate_line(std::int64_t executions, std::int64_t recent, double elapsed, int interval, int jobs) {
+  const double per_job = jobs > 0 ? jobs : 1;
+  char line[160];
+  std::snprintf(line, sizeof line, "ropecheck fuzz: %.0f s, %lld executions, %.0f per second%s (last %d s: %.0f)\n",
+                elapsed, static_cast<long long>(executions),
+                elapsed > 0 ? static_cast<double>(executions) / (elapsed * per_job) : 0.0, jobs > 1 ? " per job" : "",
+                interval, interval > 0 ? static_cast<double>(recent) / (interval * per_job) : 0.0);
+  return line;
+}
+
 std::string coverage_summary(const FuzzTally& t, double wall_seconds, int jobs) {
   std::ostringstream os;
   char rate[64];

@@ -38,6 +38,12 @@ std::optional<FuzzTally> parse_tally(const std::string& text);
 
 // The lines `ropecheck fuzz` prints at the end: the executions and their
 // rate over `wall_seconds` (per job), then each section's counts.
+// The progress line printed while the fuzzer runs: `executions` in
+// `elapsed` seconds, `recent` of them in the last `interval`, as rates per
+// job (jobs >= 1), e.g.
+//   ropecheck fuzz: 20 s, 123456 executions, 6173 per second (last 10 s: 6201)
+std::string rate_line(std::int64_t executions, std::int64_t recent, double elapsed, int interval, int jobs);
+
 std::string coverage_summary(const FuzzTally& t, double wall_seconds, int jobs);
 
 }  // namespace ropecheck::cli

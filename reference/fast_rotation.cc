@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "reference/bounded_real.h"
 #include "reference/checked_rounding.h"
+#include "reference/fast_frequencies.h"
 #include "reference/fast_internal.h"
 #include "reference/error_free.h"
 #include "reference/rounding.h"
@@ -87,7 +87,15 @@ Dot dot2(double x, Halves xs, double y, Halves ys, const FastCoef& a, const Fast
 
 FastReference::FastReference(const FreqSpec& spec, HeadShape shape) : spec_(spec), shape_(shape) {
   validate(spec_, shape_);
-  if (fast_frequencies()) return;
+  // w_i and m depend on the spec and the rotary dim alone: computed once
+  // per thread for each (fast_frequencies.h).
+  if (const auto f = cached_fast_frequencies(spec_, shape_.rotary_dim); f->ok) {
+    m_ = f->m;
+    m_d_ = f->m_d;
+    w_ = f->w;
+    w_d_ = f->w_d;
+    return;
+  }
   // The bounds left a branch of a formula, or RN(w_i) or RN(m), open: the
   // MPFR path's own frequencies, held to within 2^-106.
   ++stats_.freq_fallbacks;
@@ -102,33 +110,11 @@ FastReference::FastReference(const FreqSpec& spec, HeadShape shape) : spec_(spec
   }
 }
 
-bool FastReference::fast_frequencies() {
-  // RN(v), when the radius decides it (an exact zero keeps its sign).
-  const auto decide = [](const BoundedReal& v, FastValue* fv, double* d) {
-    *fv = {v.hi(), v.lo(), v.rad()};
-    *d = v.hi();
-    if (is_zero(v.hi()) && is_zero(v.lo()) && !(v.rad() > 0)) return true;
-    return std::fabs(v.hi()) >= kMinCheckedValue && std::fabs(v.hi()) <= 0x1p1000 &&
-           value_checked(v.hi(), v.lo(), v.rad());
-  };
-  try {
-    // The same formulas as the MPFR path (frequencies.h), on BoundedReal.
-    const Frequencies<BoundedReal> f = compute_frequencies<BoundedReal>(spec_, shape_.rotary_dim);
-    w_.resize(f.inv_freq.size());
-    w_d_.resize(f.inv_freq.size());
-    for (std::size_t i = 0; i < f.inv_freq.size(); ++i)
-      if (!decide(f.inv_freq[i], &w_[i], &w_d_[i])) return false;
-    return decide(f.attention_factor, &m_, &m_d_);
-  } catch (const Undecided&) {
-    return false;
-  }
-}
-
 FastReference::~FastReference() = default;
 
 const ExactFrequencies& FastReference::exact_freqs() {
   if (!exact_) {
-    exact_ = std::make_unique<ExactFrequencies>(compute_frequencies<Real>(spec_, shape_.rotary_dim));
+    exact_ = cached_exact_frequencies(spec_, shape_.rotary_dim);
     // Real's precision (134 bits for MpfrReal<128>: Boost rounds 40 decimal
     // digits up), read from a value so it is the one the MPFR path uses.
     mp_ = std::make_unique<MpfrScratch>(mpfr_get_prec(exact_->attention_factor.backend().data()));

@@ -121,9 +121,6 @@ class FastReference {
   const FastStats& stats() const { return stats_; }
 
  private:
-  // w_i and m on BoundedReal (bounded_real.h); false when the bounds leave
-  // a branch of the formulas or a rounding to double open.
-  bool fast_frequencies();
   // One (position, pair): double-double sin/cos when the bounds decide
   // every rounding it reports, else mpfr_trig (fast_trig_row.cc).
   FastTrig fast_trig(std::int64_t position, int pair);
@@ -136,7 +133,7 @@ class FastReference {
   std::vector<double> w_d_;
   FastValue m_;
   std::vector<FastValue> w_;
-  std::unique_ptr<ExactFrequencies> exact_;  // the MPFR frequencies
+  std::shared_ptr<const ExactFrequencies> exact_;  // the MPFR frequencies (fast_frequencies.h's cache)
   std::unique_ptr<MpfrScratch> mp_;
   std::unordered_map<std::int64_t, FastTrigRow> cache_;
   FastStats stats_;
