@@ -9,9 +9,9 @@
 #include "cli/config_option.h"
 #include "core/isolation/interrupt.h"
 #include "gate/gate.h"
-#include "golden/exporter.h"
-#include "golden/suites.h"
-#include "golden/verifier.h"
+#include "golden/export/exporter.h"
+#include "golden/suites/suites.h"
+#include "golden/verify/verifier.h"
 #include "mutants/mutant_kernel.h"
 
 namespace ropecheck::cli {
@@ -97,7 +97,7 @@ int run_golden(const GoldenArgs& a) {
     }
     o.committed_size = a.committed_size;
     // Every row of the bug catalogue but the control: each case keeps the
-    // outputs its judge fails (golden/outputs.h).
+    // outputs its judge fails (golden/outputs/outputs.h).
     if (!a.no_outputs) {
       for (const mutant::BugInfo& b : mutant::kBugs)
         if (b.bug != mutant::Bug::none) o.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug)});

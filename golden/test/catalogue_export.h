@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
-#include "golden/exporter.h"
-#include "golden/verifier.h"
+#include "golden/export/exporter.h"
+#include "golden/verify/verifier.h"
 #include "mutants/mutant_kernel.h"
 
 namespace ropecheck::golden::test {

@@ -18,13 +18,13 @@
 #include <set>
 #include <string>
 
-#include "golden/bug_classes.h"
-#include "golden/catalog.h"
-#include "golden/export_files.h"
-#include "golden/exporter.h"
+#include "golden/catalog/bug_classes.h"
+#include "golden/catalog/catalog.h"
+#include "golden/verify/export_files.h"
+#include "golden/export/exporter.h"
 #include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"
-#include "golden/verifier.h"
+#include "golden/verify/verifier.h"
 #include "mutants/mutant_kernel.h"
 
 namespace ropecheck::golden {
@@ -44,12 +44,12 @@ TEST(GoldenOutputs, EveryCatalogueRowHasABugClassAndQuotesItsPublishedBug) {
     if (b.bug == mutant::Bug::none) continue;
     ++rows;
     const MutantClass* m = find_mutant_class(b.name);
-    ASSERT_NE(m, nullptr) << b.name << " has no bug class in golden/bug_classes.cc";
+    ASSERT_NE(m, nullptr) << b.name << " has no bug class in golden/catalog/bug_classes.cc";
     EXPECT_TRUE(classes.count(m->bug_class)) << b.name << ": unknown class " << m->bug_class;
     EXPECT_NE(std::string(b.description).find(m->published_bug), std::string::npos)
         << b.name << ": '" << m->published_bug << "' is not what the catalogue row cites";
   }
-  EXPECT_EQ(rows, mutant_classes().size()) << "golden/bug_classes.cc lists a row the catalogue does not have";
+  EXPECT_EQ(rows, mutant_classes().size()) << "golden/catalog/bug_classes.cc lists a row the catalogue does not have";
 }
 
 TEST(GoldenOutputs, TheSmokeExportShowsEveryClassItCanAndEachOutputIsWhatItSays) {
