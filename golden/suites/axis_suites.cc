@@ -91,19 +91,23 @@ Rows vision_grid_positions(int grid_h, int grid_w) {
 // patches (0, row, column), and the patches of a context image (1, row,
 // column); `corner` adds the last patch of a 1024 x 1024 image (64 x 64
 // latent patches).
-Rows flux_positions(int text, int grid_h, int grid_w, int context_h, int context_w, bool corner) {
+struct FluxIds {
+  int text, grid_h, grid_w, context_h, context_w;
+  bool corner;
+};
+Rows flux_positions(const FluxIds& ids) {
   Rows rows(3);
   auto push = [&](std::int64_t a, std::int64_t r, std::int64_t c) {
     rows[0].push_back(a);
     rows[1].push_back(r);
     rows[2].push_back(c);
   };
-  for (int i = 0; i < text; ++i) push(0, 0, 0);
-  for (int r = 0; r < grid_h; ++r)
-    for (int c = 0; c < grid_w; ++c) push(0, r, c);
-  if (corner) push(0, 63, 63);
-  for (int r = 0; r < context_h; ++r)
-    for (int c = 0; c < context_w; ++c) push(1, r, c);
+  for (int i = 0; i < ids.text; ++i) push(0, 0, 0);
+  for (int r = 0; r < ids.grid_h; ++r)
+    for (int c = 0; c < ids.grid_w; ++c) push(0, r, c);
+  if (ids.corner) push(0, 63, 63);
+  for (int r = 0; r < ids.context_h; ++r)
+    for (int c = 0; c < ids.context_w; ++c) push(1, r, c);
   return rows;
 }
 
@@ -154,8 +158,8 @@ std::vector<AxisModel> axis_models() {
        "FLUX.1 EmbedND: head_dim 128, theta 1e4, axes_dim 16/56/56 channels = 8/28/28 pairs, each axis restarting "
        "its frequencies, adjacent channel pairs (complex form); ids (0,0,0) text, (0,r,c) image, (1,r,c) context",
        1e4, {128, 128}, ROPECHECK_LAYOUT_INTERLEAVED,
-       sections({8, 28, 28}, ROPECHECK_AXES_SECTIONS, ROPECHECK_AXIS_FREQ_PER_AXIS), flux_positions(1, 2, 2, 1, 2, false),
-       flux_positions(2, 3, 4, 2, 2, true), ROPECHECK_DTYPE_F32, 2, 2},
+       sections({8, 28, 28}, ROPECHECK_AXES_SECTIONS, ROPECHECK_AXIS_FREQ_PER_AXIS),
+       flux_positions({1, 2, 2, 1, 2, false}), flux_positions({2, 3, 4, 2, 2, true}), ROPECHECK_DTYPE_F32, 2, 2},
   };
 }
 
@@ -169,9 +173,15 @@ void add_multi_axis_cases(SuiteBuilder& b, AxisCaseSize size) {
     std::vector<ropecheck_dtype_t> dtypes{m.smoke_dtype};
     if (!smoke) dtypes = {ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_BF16};
     for (ropecheck_dtype_t t : dtypes) {
-      GoldenCase& g = b.add_axes(std::string(m.name) + "/" + std::string(dtype_name(t)), m.comment, f, m.shape,
-                                 m.layout, t, m.axes, smoke ? m.smoke_positions : m.standard_positions,
-                                 smoke ? 1 : m.standard_q_heads, smoke ? 1 : m.standard_kv_heads);
+      GoldenCase& g = b.add_axes({.name = std::string(m.name) + "/" + std::string(dtype_name(t)),
+                                  .comment = m.comment,
+                                  .freq = f,
+                                  .shape = m.shape,
+                                  .layout = m.layout,
+                                  .dtype = t,
+                                  .q_heads = smoke ? 1 : m.standard_q_heads,
+                                  .kv_heads = smoke ? 1 : m.standard_kv_heads},
+                                 m.axes, smoke ? m.smoke_positions : m.standard_positions);
       g.model = m.model;
       g.extra_flags.push_back("RealModelConfig");
     }

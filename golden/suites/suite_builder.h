@@ -17,27 +17,40 @@
 
 namespace ropecheck::golden {
 
+// One case as a suite lists it: a row of a suite's table (designated or
+// positional initialisers, one per case), or the values of a case a suite
+// draws. direction is the one field a case's Case takes beyond these.
+struct CaseRow {
+  std::string name{}, comment{};
+  ref::FreqSpec freq{};
+  ref::HeadShape shape{};
+  ropecheck_layout_t layout = ROPECHECK_LAYOUT_HALF_SPLIT;
+  ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
+  std::vector<std::int64_t> positions{};  // one per token (a multi-axis case: add_axes's rows instead)
+  int q_heads = 2, kv_heads = 1;
+  ropecheck_direction_t direction = ROPECHECK_DIRECTION_FORWARD;
+};
+
 class SuiteBuilder {
  public:
   explicit SuiteBuilder(std::uint64_t salt) : salt_(salt) {}
 
   // A 1D case: one position per token.
-  GoldenCase& add(std::string name, std::string comment, const ref::FreqSpec& f, ref::HeadShape shape,
-                  ropecheck_layout_t layout, ropecheck_dtype_t dtype, std::vector<std::int64_t> positions,
-                  int q_heads = 2, int kv_heads = 1) {
+  GoldenCase& add(CaseRow row) {
     GoldenCase g;
     g.id = static_cast<int>(cases_.size()) + 1;
-    g.name = std::move(name);
-    g.comment = std::move(comment);
+    g.name = std::move(row.name);
+    g.comment = std::move(row.comment);
     g.c.index = g.id;
-    g.c.freq = f;
-    g.c.shape = shape;
-    g.c.layout = layout;
-    g.c.dtype = dtype;
-    g.c.tokens = static_cast<std::int64_t>(positions.size());
-    g.c.positions = std::move(positions);
-    g.c.q_heads = q_heads;
-    g.c.kv_heads = kv_heads;
+    g.c.freq = row.freq;
+    g.c.shape = row.shape;
+    g.c.layout = row.layout;
+    g.c.dtype = row.dtype;
+    g.c.direction = row.direction;
+    g.c.tokens = static_cast<std::int64_t>(row.positions.size());
+    g.c.positions = std::move(row.positions);
+    g.c.q_heads = row.q_heads;
+    g.c.kv_heads = row.kv_heads;
     g.c.in_place = true;
     g.c.data_seed = Rng::mix(salt_ * 0x100000001b3ull + static_cast<std::uint64_t>(g.id));
     ref::validate(g.c.freq, g.c.shape);
@@ -46,17 +59,15 @@ class SuiteBuilder {
   }
 
   // A multi-axis case: rows[a][t] is token t's position on axis a (every
-  // row as long as the first), stored token-major as Case holds them.
-  GoldenCase& add_axes(std::string name, std::string comment, const ref::FreqSpec& f, ref::HeadShape shape,
-                       ropecheck_layout_t layout, ropecheck_dtype_t dtype, const ref::AxisSpec& axes,
-                       const std::vector<std::vector<std::int64_t>>& rows, int q_heads, int kv_heads) {
+  // row as long as the first), stored token-major as Case holds them
+  // (row.positions is not read).
+  GoldenCase& add_axes(CaseRow row, const ref::AxisSpec& axes, const std::vector<std::vector<std::int64_t>>& rows) {
     if (rows.size() != static_cast<std::size_t>(axes.num_axes))
-      throw std::logic_error(name + ": " + std::to_string(rows.size()) + " position rows for " + axes.describe());
-    std::vector<std::int64_t> token_major;
+      throw std::logic_error(row.name + ": " + std::to_string(rows.size()) + " position rows for " + axes.describe());
+    row.positions.clear();
     for (std::size_t t = 0; t < rows.at(0).size(); ++t)
-      for (const auto& row : rows) token_major.push_back(row.at(t));
-    GoldenCase& g = add(std::move(name), std::move(comment), f, shape, layout, dtype, std::move(token_major),
-                        q_heads, kv_heads);
+      for (const auto& r : rows) row.positions.push_back(r.at(t));
+    GoldenCase& g = add(std::move(row));
     g.c.axes = axes;
     g.c.tokens = static_cast<std::int64_t>(rows.at(0).size());
     ref::validate_axes(g.c.axes, g.c.freq, g.c.shape);
