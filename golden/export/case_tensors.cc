@@ -37,13 +37,13 @@ Tensor positions_tensor(const Case& c) {
 
 }  // namespace
 
-CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label, const GoldenKv* kv,
-                                const GoldenNorm* norm) {
-  return derive_case_tensors(c, in, compute_reference(c, in), label, kv, norm);
+CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const std::string& label, FusedParts parts) {
+  return derive_case_tensors(c, in, compute_reference(c, in), label, parts);
 }
 
 CaseTensors derive_case_tensors(const Case& c, const QkBuffers& in, const ReferenceResult& r, const std::string& label,
-                                const GoldenKv* kv, const GoldenNorm* norm) {
+                                FusedParts parts) {
+  const auto [kv, norm] = parts;
   const Geometry geo = geometry(c);
   CaseTensors out;
   out.attention_factor = r.attention_factor;

@@ -11,8 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "core/io/atomic_file.h"
 #include "core/isolation/interrupt.h"
@@ -87,7 +90,7 @@ BuiltCase build_case(const GoldenCase& g, const ropecheck_impl_t* control) {
   if (g.norm) b.in = inputs_for_norm(g.c, b.in, g.norm->norm);
   b.ref = compute_reference(g.c, b.in);
   b.tensors = derive_case_tensors(g.c, b.in, b.ref, "golden case " + std::to_string(g.id) + " (" + g.name + ")",
-                                  g.kv ? &*g.kv : nullptr, g.norm ? &*g.norm : nullptr);
+                                  {g.kv ? &*g.kv : nullptr, g.norm ? &*g.norm : nullptr});
   b.tensors.flags.insert(b.tensors.flags.end(), g.extra_flags.begin(), g.extra_flags.end());
   // The catalogue's clean kernel writes no cache, normalises nothing and
   // reads no caller's cache: a fused case has no control.
@@ -104,48 +107,245 @@ std::string case_stem(int id) {
   return b;
 }
 
-}  // namespace
+// The suite an export writes: a named one, or the cases of a model's config.
+std::vector<GoldenCase> suite_of(const ExportOptions& o) {
+  return !o.config ? build_golden_suite(o.suite)
+                   : build_config_suite(*o.config, o.config_name,
+                                        o.committed_size ? ConfigSuiteSize::kCommitted : ConfigSuiteSize::kFull);
+}
 
-std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
-
-
-ExportSummary export_golden(const ExportOptions& o) {
-  const std::vector<GoldenCase> suite =
-      !o.config ? build_golden_suite(o.suite)
-                : build_config_suite(*o.config, o.config_name,
-                                     o.committed_size ? ConfigSuiteSize::kCommitted : ConfigSuiteSize::kFull);
-  if (o.out_dir.empty()) throw std::invalid_argument("--out: a directory is required");
-  const fs::path out = fs::path(o.out_dir).lexically_normal();
+// out's staging directory, made empty beside it (<name>.partial-<pid>),
+// once out is known to be empty or a golden export.
+fs::path start_staging(const fs::path& out, const fs::path& parent) {
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json"))
     throw std::runtime_error(out.string() + ": exists and is not a golden export (no manifest.json); refusing to replace it");
-  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
   fs::create_directories(parent);
   remove_stale_staging(parent, out.filename().string());
   const fs::path staging = parent / (out.filename().string() + ".partial-" + std::to_string(::getpid()));
   fs::remove_all(staging);
   fs::create_directories(staging / "cases");
+  return staging;
+}
 
+// The staging directory and what has been written to it: each file's
+// SHA256SUMS line, and the count of bytes.
+struct Staging {
+  fs::path dir;
+  std::string sums;
+  ExportSummary summary;
+
+  // Writes `content` as the file `rel`, listed in SHA256SUMS and, given a
+  // case entry, in its files.
+  void emit(const std::string& rel, const std::string& content, CaseEntry* e) {
+    write_file_atomically((dir / rel).string(), content);
+    const std::string sha = sha256_hex(content);
+    if (e) e->files.push_back({rel, sha, content.size()});
+    sums += sha + "  " + rel + "\n";
+    summary.bytes += content.size();
+  }
+};
+
+// The manifest's fields before its cases. Version 4 only where a case
+// needs it: an export without fused cases is the same bytes as before
+// version 4 (golden/manifest/manifest.h).
+Manifest manifest_head(const ExportOptions& o, const std::vector<GoldenCase>& suite) {
   Manifest m;
   m.generator = generator_version();
   m.reference_bits = ref::kRealBits;
   m.suite = !o.config ? o.suite : "config " + o.config_name;
   m.format = o.format;
-  // Version 4 only where a case needs it: an export without fused cases is
-  // the same bytes as before version 4 (golden/manifest/manifest.h).
   m.schema_version = kPlainManifestSchemaVersion;
   for (const GoldenCase& g : suite)
     if (g.kv) m.schema_version = std::max(m.schema_version, kKvManifestSchemaVersion);
   for (const GoldenCase& g : suite)
     if (g.norm || g.c.caller_cache_dtype) m.schema_version = kManifestSchemaVersion;
-  ExportSummary summary;
-  std::string sums;
-  auto emit = [&](const std::string& rel, const std::string& content, CaseEntry* e) {
-    write_file_atomically((staging / rel).string(), content);
-    const std::string sha = sha256_hex(content);
-    if (e) e->files.push_back({rel, sha, content.size()});
-    sums += sha + "  " + rel + "\n";
-    summary.bytes += content.size();
-  };
+  return m;
+}
+
+// What every phase of an export reads: the suite, the worker threads, the
+// caller's progress report, the files' format.
+struct ExportRun {
+  const std::vector<GoldenCase>& suite;
+  int threads;
+  const std::function<void(int done, int total)>& progress;
+  Format format;
+  int cases() const { return static_cast<int>(suite.size()); }
+};
+
+// Cases are independent: built on worker threads, held in order; progress
+// counts them out of `total` (the cases and the catalogue's bug classes).
+std::vector<BuiltCase> build_cases(const ExportRun& r, const ropecheck_impl_t* control, int total) {
+  const int n = r.cases();
+  std::vector<BuiltCase> built(static_cast<std::size_t>(n));
+  ordered_parallel<BuiltCase>(
+      n, r.threads,
+      [&](int i) {
+        if (interrupt_signal()) return BuiltCase{};  // dropped: consume stops
+        return build_case(r.suite[static_cast<std::size_t>(i)], control);
+      },
+      [&](int i, BuiltCase b) {
+        built[static_cast<std::size_t>(i)] = std::move(b);
+        if (r.progress) r.progress(i + 1, total);
+        return !interrupt_signal();
+      });
+  return built;
+}
+
+// The mutants in groups, one thread each: a bug class's rows in the
+// catalogue's order, over every case that lacks an invalid or an
+// acceptable output of the class yet (a case keeps the first of each). A
+// row runs over all its cases in a row, so its isolated worker serves them
+// all (a thread keeps a few workers: case by case, every call would fork
+// one anew). On a fused case each row granting the KV-cache write is a
+// group of its own (the fused rows are nearly all KvCacheWrite, and each
+// shows a different bug), and only those run there; the same for the rows
+// granting QK_NORM on a qk-norm case and CALLER_COS_SIN_CACHE on a case
+// reading the caller's cache (case_part).
+struct MutantGroups {
+  std::vector<std::vector<MutantSource>> rows;
+  std::vector<CasePart> part;  // the cases each group runs on
+};
+MutantGroups mutant_groups(const ExportOptions& o, const std::vector<GoldenCase>& suite,
+                           const std::vector<MutantSource>& mutants) {
+  MutantGroups g{by_bug_class(mutants), {}};
+  g.part.assign(g.rows.size(), CasePart::kPlain);
+  for (const CasePart part : {CasePart::kKvWrite, CasePart::kQkNorm, CasePart::kCallerCache}) {
+    bool any = false;
+    for (const GoldenCase& c : suite) any |= case_part(c) == part;
+    if (!any || o.committed_size) continue;
+    for (MutantSource x : rows_granting(o.mutants, part_capability(part))) {
+      x.impl = isolate(x.impl, IsolationOptions{});
+      g.rows.push_back({x});
+      g.part.push_back(part);
+    }
+  }
+  return g;
+}
+
+// Per case: a group's invalid and its acceptable output.
+using Kept = std::vector<std::array<std::optional<Candidate>, 2>>;
+Kept run_group(const ExportRun& r, std::span<const MutantSource> rows, CasePart part,
+               const std::vector<BuiltCase>& built) {
+  const int n = r.cases();
+  Kept out(static_cast<std::size_t>(n));
+  for (const MutantSource& x : rows)
+    for (int i = 0; i < n && !interrupt_signal(); ++i) {
+      auto& slot = out[static_cast<std::size_t>(i)];
+      if (slot[0] && slot[1]) continue;
+      const GoldenCase& g = r.suite[static_cast<std::size_t>(i)];
+      if (part != case_part(g)) continue;
+      const BuiltCase& b = built[static_cast<std::size_t>(i)];
+      std::optional<Candidate> k =
+          run_mutant(x, {g.c, b.in, b.ref, b.tensors.tensors, b.control ? &*b.control : nullptr,
+                         {g.kv ? &*g.kv : nullptr, g.norm ? &*g.norm : nullptr}});
+      if (!k) continue;
+      auto& place = slot[k->entry.result == OutputResult::kInvalid ? 0 : 1];
+      if (!place) place = std::move(k);
+    }
+  return out;
+}
+
+// Every group's outputs, the groups on worker threads; progress goes on
+// from the cases built.
+std::vector<Kept> run_groups(const ExportRun& r, const MutantGroups& groups, const std::vector<BuiltCase>& built) {
+  const int n = r.cases(), nc = static_cast<int>(groups.rows.size());
+  std::vector<Kept> runs(static_cast<std::size_t>(nc));
+  if (interrupt_signal()) return runs;
+  ordered_parallel<Kept>(
+      nc, r.threads,
+      [&](int j) {
+        const auto at = static_cast<std::size_t>(j);
+        return run_group(r, groups.rows[at], groups.part[at], built);
+      },
+      [&](int j, Kept k) {
+        runs[static_cast<std::size_t>(j)] = std::move(k);
+        if (r.progress) r.progress(n + j + 1, n + nc);
+        return !interrupt_signal();
+      });
+  return runs;
+}
+
+// A case's manifest entry but its outputs and files.
+CaseEntry case_entry(const GoldenCase& g, const CaseTensors& t) {
+  CaseEntry e;
+  e.id = g.id;
+  e.name = g.name;
+  e.comment = g.comment;
+  e.model = g.model;
+  e.flags = t.flags;
+  e.config.freq = g.c.freq;
+  e.config.shape = g.c.shape;
+  e.config.layout = g.c.layout;
+  e.axes = g.c.axes;
+  e.dtype = g.c.dtype;
+  e.direction = g.c.direction;
+  e.tokens = g.c.tokens;
+  e.q_heads = g.c.q_heads;
+  e.kv_heads = g.c.kv_heads;
+  e.attention_factor = t.attention_factor;
+  e.kv_write = g.kv;
+  e.qk_norm = g.norm;
+  if (g.c.caller_cache_dtype) e.cos_sin_cache = golden_cos_sin_cache(g.c);
+  return e;
+}
+
+// A case's file(s) in the export's format: cases/<id>.safetensors or
+// .json, or a folder cases/<id>/ of one .npy per tensor.
+void write_case_files(Staging& s, Format format, int id, const std::vector<Tensor>& tensors, CaseEntry* e) {
+  const std::string stem = "cases/" + case_stem(id);
+  switch (format) {
+    case Format::kSafetensors:
+      s.emit(stem + ".safetensors", write_safetensors(tensors), e);
+      break;
+    case Format::kJson:
+      s.emit(stem + ".json", write_hex_json(tensors), e);
+      break;
+    case Format::kNpy:
+      fs::create_directories(s.dir / stem);
+      for (const Tensor& x : tensors) s.emit(stem + "/" + x.name + ".npy", write_npy(x), e);
+      break;
+  }
+}
+
+// Every case into the manifest and its files, in id order, each given the
+// outputs the groups kept for it (a built case's memory goes once written).
+void write_cases(const ExportRun& r, std::vector<BuiltCase>& built, std::vector<Kept>& runs, Staging& s,
+                 Manifest* m) {
+  for (int i = 0; i < r.cases() && !interrupt_signal(); ++i) {
+    const GoldenCase& g = r.suite[static_cast<std::size_t>(i)];
+    CaseTensors& t = built[static_cast<std::size_t>(i)].tensors;
+    std::vector<std::optional<Candidate>> candidates;
+    for (auto& k : runs)
+      for (auto& c : k[static_cast<std::size_t>(i)]) candidates.push_back(std::move(c));
+    std::vector<OutputEntry> outputs = keep_outputs(std::move(candidates), &t.tensors);
+    CaseEntry e = case_entry(g, t);
+    e.outputs = std::move(outputs);
+    write_case_files(s, r.format, g.id, t.tensors, &e);
+    m->cases.push_back(std::move(e));
+    ++s.summary.cases;
+    built[static_cast<std::size_t>(i)] = BuiltCase{};
+  }
+}
+
+// Swaps the finished export into place.
+void swap_into_place(const fs::path& staging, const fs::path& out, const fs::path& parent) {
+  const fs::path old = parent / (out.filename().string() + ".old-" + std::to_string(::getpid()));
+  if (fs::exists(out)) fs::rename(out, old);
+  fs::rename(staging, out);
+  fs::remove_all(old);
+}
+
+}  // namespace
+
+std::string generator_version() { return std::string("ropecheck ") + ROPECHECK_VERSION; }
+
+ExportSummary export_golden(const ExportOptions& o) {
+  const std::vector<GoldenCase> suite = suite_of(o);
+  if (o.out_dir.empty()) throw std::invalid_argument("--out: a directory is required");
+  const fs::path out = fs::path(o.out_dir).lexically_normal();
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  Staging s{start_staging(out, parent), {}, {}};
+  Manifest m = manifest_head(o, suite);
   // The mutants run isolated, as the gate runs a kernel it did not write:
   // some write out of bounds (k_rotated_with_q_heads under GQA).
   // The size committed beside the zoo stores no mutant outputs (ConfigSuiteSize).
@@ -153,123 +353,18 @@ ExportSummary export_golden(const ExportOptions& o) {
   for (MutantSource& x : mutants) x.impl = isolate(x.impl, IsolationOptions{});
   const ropecheck_impl_t* control = o.control && !mutants.empty() ? isolate(o.control, IsolationOptions{}) : nullptr;
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int n = static_cast<int>(suite.size());
+  const ExportRun run{suite, threads, o.progress, o.format};
   // Stopped by SIGINT / SIGTERM (or an error): the staging directory goes,
   // the previous export stays as it was.
   auto abandon = [&] {
     std::error_code ec;
-    fs::remove_all(staging, ec);
+    fs::remove_all(s.dir, ec);
   };
   try {
-    // Cases are independent: built on worker threads, held in order.
-    std::vector<BuiltCase> built(static_cast<std::size_t>(n));
-    ordered_parallel<BuiltCase>(
-        n, threads,
-        [&](int i) {
-          if (interrupt_signal()) return BuiltCase{};  // dropped: consume stops
-          return build_case(suite[static_cast<std::size_t>(i)], control);
-        },
-        [&](int i, BuiltCase b) {
-          built[static_cast<std::size_t>(i)] = std::move(b);
-          if (o.progress) o.progress(i + 1, n + static_cast<int>(by_bug_class(mutants).size()));
-          return !interrupt_signal();
-        });
-    // Then the mutants, a bug class on one thread: its rows in the
-    // catalogue's order, each over every case that lacks an invalid or an
-    // acceptable output of the class yet (a case keeps the first of each).
-    // A row runs over all its cases in a row, so its isolated worker serves
-    // them all (a thread keeps a few workers: case by case, every call would
-    // fork one anew). On a fused case each row granting the KV-cache write
-    // is a group of its own (the fused rows are nearly all KvCacheWrite, and
-    // each shows a different bug), and only those run there; the same for
-    // the rows granting QK_NORM on a qk-norm case and CALLER_COS_SIN_CACHE
-    // on a case reading the caller's cache (case_part).
-    std::vector<std::vector<MutantSource>> classes = by_bug_class(mutants);
-    std::vector<CasePart> group_part(classes.size(), CasePart::kPlain);
-    for (const CasePart part : {CasePart::kKvWrite, CasePart::kQkNorm, CasePart::kCallerCache}) {
-      bool any = false;
-      for (const GoldenCase& g : suite) any |= case_part(g) == part;
-      if (!any || o.committed_size) continue;
-      for (MutantSource x : rows_granting(o.mutants, part_capability(part))) {
-        x.impl = isolate(x.impl, IsolationOptions{});
-        classes.push_back({x});
-        group_part.push_back(part);
-      }
-    }
-    const int nc = static_cast<int>(classes.size());
-    // Per class and case: its invalid and its acceptable output.
-    using Kept = std::vector<std::array<std::optional<Candidate>, 2>>;
-    std::vector<Kept> runs(static_cast<std::size_t>(nc));
-    if (!interrupt_signal())
-      ordered_parallel<Kept>(
-          nc, threads,
-          [&](int j) {
-            Kept r(static_cast<std::size_t>(n));
-            const CasePart part = group_part[static_cast<std::size_t>(j)];
-            for (const MutantSource& x : classes[static_cast<std::size_t>(j)])
-              for (int i = 0; i < n && !interrupt_signal(); ++i) {
-                auto& slot = r[static_cast<std::size_t>(i)];
-                if (slot[0] && slot[1]) continue;
-                const GoldenCase& g = suite[static_cast<std::size_t>(i)];
-                if (part != case_part(g)) continue;
-                const BuiltCase& b = built[static_cast<std::size_t>(i)];
-                std::optional<Candidate> k =
-                    run_mutant(x, g.c, b.in, b.ref, b.tensors.tensors, b.control ? &*b.control : nullptr,
-                               g.kv ? &*g.kv : nullptr, g.norm ? &*g.norm : nullptr);
-                if (!k) continue;
-                auto& place = slot[k->entry.result == OutputResult::kInvalid ? 0 : 1];
-                if (!place) place = std::move(k);
-              }
-            return r;
-          },
-          [&](int j, Kept r) {
-            runs[static_cast<std::size_t>(j)] = std::move(r);
-            if (o.progress) o.progress(n + j + 1, n + nc);
-            return !interrupt_signal();
-          });
-    for (int i = 0; i < n && !interrupt_signal(); ++i) {
-      const GoldenCase& g = suite[static_cast<std::size_t>(i)];
-      CaseTensors& t = built[static_cast<std::size_t>(i)].tensors;
-      std::vector<std::optional<Candidate>> candidates;
-      for (auto& r : runs)
-        for (auto& k : r[static_cast<std::size_t>(i)]) candidates.push_back(std::move(k));
-      CaseEntry e;
-      e.outputs = keep_outputs(std::move(candidates), &t.tensors);
-      e.id = g.id;
-      e.name = g.name;
-      e.comment = g.comment;
-      e.model = g.model;
-      e.flags = t.flags;
-      e.config.freq = g.c.freq;
-      e.config.shape = g.c.shape;
-      e.config.layout = g.c.layout;
-      e.axes = g.c.axes;
-      e.dtype = g.c.dtype;
-      e.direction = g.c.direction;
-      e.tokens = g.c.tokens;
-      e.q_heads = g.c.q_heads;
-      e.kv_heads = g.c.kv_heads;
-      e.attention_factor = t.attention_factor;
-      e.kv_write = g.kv;
-      e.qk_norm = g.norm;
-      if (g.c.caller_cache_dtype) e.cos_sin_cache = golden_cos_sin_cache(g.c);
-      const std::string stem = "cases/" + case_stem(g.id);
-      switch (o.format) {
-        case Format::kSafetensors:
-          emit(stem + ".safetensors", write_safetensors(t.tensors), &e);
-          break;
-        case Format::kJson:
-          emit(stem + ".json", write_hex_json(t.tensors), &e);
-          break;
-        case Format::kNpy:
-          fs::create_directories(staging / stem);
-          for (const Tensor& x : t.tensors) emit(stem + "/" + x.name + ".npy", write_npy(x), &e);
-          break;
-      }
-      m.cases.push_back(std::move(e));
-      ++summary.cases;
-      built[static_cast<std::size_t>(i)] = BuiltCase{};  // written: its memory goes
-    }
+    std::vector<BuiltCase> built =
+        build_cases(run, control, run.cases() + static_cast<int>(by_bug_class(mutants).size()));
+    std::vector<Kept> runs = run_groups(run, mutant_groups(o, suite, mutants), built);
+    write_cases(run, built, runs, s, &m);
   } catch (...) {
     abandon();
     throw;
@@ -279,15 +374,10 @@ ExportSummary export_golden(const ExportOptions& o) {
     throw std::runtime_error(std::string("golden export: interrupted by ") + interrupt_name() + "; " + out.string() +
                              " is as it was");
   }
-  emit("manifest.json", manifest_to_json(m), nullptr);
-  write_file_atomically((staging / "SHA256SUMS").string(), sums);
-
-  // Swap the finished export into place.
-  const fs::path old = parent / (out.filename().string() + ".old-" + std::to_string(::getpid()));
-  if (fs::exists(out)) fs::rename(out, old);
-  fs::rename(staging, out);
-  fs::remove_all(old);
-  return summary;
+  s.emit("manifest.json", manifest_to_json(m), nullptr);
+  write_file_atomically((s.dir / "SHA256SUMS").string(), s.sums);
+  swap_into_place(s.dir, out, parent);
+  return s.summary;
 }
 
 }  // namespace ropecheck::golden

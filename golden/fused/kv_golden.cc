@@ -292,8 +292,10 @@ GoldenKv read_golden_kv(const GoldenKv& declared, const Case& c, const std::vect
   return kv;
 }
 
-CacheMeasure cache_measure(const std::vector<Tensor>& ts, const GoldenKv& kv, const std::string& k_cache,
-                           const std::string& v_cache, const std::string& policy, const std::string& where) {
+CacheMeasure cache_measure(const std::vector<Tensor>& ts, const GoldenKv& kv, const CacheNames& names,
+                           const std::string& policy, const std::string& where) {
+  const std::string& k_cache = names.k_cache;
+  const std::string& v_cache = names.v_cache;
   const KvWriteCase& w = kv.spec;
   const CacheDtype d = w.dtype;
   const std::size_t es = cache_dtype_size(d);

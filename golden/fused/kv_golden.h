@@ -90,8 +90,13 @@ GoldenKv read_golden_kv(const GoldenKv& declared, const Case& c, const std::vect
 // layout's shape.
 Tensor cache_tensor(std::string name, const GoldenKv& kv, int which, const ByteBuffer& bytes);
 
-// An output's caches (tensors k_cache, v_cache; v_cache "" for MLA_JOINT)
-// under one policy: the most codes any written element lies outside its
+// The names of an output's cache tensors in a case's files (v_cache "" for
+// MLA_JOINT).
+struct CacheNames {
+  std::string k_cache, v_cache;
+};
+// An output's caches (tensors names.k_cache, names.v_cache) under one
+// policy: the most codes any written element lies outside its
 // admissible codes (<w>_cache_lo_<policy> .. hi, as ordinals:
 // core/error_model/cache_write_budget.h), infinity when a byte no entry
 // covers differs from the cache before or a 16- or 32-bit cache holds a NaN
@@ -101,8 +106,8 @@ struct CacheMeasure {
   double steps = 0;
   bool within = true;
 };
-CacheMeasure cache_measure(const std::vector<Tensor>& ts, const GoldenKv& kv, const std::string& k_cache,
-                           const std::string& v_cache, const std::string& policy, const std::string& where);
+CacheMeasure cache_measure(const std::vector<Tensor>& ts, const GoldenKv& kv, const CacheNames& names,
+                           const std::string& policy, const std::string& where);
 
 }  // namespace ropecheck::golden
 

@@ -23,9 +23,15 @@ std::string assignment_name(unsigned a) {
   return s;
 }
 
+// How many integers an array may hold, and their range [lo, hi].
+struct IntBounds {
+  std::size_t max_count;
+  int lo, hi;
+};
+
 // An array of at most max_count integers in [lo, hi].
-std::vector<std::int32_t> int_list(const JsonReader& r, const char* key, std::size_t max_count, int lo, int hi,
-                                   const std::string& file) {
+std::vector<std::int32_t> int_list(const JsonReader& r, const char* key, IntBounds bounds, const std::string& file) {
+  const auto [max_count, lo, hi] = bounds;
   const json& v = r.at(key);
   if (!v.is_array() || v.size() > max_count)
     bad(file, r.name(key), "must be an array of at most " + std::to_string(max_count) + " integers");
@@ -81,9 +87,9 @@ ref::AxisSpec parse_axes(const json& j, const RopeConfig& config, const std::str
   if (r.has(table ? "sections" : "table"))
     bad(file, r.name(table ? "sections" : "table"), std::string("is not read by the ") + assignment + " assignment");
   if (table)
-    a.table = int_list(r, "table", static_cast<std::size_t>(pairs), 0, ROPECHECK_MAX_AXES - 1, file);
+    a.table = int_list(r, "table", {static_cast<std::size_t>(pairs), 0, ROPECHECK_MAX_AXES - 1}, file);
   else
-    a.sections = int_list(r, "sections", ROPECHECK_MAX_AXES, 0, pairs, file);
+    a.sections = int_list(r, "sections", {ROPECHECK_MAX_AXES, 0, pairs}, file);
   try {
     ref::validate_axes(a, config.freq, config.shape);
   } catch (const ref::ConfigError& e) {  // names the ABI field: axis_sections[1], pair_axis[3], ...

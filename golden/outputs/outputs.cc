@@ -142,9 +142,9 @@ CaseOutcome judge_normed_run(const ropecheck_impl_t& impl, const Case& c, const 
   return out;
 }
 
-std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const QkBuffers& in,
-                                    const ReferenceResult& ref, const std::vector<Tensor>& tensors,
-                                    const QkBuffers* control, const GoldenKv* kv, const GoldenNorm* norm) {
+std::optional<Candidate> run_mutant(const MutantSource& m, const MutantCase& x) {
+  const auto& [c, in, ref, tensors, control, parts] = x;
+  const auto [kv, norm] = parts;
   const MutantClass* cls = find_mutant_class(m.name);
   if (!cls) throw std::logic_error(m.name + ": no bug class in golden/catalog/bug_classes.cc");
   if (!outside_capabilities(*m.impl, c).empty()) return std::nullopt;
@@ -193,7 +193,7 @@ std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const 
     e.worst_units.emplace_back(p.name, mm.worst_units);
     bool within = mm.within;
     if (k.k_cache) {
-      const CacheMeasure cm = cache_measure(with, *kv, "k_cache", k.v_cache ? "v_cache" : "", p.name, where);
+      const CacheMeasure cm = cache_measure(with, *kv, {"k_cache", k.v_cache ? "v_cache" : ""}, p.name, where);
       e.cache_steps.emplace_back(p.name, cm.steps);
       within = within && cm.within;
     }
@@ -241,7 +241,7 @@ int check_case_outputs(const std::string& where, const std::vector<OutputEntry>&
              .within)
       throw FormatError(where, "q_expected, k_expected", std::string("exceed the budget of policy ") + p.name +
                                                               ": the correctly rounded result must meet every budget");
-    if (kv && !cache_measure(stored, *kv, "k_cache_expected", kv->has_v_cache() ? "v_cache_expected" : "", p.name, where)
+    if (kv && !cache_measure(stored, *kv, {"k_cache_expected", kv->has_v_cache() ? "v_cache_expected" : ""}, p.name, where)
                    .within)
       throw FormatError(where, "k_cache_expected, v_cache_expected",
                         std::string("lie outside the codes of policy ") + p.name +
@@ -259,7 +259,7 @@ int check_case_outputs(const std::string& where, const std::vector<OutputEntry>&
       OutputMeasure m =
           measure_pair(need_tensor(stored, e.q, where), need_tensor(stored, e.k, where), stored, policy, where);
       if (kv) {
-        const CacheMeasure cm = cache_measure(stored, *kv, e.k_cache, e.v_cache, policy, where);
+        const CacheMeasure cm = cache_measure(stored, *kv, {e.k_cache, e.v_cache}, policy, where);
         if (e.cache_steps[j].first != policy || !exactly_equal(cm.steps, e.cache_steps[j].second))
           throw FormatError(where, field + " cacheSteps." + policy,
                             "is " + format_hex_float(e.cache_steps[j].second) + " where its caches give " +

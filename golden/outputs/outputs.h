@@ -20,6 +20,7 @@
 #include "core/cases/cases.h"
 #include "core/judge/reference_result.h"
 #include "core/judge/judge.h"
+#include "golden/fused/fused_parts.h"
 #include "golden/fused/kv_golden.h"
 #include "golden/fused/qk_norm_golden.h"
 #include "golden/formats/tensor_file.h"
@@ -87,22 +88,29 @@ struct Candidate {
   Tensor q, k;
   std::optional<Tensor> k_cache, v_cache;  // a fused case's
 };
+// The case a mutant runs on: its inputs, the reference's result, its
+// tensors (inputs, expected values, budgets), and what run_mutant reads
+// besides.
+struct MutantCase {
+  const Case& c;
+  const QkBuffers& in;
+  const ReferenceResult& ref;
+  const std::vector<Tensor>& tensors;
+  const QkBuffers* control = nullptr;
+  FusedParts parts = {};
+};
 // The mutant runs as given (the exporter isolates it: a crash, hang or
-// misbehaviour is no output) on the case's inputs; `tensors` are the case's
-// (inputs, expected values, budgets). `control`, when given, is what the
+// misbehaviour is no output) on the case's inputs. `control`, when given, is what the
 // catalogue's clean kernel wrote on the case: a mutant writing those very
-// bits did not touch the case, and is not judged. `kv`, for a fused case:
+// bits did not touch the case, and is not judged. parts.kv, for a fused case:
 // the write the case makes; only a row granting KV_CACHE_WRITE and
 // declaring that write runs there, judged on q, k and the caches together
-// (core/judge/kv_cache_judge.h, judge_with_kv_write). `norm`, for a
+// (core/judge/kv_cache_judge.h, judge_with_kv_write). parts.norm, for a
 // qk-norm case: only a row granting QK_NORM with the case's weight form
 // runs, called with the norm and judged as NormalisesEachHeadThenRotates
 // judges (core/judge/qk_norm_judge.h). A case reading the caller's cos/sin
 // cache (c.caller_cache_dtype) runs a row reading it in that dtype.
-std::optional<Candidate> run_mutant(const MutantSource& m, const Case& c, const QkBuffers& in,
-                                    const ReferenceResult& ref, const std::vector<Tensor>& tensors,
-                                    const QkBuffers* control = nullptr, const GoldenKv* kv = nullptr,
-                                    const GoldenNorm* norm = nullptr);
+std::optional<Candidate> run_mutant(const MutantSource& m, const MutantCase& x);
 // "" when `impl` may be called with the norm on case c (it grants
 // QK_NORM with the norm's weight form, and declares the case), else why not.
 std::string norm_outside_declared(const ropecheck_impl_t& impl, const Case& c, const GoldenNorm& norm);

@@ -80,8 +80,9 @@ std::string hex_of(double v) { return format_hex_float(v); }
 // with other inputs is a different case, judged correctly against its own
 // recomputed outputs (docs/RELIABILITY.md).
 void check_against_reference(const std::string& dir, const CaseEntry& e, const std::vector<Tensor>& stored,
-                             const Case& c, const QkBuffers& in, const GoldenKv* kv, const GoldenNorm* norm) {
-  const CaseTensors want = derive_case_tensors(c, in, dir + " case " + std::to_string(e.id), kv, norm);
+                             const LoadedCase& L) {
+  const CaseTensors want = derive_case_tensors(L.c, L.in, dir + " case " + std::to_string(e.id),
+                                               {L.kv ? &*L.kv : nullptr, L.norm ? &*L.norm : nullptr});
   if (std::memcmp(&want.attention_factor, &e.attention_factor, sizeof(double)) != 0)
     throw FormatError((std::filesystem::path(dir) / "manifest.json").string(),
                       "case " + std::to_string(e.id) + " attentionFactorHex",
@@ -168,13 +169,11 @@ void rerun_outputs(const std::string& where, const CaseEntry& e, const std::vect
   }
 }
 
-}  // namespace
-
-LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e, std::span<const MutantSource> mutants) {
-  const std::vector<Tensor> ts = load_case_tensors(dir, m, e);
-  const std::string where = dir + " case " + std::to_string(e.id);
-  LoadedCase L;
-  Case& c = L.c;
+// The Case a manifest entry describes, its positions read from its files;
+// a case reading the caller's cos/sin cache gets its dtype, the cache's
+// rows checked.
+Case case_of_entry(const CaseEntry& e, const std::vector<Tensor>& ts, const std::string& where) {
+  Case c;
   c.index = e.id;
   c.freq = e.config.freq;
   c.shape = e.config.shape;
@@ -191,8 +190,6 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
   } catch (const ref::ConfigError& err) {
     throw FormatError(where, "axes", err.field() + ": " + err.message());
   }
-  const int pairs = c.shape.rotary_dim / 2, hd = c.shape.head_dim;
-  const TensorDtype sd = storage_tensor_dtype(c.dtype);
   read_positions(ts, where, &c);
   if (e.cos_sin_cache) {
     // The cache is rebuilt to check it: no larger than the gate hands a
@@ -208,41 +205,45 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
                                                        " (the largest position + 1)");
     c.caller_cache_dtype = e.cos_sin_cache->dtype;
   }
+  return c;
+}
+
+// The reference's tables as the files hold them: inv_freq, and the angle,
+// cos and sin of the judged tokens (all, but for a case large enough to be
+// judged on a sample: judged_tokens).
+void read_reference_tables(const std::vector<Tensor>& ts, const std::string& where, const Case& c,
+                           ReferenceResult* ref) {
+  const int pairs = c.shape.rotary_dim / 2;
   const Tensor& angle = need(ts, "angle", TensorDtype::kF64, {c.tokens, pairs}, where);
   const Tensor& cosv = need(ts, "cos", TensorDtype::kF64, {c.tokens, pairs}, where);
   const Tensor& sinv = need(ts, "sin", TensorDtype::kF64, {c.tokens, pairs}, where);
-  const Geometry g = geometry(c);
-  L.ref.attention_factor = e.attention_factor;
   const Tensor& inv = need(ts, "inv_freq", TensorDtype::kF64, {pairs}, where);
-  for (int i = 0; i < pairs; ++i) L.ref.inv_freq.push_back(inv.value(i));
-  // The per-token tables cover the judged tokens (all, but for a case
-  // large enough to be judged on a sample: judged_tokens).
+  for (int i = 0; i < pairs; ++i) ref->inv_freq.push_back(inv.value(i));
   for (const std::int64_t t : judged_tokens(c))
     for (int i = 0; i < pairs; ++i) {
       const std::int64_t k = t * pairs + i;
-      L.ref.angle.push_back(angle.value(k));
-      L.ref.cos.push_back(cosv.value(k));
-      L.ref.sin.push_back(sinv.value(k));
+      ref->angle.push_back(angle.value(k));
+      ref->cos.push_back(cosv.value(k));
+      ref->sin.push_back(sinv.value(k));
     }
+}
+
+// The expected values, rounded and exact, as the files hold them, into the
+// reference result (assemble_reference).
+void read_expected(const std::vector<Tensor>& ts, const std::string& where, LoadedCase* L) {
+  const Case& c = L->c;
+  const Geometry g = geometry(c);
+  const TensorDtype sd = storage_tensor_dtype(c.dtype);
   static const char* kQk[] = {"q", "k"};
-  for (int w = 0; w < 2; ++w) {
-    const auto& stored = need(ts, kQk[w], sd, {c.tokens, g.heads[w], hd}, where).bytes;
-    L.in.bytes[w].assign(stored.begin(), stored.end());
-  }
-  if (e.kv_write) L.kv = read_golden_kv(*e.kv_write, c, ts, where);
-  if (e.qk_norm) L.norm = read_golden_norm(*e.qk_norm, c, ts, where);
-  check_against_reference(dir, e, ts, c, L.in, L.kv ? &*L.kv : nullptr, L.norm ? &*L.norm : nullptr);
-  L.outputs = check_case_outputs(where, e.outputs, ts, L.kv ? &*L.kv : nullptr);
-  if (!mutants.empty()) rerun_outputs(where, e, ts, L, mutants);
   const Tensor* expected[2];
   const Tensor* exact[2];
   for (int w = 0; w < 2; ++w) {
-    const std::vector<std::int64_t> shape{c.tokens, g.heads[w], hd};
+    const std::vector<std::int64_t> shape{c.tokens, g.heads[w], c.shape.head_dim};
     const std::string n = kQk[w];
     expected[w] = &need(ts, n + "_expected", sd, shape, where);
     exact[w] = &need(ts, n + "_expected_f64", TensorDtype::kF64, shape, where);
   }
-  assemble_reference(c, L.in, [&](int w, std::int64_t tok, int h, int, int a, int b) {
+  assemble_reference(c, L->in, [&](int w, std::int64_t tok, int h, int, int a, int b) {
     const std::int64_t base = g.offset(w, tok, h, 0);
     ExactPair p;
     p.value[0] = exact[w]->value(base + a);
@@ -250,7 +251,32 @@ LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry&
     p.rounded[0] = expected[w]->value(base + a);
     p.rounded[1] = expected[w]->value(base + b);
     return p;
-  }, &L.ref);
+  }, &L->ref);
+}
+
+}  // namespace
+
+LoadedCase load_case(const std::string& dir, const Manifest& m, const CaseEntry& e, std::span<const MutantSource> mutants) {
+  const std::vector<Tensor> ts = load_case_tensors(dir, m, e);
+  const std::string where = dir + " case " + std::to_string(e.id);
+  LoadedCase L;
+  L.c = case_of_entry(e, ts, where);
+  const Case& c = L.c;
+  L.ref.attention_factor = e.attention_factor;
+  read_reference_tables(ts, where, c, &L.ref);
+  const Geometry g = geometry(c);
+  static const char* kQk[] = {"q", "k"};
+  for (int w = 0; w < 2; ++w) {
+    const auto& stored =
+        need(ts, kQk[w], storage_tensor_dtype(c.dtype), {c.tokens, g.heads[w], c.shape.head_dim}, where).bytes;
+    L.in.bytes[w].assign(stored.begin(), stored.end());
+  }
+  if (e.kv_write) L.kv = read_golden_kv(*e.kv_write, c, ts, where);
+  if (e.qk_norm) L.norm = read_golden_norm(*e.qk_norm, c, ts, where);
+  check_against_reference(dir, e, ts, L);
+  L.outputs = check_case_outputs(where, e.outputs, ts, L.kv ? &*L.kv : nullptr);
+  if (!mutants.empty()) rerun_outputs(where, e, ts, L, mutants);
+  read_expected(ts, where, &L);
   return L;
 }
 
