@@ -30,10 +30,16 @@ namespace ropecheck::golden {
 
 // A row of the bug catalogue, handed in by the caller (golden/ does not
 // link mutants/: the command does, cli/golden_command.cc).
+// A row of the bug catalogue (mutants/mutant_list.h) as the command hands
+// it down (golden/ does not link mutants/): its kernel and the columns an
+// export stores beside its outputs.
 struct MutantSource {
-  std::string name;         // "mutant_<bug>": a row of golden/catalog/bug_classes.cc
+  std::string name;         // "mutant_<bug>"
   std::string description;  // the catalogue's account of what it does wrong
   const ropecheck_impl_t* impl = nullptr;
+  std::string bug_class;      // a name of bug_class_catalog() (golden/catalog/bug_classes.h)
+  std::string published_bug;  // the tracker entry its description cites, "" when it cites none
+  std::string not_shown;      // "" when a plain golden case can show its bug, else why none can
 };
 
 enum class OutputResult { kInvalid, kAcceptable };
@@ -70,9 +76,9 @@ struct OutputMeasure {
 };
 OutputMeasure output_measure(const Tensor& out, const Tensor& expected_f64, const Tensor& budget);
 
-// The rows of `mutants` a golden case can show (MutantClass::not_shown
-// says why the others cannot); throws std::logic_error naming a row that
-// golden/catalog/bug_classes.cc does not classify.
+// The rows of `mutants` a golden case can show (MutantSource::not_shown
+// says why the others cannot); throws std::logic_error naming a row whose
+// class golden/catalog/bug_classes.cc does not define.
 std::vector<MutantSource> shown_mutants(std::span<const MutantSource> mutants);
 // The rows of `mutants` a fused case runs: those granting its part's
 // capability (KV_CACHE_WRITE for a KV-cache write, QK_NORM for a qk-norm,
