@@ -9,12 +9,21 @@
 #include "cli/config_option.h"
 #include "core/isolation/interrupt.h"
 #include "gate/gate.h"
-#include "golden/exporter.h"
-#include "golden/suites.h"
-#include "golden/verifier.h"
+#include "golden/export/exporter.h"
+#include "golden/suites/suites.h"
+#include "golden/verify/verifier.h"
 #include "mutants/mutant_kernel.h"
 
 namespace ropecheck::cli {
+namespace {
+
+// A row of the bug catalogue as golden/ takes it: its kernel and the
+// columns of mutants/mutant_list.h an export stores beside its outputs.
+golden::MutantSource mutant_source(const mutant::BugInfo& b) {
+  return {b.name, b.description, mutant::mutant_impl(b.bug), b.bug_class, b.published_bug, b.not_shown};
+}
+
+}  // namespace
 
 CLI::App* add_golden_command(CLI::App& app, GoldenArgs& a) {
   auto* golden = app.add_subcommand("golden", "Export golden vectors for other frameworks, or verify an implementation on them");
@@ -97,10 +106,10 @@ int run_golden(const GoldenArgs& a) {
     }
     o.committed_size = a.committed_size;
     // Every row of the bug catalogue but the control: each case keeps the
-    // outputs its judge fails (golden/outputs.h).
+    // outputs its judge fails (golden/outputs/outputs.h).
     if (!a.no_outputs) {
       for (const mutant::BugInfo& b : mutant::kBugs)
-        if (b.bug != mutant::Bug::none) o.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug)});
+        if (b.bug != mutant::Bug::none) o.mutants.push_back(mutant_source(b));
       o.control = mutant::mutant_impl(mutant::Bug::none);
     }
     o.out_dir = a.out_dir;
@@ -120,7 +129,7 @@ int run_golden(const GoldenArgs& a) {
   vo.min_judged = a.min_judged;
   // Every output of the export recomputed by its mutant (#49).
   for (const mutant::BugInfo& b : mutant::kBugs)
-    if (b.bug != mutant::Bug::none) vo.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug)});
+    if (b.bug != mutant::Bug::none) vo.mutants.push_back(mutant_source(b));
   const golden::VerifyReport r = golden::verify_golden(a.dir, sel.impls, vo);
   golden::print_verify_report(r, std::cout);
   if (!r.interrupted.empty()) return interrupted_exit_code();

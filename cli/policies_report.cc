@@ -9,7 +9,7 @@
 
 #include "core/isolation/interrupt.h"
 #include "core/kernel/impl_validation.h"
-#include "golden/catalog.h"
+#include "golden/catalog/catalog.h"
 #include "properties/property.h"
 
 namespace ropecheck::cli {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "golden/manifest.h"
+#include "golden/manifest/manifest.h"
 
 using namespace ropecheck::golden;
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "golden/tensor_file.h"
+#include "golden/formats/tensor_file.h"
 
 using namespace ropecheck::golden;
 

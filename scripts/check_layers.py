@@ -39,6 +39,15 @@ for i, sub in enumerate(CORE_ORDER):
     ALLOWED[f"core/{sub}"] = {"ropecheck", "reference"} | {f"core/{s}" for s in CORE_ORDER[:i]}
 for sub in CORE_ALONE:
     ALLOWED[f"core/{sub}"] = {"ropecheck", "reference"}
+# golden/ likewise, its rooms from the bottom up over core as a whole: the
+# file formats, the flag/policy/bug-class catalogue, a case's fused parts,
+# the mutants' outputs, the suites, the manifest, export, verify. Files
+# directly in golden/ are not allowed (its README and CMakeLists.txt are not
+# sources).
+GOLDEN_ORDER = ["formats", "catalog", "fused", "outputs", "suites", "manifest", "export", "verify"]
+for i, sub in enumerate(GOLDEN_ORDER):
+    ALLOWED[f"golden/{sub}"] = ALLOWED["golden"] | {f"golden/{s}" for s in GOLDEN_ORDER[:i]}
+ROOMED = {"core": CORE_ORDER + CORE_ALONE, "golden": GOLDEN_ORDER}
 LIBRARIES = {k for k in ALLOWED if "/" not in k} - {"cli", "python"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -47,17 +56,17 @@ def folder_of(path: pathlib.Path, root: pathlib.Path) -> str:
     rel = path.relative_to(root).parts
     if rel[0] == "include":
         return "ropecheck"
-    if rel[0] == "core" and len(rel) > 2 and rel[1] != "test":
-        return f"core/{rel[1]}"
+    if rel[0] in ROOMED and len(rel) > 2 and rel[1] != "test":
+        return f"{rel[0]}/{rel[1]}"
     return rel[0]
 
 
 def layer_of_include(inc: str, owner: str) -> str:
-    """The layer an include names: a core folder for core's own sources,
-    the core library as a whole for every layer above it."""
+    """The layer an include names: a room of core (golden) for core's
+    (golden's) own sources, the library as a whole for every other layer."""
     parts = inc.split("/")
-    if parts[0] == "core" and owner.startswith("core/"):
-        return "core/" + parts[1] if len(parts) > 2 else "core/"
+    if parts[0] in ROOMED and owner.startswith(parts[0] + "/"):
+        return f"{parts[0]}/{parts[1]}" if len(parts) > 2 else parts[0] + "/"
     return parts[0]
 
 
@@ -72,8 +81,9 @@ def main() -> int:
         if owner not in ALLOWED:
             continue  # examples/ are separate projects built against an install
         is_test = "test" in path.relative_to(root).parts
-        if owner == "core" and not is_test:
-            bad.append(f"{path.relative_to(root)}: a core source outside core's job folders ({', '.join(CORE_ORDER + CORE_ALONE)})")
+        if owner in ROOMED and not is_test:
+            bad.append(f"{path.relative_to(root)}: a {owner} source outside {owner}'s job folders "
+                       f"({', '.join(ROOMED[owner])})")
             continue
         allowed = (LIBRARIES if is_test else ALLOWED[owner]) | {owner}
         for inc in INCLUDE.findall(path.read_text(errors="replace")):

@@ -16,11 +16,11 @@
 #include <set>
 #include <string>
 
-#include "golden/export_files.h"
-#include "golden/exporter.h"
-#include "golden/suites.h"
+#include "golden/verify/export_files.h"
+#include "golden/export/exporter.h"
+#include "golden/suites/suites.h"
 #include "golden/test/forge.h"
-#include "golden/verifier.h"
+#include "golden/verify/verifier.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
 
@@ -55,7 +55,7 @@ const GoldenCase* find_case(const std::vector<GoldenCase>& suite, const std::str
   return nullptr;
 }
 
-// The values each model publishes (sources: golden/axis_suites.cc), in both
+// The values each model publishes (sources: golden/suites/axis_suites.cc), in both
 // suites that carry them.
 TEST(AxesGolden, TheModelsAreInTheSuitesWithTheirPublishedValues) {
   for (const std::string suite : {"smoke", "standard"}) {

@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
-#include "golden/exporter.h"
-#include "golden/verifier.h"
+#include "golden/export/exporter.h"
+#include "golden/verify/verifier.h"
 #include "mutants/mutant_kernel.h"
 
 namespace ropecheck::golden::test {
@@ -36,7 +36,7 @@ inline const std::filesystem::path& catalogue_export(const std::string& suite) {
   o.out_dir = (catalogue_root() / suite).string();
   o.threads = 2;
   for (const mutant::BugInfo& b : mutant::kBugs)
-    if (b.bug != mutant::Bug::none) o.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug)});
+    if (b.bug != mutant::Bug::none) o.mutants.push_back({b.name, b.description, mutant::mutant_impl(b.bug), b.bug_class, b.published_bug, b.not_shown});
   o.control = mutant::mutant_impl(mutant::Bug::none);
   export_golden(o);
   return done[suite] = catalogue_root() / suite;

@@ -10,11 +10,11 @@
 #include <set>
 #include <sstream>
 
-#include "golden/catalog.h"
-#include "golden/export_files.h"
-#include "golden/exporter.h"
+#include "golden/catalog/catalog.h"
+#include "golden/verify/export_files.h"
+#include "golden/export/exporter.h"
 #include "golden/test/forge.h"
-#include "golden/verifier.h"
+#include "golden/verify/verifier.h"
 #include "impls/registry.h"
 
 namespace ropecheck::golden {

@@ -19,11 +19,11 @@
 #include <set>
 #include <string>
 
-#include "golden/export_files.h"
-#include "golden/exporter.h"
+#include "golden/verify/export_files.h"
+#include "golden/export/exporter.h"
 #include "golden/test/catalogue_export.h"
 #include "golden/test/forge.h"
-#include "golden/verifier.h"
+#include "golden/verify/verifier.h"
 #include "impls/scalar/scalar_impls.h"
 #include "mutants/mutant_kernel.h"
 

@@ -15,11 +15,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "golden/export_files.h"
-#include "golden/exporter.h"
+#include "golden/verify/export_files.h"
+#include "golden/export/exporter.h"
 #include "core/io/sha256.h"
 #include "golden/test/forge.h"
-#include "golden/verifier.h"
+#include "golden/verify/verifier.h"
 
 namespace ropecheck::golden {
 namespace {

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/io/sha256.h"
-#include "golden/tensor_file.h"
+#include "golden/formats/tensor_file.h"
 
 namespace ropecheck::golden {
 namespace {

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "core/config/model_rope.h"
-#include "golden/exporter.h"
-#include "golden/suites.h"
-#include "golden/verifier.h"
+#include "golden/export/exporter.h"
+#include "golden/suites/suites.h"
+#include "golden/verify/verifier.h"
 #include "mutants/config_mutants.h"
 #include "mutants/mutant_kernel.h"
 

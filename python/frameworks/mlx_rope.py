@@ -21,7 +21,7 @@ Source read: ml-explore/mlx at v0.32.1 (its rope is unchanged in the later sourc
   past `dims` pass through (fast.cpp:492-520).
 - exp: 2^(x fl32(1.442695)) by a Cephes polynomial (math.h:28-56).
 
-Policy (golden/catalog.cc, docs/ERROR_MODEL.md "MLX's exp and sin/cos"): `mlx_cpu`, hf_eager's rounding in
+Policy (golden/catalog/catalog.cc, docs/ERROR_MODEL.md "MLX's exp and sin/cos"): `mlx_cpu`, hf_eager's rounding in
 the activation dtype with the exp-of-log frequency form (exp within 1 ulp plus 7.3e-8 |x|) and MLX's
 sin/cos as a fast sin/cos (7.78e-8 abs, phase 1.84e-11 |x|); `mlx_cpu_freqs` the same with the table form.
 The rows "without" a part declare mlx_cpu with that part taken back, and must fail.

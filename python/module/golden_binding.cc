@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "golden/export_files.h"
-#include "golden/manifest.h"
-#include "golden/tensor_file.h"
+#include "golden/verify/export_files.h"
+#include "golden/manifest/manifest.h"
+#include "golden/formats/tensor_file.h"
 
 namespace ropecheck::python {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // ropecheck.golden: reading a golden export from Python with the very
-// reader `ropecheck golden verify` uses (golden/manifest.h): SHA256SUMS
+// reader `ropecheck golden verify` uses (golden/manifest/manifest.h): SHA256SUMS
 // required and optionally pinned, every file's size and checksum verified
 // before it is parsed, every field validated. One reader, in C++; the
 // Python side only turns its tensors into numpy arrays (or torch tensors).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The policies a Python kernel declares by name (ropecheck.POLICIES): the
 // golden catalog's, which golden files carry budgets for, then the ones
-// only kernels declare (golden/catalog.h, declared_policies: a golden export
+// only kernels declare (golden/catalog/catalog.h, declared_policies: a golden export
 // carries one budget per catalog policy and per element; these add none).
 #ifndef ROPECHECK_PYTHON_MODULE_NAMED_POLICIES_H_
 #define ROPECHECK_PYTHON_MODULE_NAMED_POLICIES_H_
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "golden/catalog.h"
+#include "golden/catalog/catalog.h"
 
 namespace ropecheck::python {
 
