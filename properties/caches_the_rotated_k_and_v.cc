@@ -28,7 +28,7 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t& impl, CaseCont
   const KvRun& kv = *r.kv;
   const ReferenceResult& ref = ctx.reference();
   const std::vector<KvCacheElement> elements =
-      kv_cache_elements(c, ctx.inputs(), ref, case_error_model(impl, c, ref.attention_factor),
+      kv_cache_elements({.c = c, .in = ctx.inputs(), .ref = ref}, case_error_model(impl, c, ref.attention_factor),
                         cache_write_policy(impl.kv_policy, kv.spec.dtype), kv.spec, kv.v);
   const KvCacheVerdict v = judge_kv_cache(c, kv, elements);
   if (!v.first.empty())

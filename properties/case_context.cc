@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What the properties share per case: its inputs, exact result, budget tables and base run, made once.
 #include "properties/property.h"
 
 #include "core/kernel/call_twice.h"

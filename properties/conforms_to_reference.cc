@@ -11,9 +11,9 @@
 namespace ropecheck::prop {
 
 PropertyResult conforms_to_reference(const ropecheck_impl_t& impl, CaseContext& ctx) {
-  CaseOutcome out =
-      judge_conformance(impl, ctx.spec(), ctx.inputs(), ctx.reference(), [&] { return &ctx.budgets(impl); },
-                        [&]() -> const KernelRun& { return ctx.base_run(impl); });
+  CaseOutcome out = judge_conformance(
+      impl, {.c = ctx.spec(), .in = ctx.inputs(), .ref = ctx.reference()}, [&] { return &ctx.budgets(impl); },
+      [&]() -> const KernelRun& { return ctx.base_run(impl); });
   PropertyResult r{out.outcome, out.message, out.worst_units, {}};
   r.declined = out.outcome == Outcome::kSkipped;
   r.judged = std::move(out);

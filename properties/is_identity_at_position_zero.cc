@@ -23,7 +23,7 @@ PropertyResult is_identity_at_position_zero(const ropecheck_impl_t& impl, CaseCo
   KernelRun run;
   if (auto f = call_or_fail(impl, c, in, &run)) return *f;
   if (!exactly_equal(ref.attention_factor, 1.0)) {
-    const CaseOutcome out = judge(impl, c, in, ref, run, &zero.budgets(impl));
+    const CaseOutcome out = judge(impl, {.c = c, .in = in, .ref = ref}, run, &zero.budgets(impl));
     return {out.outcome, out.message, out.worst_units, {}};
   }
   const Geometry g = geometry(c);

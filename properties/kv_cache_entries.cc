@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The KV-cache write of a kernel's run on a case, as the cache properties read it.
 #include "properties/kv_cache_entries.h"
 
 #include <string>

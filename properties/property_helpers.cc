@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What the property files share: budgets by offset, calling a kernel or saying why not, capability checks.
 #include "properties/property_helpers.h"
 
 #include <algorithm>

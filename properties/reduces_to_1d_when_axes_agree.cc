@@ -31,7 +31,7 @@ PropertyResult reduces_to_1d_when_axes_agree(const ropecheck_impl_t& impl, CaseC
   KernelRun run;
   if (auto f = call_or_fail(impl, agree, in, &run)) return *f;
   CaseContext& flat = ctx.derived("ReducesTo1dWhenAxesAgree", [&] { return CaseContext(one, in); });
-  const CaseOutcome out = judge(impl, one, in, flat.reference(), run, &flat.budgets(impl));
+  const CaseOutcome out = judge(impl, {.c = one, .in = in, .ref = flat.reference()}, run, &flat.budgets(impl));
   return {out.outcome, out.outcome == Outcome::kFail ? "with every axis at the temporal id, against 1D RoPE: " + out.message
                                                      : out.message,
           out.worst_units, {}};

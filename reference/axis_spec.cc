@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Multi-axis RoPE as C++ values: axes, the pairs' assignment to them and their frequencies.
 #include "reference/axis_spec.h"
 
 #include <sstream>

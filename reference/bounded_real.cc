@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A real known to within a proven radius, for the fast exact frequencies.
 #include "reference/bounded_real.h"
 
 #include <cmath>

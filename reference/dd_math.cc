@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// exp, log and sqrt of double-double arguments with proven error bounds.
 #include "reference/dd_math.h"
 
 #include <mpfr.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The rope configuration as C++ values: validation and conversion to and from the ABI struct.
 #include "reference/freq_spec.h"
 
 #include <cmath>

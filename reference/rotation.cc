@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The rotation in high precision: exact angles for any int64 position, cos/sin per position.
 #include "reference/rotation.h"
 
 #include <utility>

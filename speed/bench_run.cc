@@ -32,7 +32,7 @@ struct InProcess {
 
 ropecheck_status_t in_process_apply(void* ctx, const ropecheck_apply_params_t* p, char* e, std::size_t n) {
   const ropecheck_impl_t& in = *static_cast<const InProcess*>(ctx)->inner;
-  if (CallTiming* t = timed_calls()) return run_timed(in, p, e, n, t, /*own_process=*/false);
+  if (CallTiming* t = timed_calls()) return run_timed(in, p, {e, n}, t, /*own_process=*/false);
   return in.apply(in.ctx, p, e, n);
 }
 
@@ -213,7 +213,7 @@ class RowRun {
     if (no == 1) row_.kernel.bytes = kernel_bytes(shown_, c_, run);
     const std::uint64_t out = fingerprint(run.out);
     if (!warmup && judge_[static_cast<std::size_t>(timed_)]) {
-      const CaseOutcome judged = judge(shown_, c_, in, compute_reference(c_, in), run);
+      const CaseOutcome judged = judge(shown_, {.c = c_, .in = in, .ref = compute_reference(c_, in)}, run);
       ++row_.judged;
       if (judged.outcome == Outcome::kFail)
         return fail(call_name + "'s output is wrong (judged under its declared policy): " + judged.message +

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The multi-axis case families: a drawn 1D case given a position per axis, one family per form.
 #include "core/cases/axis_cases.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A case's storage: each element's place in q and k, the input bits, and the strides a kernel is called with.
 #include "core/cases/buffers.h"
 
 #include <algorithm>

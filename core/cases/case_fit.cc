@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A suite's case redrawn within what a kernel declares (dtype, layout, scheme, direction, placement, position dtype).
 #include "core/cases/case_fit.h"
 
 #include <algorithm>

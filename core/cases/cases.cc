@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The one case generator: a suite's case as a pure function of (suite, seed, index).
 #include "core/cases/cases.h"
 
 #include <algorithm>

@@ -97,7 +97,7 @@ struct Case {
   // property derives by picking, reordering or zeroing tokens carry it: they
   // are handed the same table as the case, which an isolated kernel's worker
   // then keeps instead of receiving a copy of other rows per call
-  // (core/isolation/isolation.cc).
+  // (core/isolation/isolated_call.cc).
   std::int64_t cache_rows = 0;
 
   // seq_len when it splits the tokens into sequences, else 0 (one run): a

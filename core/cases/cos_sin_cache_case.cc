@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The dtype of the cos/sin cache passed in to a kernel reading the caller's (ABI 1.6), among those it declares.
 #include "core/cases/cos_sin_cache_case.h"
 
 #include <sys/resource.h>

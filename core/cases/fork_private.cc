@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Large buffers no forked process inherits.
 #include "core/cases/fork_private.h"
 
 #include <sys/mman.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The KV-cache write a case carries for a kernel granting it (ABI 1.4, MLA's 1.5), and the cache bytes it covers.
 #include "core/cases/kv_write_case.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The size classes of the suites: which class a case index belongs to, and a drawn case reshaped into it.
 #include "core/cases/size_classes.h"
 
 #include <algorithm>

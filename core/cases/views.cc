@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Which elements of a case's buffers lie in its q and k views, and the first write outside them.
 #include "core/cases/views.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A rope config in the form a Hugging Face config.json states it, read and written.
 #include "core/config/hf_config.h"
 
 #include <cmath>

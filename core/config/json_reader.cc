@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Typed reads of a JSON object's fields, errors naming the field by its path and the bound it broke.
 #include "core/config/json_reader.h"
 
 #include <cmath>

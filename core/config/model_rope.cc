@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+// A model's whole RoPE from its config.json: a rope per layer type, NoPE layers, ignored fields, the variants the gate
+// cycles through.
 #include "core/config/model_rope.h"
 
 #include <algorithm>
@@ -66,21 +68,24 @@ std::string layer_ranges(const std::vector<int>& layers) {
   return s;
 }
 
-ModelRope parse_hf_model(const json& root) {
-  ModelRope m;
-  const json* cfg = &root;
-  std::string prefix;
-  if (root.contains("text_config") && !root.at("text_config").is_null()) {
-    // Multimodal checkpoints (Gemma 3, Llama 4) keep the language model's
-    // fields in text_config; the rest (vision_config, token ids) is not RoPE.
-    if (!root.at("text_config").is_object()) throw ConfigError("text_config", "must be an object");
-    cfg = &root.at("text_config");
-    prefix = "text_config.";
-    for (const auto& [k, v] : root.items())
-      if (k != "text_config" && k != "model_type") m.ignored.push_back(k);
-  }
-  const JsonReader top(*cfg, prefix);
-  for (const auto& [k, v] : cfg->items())
+// The part of a config that describes the language model: text_config in
+// a multimodal checkpoint (Gemma 3, Llama 4), whose other fields
+// (vision_config, token ids) are not RoPE and listed as ignored; else the
+// whole config. `prefix` is its JSON path.
+const json& language_part(const json& root, std::string* prefix, ModelRope& m) {
+  if (!root.contains("text_config") || root.at("text_config").is_null()) return root;
+  if (!root.at("text_config").is_object()) throw ConfigError("text_config", "must be an object");
+  *prefix = "text_config.";
+  for (const auto& [k, v] : root.items())
+    if (k != "text_config" && k != "model_type") m.ignored.push_back(k);
+  return root.at("text_config");
+}
+
+// The model's own fields: the ignored ones, the forms that are not RoPE,
+// its type, layer count, context and head counts.
+void read_model_fields(const json& root, const json& cfg, const JsonReader& top, const std::string& prefix,
+                       ModelRope& m) {
+  for (const auto& [k, v] : cfg.items())
     if (!is_rope_key(k)) m.ignored.push_back(prefix + k);
   if (top.has("alibi") && top.boolean("alibi"))
     throw ConfigError(top.name("alibi"), "is true: the model uses ALiBi, not RoPE");
@@ -95,13 +100,16 @@ ModelRope parse_hf_model(const json& root) {
   if (top.has(heads_key)) m.q_heads = static_cast<int>(top.integer(heads_key, 1, 1 << 16));
   for (const char* kv : {"num_key_value_heads", "multi_query_group_num"})
     if (top.has(kv)) m.kv_heads = static_cast<int>(top.integer(kv, 1, 1 << 16));
+}
 
-  // The type of each layer: layer_types, or Gemma 3's sliding_window_pattern
-  // (layer i is global when (i + 1) % pattern == 0: transformers
-  // models/gemma3/modeling_gemma3.py, is_sliding).
+// The type of each layer: layer_types, or Gemma 3's sliding_window_pattern
+// (layer i is global when (i + 1) % pattern == 0: transformers
+// models/gemma3/modeling_gemma3.py, is_sliding); empty when neither is
+// given. layer_types sets m's layer count when the config states none.
+std::vector<std::string> layer_type_names(const json& cfg, const JsonReader& top, ModelRope& m) {
   std::vector<std::string> types;
   if (top.has("layer_types")) {
-    const json& lt = cfg->at("layer_types");
+    const json& lt = cfg.at("layer_types");
     if (!lt.is_array()) throw ConfigError(top.name("layer_types"), "must be an array of strings");
     for (std::size_t i = 0; i < lt.size(); ++i) {
       if (!lt[i].is_string() || lt[i].get<std::string>().empty())
@@ -121,14 +129,17 @@ ModelRope parse_hf_model(const json& root) {
     const int n = static_cast<int>(top.integer(pat, 1, 1 << 16));
     for (int i = 0; i < m.num_layers; ++i) types.push_back((i + 1) % n ? "sliding_attention" : "full_attention");
   }
+  return types;
+}
 
-  // The layers without RoPE: no_rope_layers (1 = RoPE, 0 = NoPE), or Llama
-  // 4's default of a NoPE layer every no_rope_layer_interval layers
-  // (transformers models/llama4/configuration_llama4.py, __post_init__).
+// Per layer, whether it has no RoPE: no_rope_layers (1 = RoPE, 0 = NoPE),
+// or Llama 4's default of a NoPE layer every no_rope_layer_interval layers
+// (transformers models/llama4/configuration_llama4.py, __post_init__).
+std::vector<char> nope_layers_of(const json& cfg, const JsonReader& top, const ModelRope& m) {
   std::vector<char> nope(static_cast<std::size_t>(m.num_layers), 0);
   const bool llama4 = m.model_type == "llama4" || m.model_type == "llama4_text";
-  if (top.has("no_rope_layers") && !cfg->at("no_rope_layers").empty()) {
-    const json& nr = cfg->at("no_rope_layers");
+  if (top.has("no_rope_layers") && !cfg.at("no_rope_layers").empty()) {
+    const json& nr = cfg.at("no_rope_layers");
     if (!nr.is_array()) throw ConfigError(top.name("no_rope_layers"), "must be an array of 0 and 1");
     if (m.num_layers == 0) throw ConfigError(top.name("num_hidden_layers"), "missing (no_rope_layers needs it)");
     if (nr.size() < nope.size())
@@ -144,65 +155,90 @@ ModelRope parse_hf_model(const json& root) {
     if (m.num_layers == 0) throw ConfigError(top.name("num_hidden_layers"), "missing (the NoPE interval needs it)");
     for (int i = 0; i < m.num_layers; ++i) nope[static_cast<std::size_t>(i)] = (i + 1) % interval == 0;
   }
+  return nope;
+}
 
-  // The rope of each layer type.
-  std::string dict_path;
-  const json* dict = detail::rope_dict_of(*cfg, prefix, &dict_path);
+// The rope of each layer type: a rope_parameters dict keyed by layer type
+// (`keyed`), else one shared rope (and Gemma 3's local layers' own).
+struct LayerTypeRopes {
   std::map<std::string, RopeConfig> by_type;
-  std::vector<std::string> type_order;
+  std::vector<std::string> type_order;  // the keyed dict's order
   RopeConfig shared;
-  const bool keyed = dict && per_layer_type(*dict);
-  if (keyed) {
-    for (const auto& [t, d] : dict->items()) {
-      by_type[t] = detail::read_hf_rope(*cfg, prefix, &d, dict_path + t + ".");
-      type_order.push_back(t);
-    }
-    for (std::size_t i = 0; i < types.size(); ++i)
-      if (!by_type.count(types[i]))
-        throw ConfigError(dict_path + types[i], "missing (layer " + std::to_string(i) + " has this layer type)");
-    for (const std::string& t : type_order)
-      if (!types.empty() && std::find(types.begin(), types.end(), t) == types.end())
-        throw ConfigError(dict_path + key_name(t), "no layer in layer_types has this type");
-  } else {
-    shared = detail::read_hf_rope(*cfg, prefix, dict, dict_path);
-    if (top.has("rope_local_base_freq")) {
-      // Gemma 3's local layers: the default scheme on rope_local_base_freq,
-      // no scaling (transformers models/gemma3/modeling_gemma3.py builds
-      // rotary_emb_local with rope_theta = rope_local_base_freq and
-      // rope_scaling = {"rope_type": "default"}).
-      RopeConfig local = shared;
-      local.freq = ref::FreqSpec{};
-      local.freq.base = top.number("rope_local_base_freq");
-      by_type["sliding_attention"] = local;
-    }
-  }
-  auto rope_of = [&](const std::string& t) -> const RopeConfig& {
+  bool keyed = false;
+  const RopeConfig& of(const std::string& t) const {
     const auto it = by_type.find(t);
     return it != by_type.end() ? it->second : shared;
-  };
-  auto add = [&](const std::string& name, const RopeConfig& c, int layer) {
-    for (LayerTypeRope& e : m.layer_types) {
-      if (!same_rope(e.config, c)) continue;
-      if (!names_include(e.name, name)) e.name += "+" + name;
-      if (layer >= 0) e.layers.push_back(layer);
-      return;
+  }
+};
+
+LayerTypeRopes layer_type_ropes(const json& cfg, const std::string& prefix, const JsonReader& top,
+                                const std::vector<std::string>& types) {
+  std::string dict_path;
+  const json* dict = detail::rope_dict_of(cfg, prefix, &dict_path);
+  LayerTypeRopes r;
+  r.keyed = dict && per_layer_type(*dict);
+  if (r.keyed) {
+    for (const auto& [t, d] : dict->items()) {
+      r.by_type[t] = detail::read_hf_rope(cfg, prefix, &d, dict_path + t + ".");
+      r.type_order.push_back(t);
     }
-    m.layer_types.push_back({name, c, layer >= 0 ? std::vector<int>{layer} : std::vector<int>{}});
-  };
-  if (m.num_layers > 0 && (!types.empty() || std::count(nope.begin(), nope.end(), 1) > 0 || !keyed)) {
+    for (std::size_t i = 0; i < types.size(); ++i)
+      if (!r.by_type.count(types[i]))
+        throw ConfigError(dict_path + types[i], "missing (layer " + std::to_string(i) + " has this layer type)");
+    for (const std::string& t : r.type_order)
+      if (!types.empty() && std::find(types.begin(), types.end(), t) == types.end())
+        throw ConfigError(dict_path + key_name(t), "no layer in layer_types has this type");
+    return r;
+  }
+  r.shared = detail::read_hf_rope(cfg, prefix, dict, dict_path);
+  if (top.has("rope_local_base_freq")) {
+    // Gemma 3's local layers: the default scheme on rope_local_base_freq,
+    // no scaling (transformers models/gemma3/modeling_gemma3.py builds
+    // rotary_emb_local with rope_theta = rope_local_base_freq and
+    // rope_scaling = {"rope_type": "default"}).
+    RopeConfig local = r.shared;
+    local.freq = ref::FreqSpec{};
+    local.freq.base = top.number("rope_local_base_freq");
+    r.by_type["sliding_attention"] = local;
+  }
+  return r;
+}
+
+// Layer `layer` (-1: a type no layer list names) of type `name` has rope
+// c: joins the layer type with the same rope, else starts one.
+void add_layer(ModelRope& m, const std::string& name, const RopeConfig& c, int layer) {
+  for (LayerTypeRope& e : m.layer_types) {
+    if (!same_rope(e.config, c)) continue;
+    if (!names_include(e.name, name)) e.name += "+" + name;
+    if (layer >= 0) e.layers.push_back(layer);
+    return;
+  }
+  m.layer_types.push_back({name, c, layer >= 0 ? std::vector<int>{layer} : std::vector<int>{}});
+}
+
+ModelRope parse_hf_model(const json& root) {
+  ModelRope m;
+  std::string prefix;
+  const json& cfg = language_part(root, &prefix, m);
+  const JsonReader top(cfg, prefix);
+  read_model_fields(root, cfg, top, prefix, m);
+  const std::vector<std::string> types = layer_type_names(cfg, top, m);
+  const std::vector<char> nope = nope_layers_of(cfg, top, m);
+  const LayerTypeRopes ropes = layer_type_ropes(cfg, prefix, top, types);
+  if (m.num_layers > 0 && (!types.empty() || std::count(nope.begin(), nope.end(), 1) > 0 || !ropes.keyed)) {
     for (int i = 0; i < m.num_layers; ++i) {
       if (nope[static_cast<std::size_t>(i)]) {
         m.nope_layers.push_back(i);
         continue;
       }
       const std::string t = types.empty() ? "all" : types[static_cast<std::size_t>(i)];
-      add(t, types.empty() ? shared : rope_of(t), i);
+      add_layer(m, t, types.empty() ? ropes.shared : ropes.of(t), i);
     }
     if (m.layer_types.empty()) throw ConfigError(top.name("no_rope_layers"), "leaves no layer with RoPE");
-  } else if (keyed) {
-    for (const std::string& t : type_order) add(t, by_type[t], -1);
+  } else if (ropes.keyed) {
+    for (const std::string& t : ropes.type_order) add_layer(m, t, ropes.by_type.at(t), -1);
   } else {
-    add("all", shared, -1);
+    add_layer(m, "all", ropes.shared, -1);
   }
   return m;
 }

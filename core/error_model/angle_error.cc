@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// E1 and the angle half of E2: how far a kernel's frequency and angle may be from the exact ones under its policy.
 #include "core/error_model/angle_error.h"
 
 #include <algorithm>

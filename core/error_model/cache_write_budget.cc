@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// E9: the codes of the cache dtype a correct KV-cache write may hold for one element.
 #include "core/error_model/cache_write_budget.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The per-element budget of a kernel's rotation (E2-E8), term by term, from its declared policy and the case.
 #include "core/error_model/error_model.h"
 
 #include <algorithm>
@@ -51,12 +52,10 @@ std::string fmt3(double v) {
 
 const char* budget_term_name(int term) { return term >= 0 && term < kBudgetTermCount ? kTermNames[term] : "?"; }
 
-ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadShape shape,
-                       ropecheck_dtype_t storage, double m, const std::vector<int>& group_rotary_dims,
-                       std::optional<ropecheck_dtype_t> caller_cache)
+ErrorModel::ErrorModel(const Policy& policy, const ModelCase& c)
     : policy_(policy),
-      math_(resolve(policy.base.math_dtype, storage)),
-      cos_sin_(resolve(policy.base.cache_dtype, storage)),
+      math_(resolve(policy.base.math_dtype, c.storage)),
+      cos_sin_(resolve(policy.base.cache_dtype, c.storage)),
       // sin/cos are evaluated in double for an fp64 angle with libm, or with
       // a fast approximation declaring less error than fp32 can promise (half
       // an fp32 ulp in [0.5, 1), 2^-25: no fp32 evaluation stays within it,
@@ -66,28 +65,28 @@ ErrorModel::ErrorModel(const Policy& policy, const ref::FreqSpec& s, ref::HeadSh
                     (policy.base.sincos == ROPECHECK_SINCOS_LIBM || policy.base.sincos_max_abs_error < 0x1p-25)
                 ? ROPECHECK_DTYPE_F64
                 : ROPECHECK_DTYPE_F32),
-      caller_cache_(caller_cache),
-      m_(std::fabs(m)),
+      caller_cache_(c.caller_cache),
+      m_(std::fabs(c.attention_factor)),
       math_format_(dtype_format(math_)),
-      storage_format_(dtype_format(storage)),
+      storage_format_(dtype_format(c.storage)),
       math_narrow_(math_ == ROPECHECK_DTYPE_BF16 || math_ == ROPECHECK_DTYPE_F16),
-      store_rounds_(!holds_every_value(math_, storage)),
+      store_rounds_(!holds_every_value(math_, c.storage)),
       fma_rotation_(policy.ext.rotation_form == ROPECHECK_ROTATION_FMA),
       flush_(policy.ext2.subnormals == ROPECHECK_SUBNORMALS_FLUSHED),
       flush_math_(std::ldexp(1.0, math_format_.emin)),
       flush_store_(std::ldexp(1.0, storage_format_.emin)) {
   // A group without pairs (an axis given none) has no frequencies to bound.
-  if (group_rotary_dims.empty()) angles_.emplace_back(policy, s, shape.rotary_dim);
-  for (const int d : group_rotary_dims) angles_.emplace_back(policy, s, std::max(d, 2));
+  if (c.group_rotary_dims.empty()) angles_.emplace_back(policy, c.spec, c.shape.rotary_dim);
+  for (const int d : c.group_rotary_dims) angles_.emplace_back(policy, c.spec, std::max(d, 2));
   // E5: the attention factor, computed by the kernel from the scheme (log,
   // multiply, add, divide, sqrt: 8 roundings in the freq dtype), or an
   // explicit one rounded once; m = 1 with neither is exact.
   // A factor formed in a finer dtype than sin/cos are multiplied in (fp64
   // frequencies, a fast fp32 sin/cos) is rounded to that precision first.
   const double u_f = unit_roundoff(policy.base.freq_dtype), u_t = unit_roundoff(trig_);
-  const bool derived_m = !s.attention_factor && (s.scheme == ROPECHECK_SCHEME_YARN ||
-                                                 s.scheme == ROPECHECK_SCHEME_LONGROPE);
-  m_rel_ = derived_m ? 8.0 * u_f : (s.attention_factor ? u_f : 0.0);
+  const bool derived_m = !c.spec.attention_factor &&
+                         (c.spec.scheme == ROPECHECK_SCHEME_YARN || c.spec.scheme == ROPECHECK_SCHEME_LONGROPE);
+  m_rel_ = derived_m ? 8.0 * u_f : (c.spec.attention_factor ? u_f : 0.0);
   if (m_rel_ > 0 && u_t > u_f) m_rel_ += u_t * (1 + m_rel_);
   // A caller's cache carries the exact m, folded in before its one rounding.
   if (caller_cache_) m_rel_ = 0;

@@ -41,34 +41,44 @@ struct ElementTerms {
   double input_error_x = 0, input_error_y = 0;
 };
 
-// The terms of both elements of pair `pair` (first, second), from the pair's
-// inputs (x, y), exact outputs (va, vb), exact cos/sin and |angle|.
+// What both elements of one rotated pair share: the pair's inputs as stored
+// (x, y), their exact outputs (value[0] the first element's, value[1] the
+// second's), the exact cos and sin of the angle and its magnitude, the
+// position of the pair's axis, the pair's index in its frequency group's
+// formula and that group (ElementTerms's fields of the same names).
+struct PairInputs {
+  double x = 0, y = 0;
+  std::array<double, 2> value{};
+  double cos_a = 0, sin_a = 0, abs_angle = 0;
+  std::int64_t position = 0;
+  int pair = 0;
+  int freq_group = 0;
+};
+
+// The terms of both elements of a pair (first, second).
 // Written into t field by field: the judge and the budget tables fill one
 // pair's terms per rotated pair, and a value-initialised pair of terms
 // (zeroed, then copied) was a tenth of the budget tables' time.
-inline void set_pair_terms(std::array<ElementTerms, 2>& t, double x, double y, double va, double vb, double cos_a,
-                           double sin_a, double abs_angle, std::int64_t position, int pair, int freq_group = 0) {
+inline void set_pair_terms(std::array<ElementTerms, 2>& t, const PairInputs& in) {
   for (int side = 0; side < 2; ++side) {
     ElementTerms& e = t[side];
-    e.x = x;
-    e.y = y;
-    e.value = side == 0 ? va : vb;
-    e.partner = side == 0 ? vb : va;
-    e.cos_a = cos_a;
-    e.sin_a = sin_a;
-    e.abs_angle = abs_angle;
-    e.position = position;
-    e.pair = pair;
-    e.freq_group = freq_group;
+    e.x = in.x;
+    e.y = in.y;
+    e.value = in.value[side];
+    e.partner = in.value[1 - side];
+    e.cos_a = in.cos_a;
+    e.sin_a = in.sin_a;
+    e.abs_angle = in.abs_angle;
+    e.position = in.position;
+    e.pair = in.pair;
+    e.freq_group = in.freq_group;
     e.side = side;
     e.input_error_x = e.input_error_y = 0;
   }
 }
-inline std::array<ElementTerms, 2> pair_terms(double x, double y, double va, double vb, double cos_a, double sin_a,
-                                              double abs_angle, std::int64_t position, int pair,
-                                              int freq_group = 0) {
+inline std::array<ElementTerms, 2> pair_terms(const PairInputs& in) {
   std::array<ElementTerms, 2> t;
-  set_pair_terms(t, x, y, va, vb, cos_a, sin_a, abs_angle, position, pair, freq_group);
+  set_pair_terms(t, in);
   return t;
 }
 
@@ -101,17 +111,25 @@ inline int dominant_term(const BudgetTerms& t) {
 }
 const char* budget_term_name(int term);
 
+// What a budget depends on beside the kernel's declared policy: the case.
+struct ModelCase {
+  ref::FreqSpec spec{};
+  ref::HeadShape shape{};
+  ropecheck_dtype_t storage = ROPECHECK_DTYPE_F32;
+  double attention_factor = 1.0;
+  // The rotary dim of each frequency group of a multi-axis case with
+  // per-axis frequencies (ElementTerms::freq_group indexes it); empty: one
+  // group over shape.rotary_dim.
+  std::vector<int> group_rotary_dims{};
+  // The kernel reads a cos/sin cache the caller built from the exact
+  // angles, rounded once to this dtype (ABI 1.6), in place of forming
+  // angles and sin/cos itself (E4c in the doc).
+  std::optional<ropecheck_dtype_t> caller_cache{};
+};
+
 class ErrorModel {
  public:
-  // group_rotary_dims: the rotary dim of each frequency group of a
-  // multi-axis case with per-axis frequencies (ElementTerms::freq_group
-  // indexes it); empty: one group over shape.rotary_dim.
-  // caller_cache: the kernel reads a cos/sin cache the caller built from
-  // the exact angles, rounded once to that dtype (ABI 1.6), in place of
-  // forming angles and sin/cos itself (E4c in the doc).
-  ErrorModel(const Policy& policy, const ref::FreqSpec& spec, ref::HeadShape shape, ropecheck_dtype_t storage,
-             double attention_factor, const std::vector<int>& group_rotary_dims = {},
-             std::optional<ropecheck_dtype_t> caller_cache = std::nullopt);
+  ErrorModel(const Policy& policy, const ModelCase& c);
 
   // Bound on the relative error of the kernel's w_i (E1 in the doc).
   double freq_rel_error(int pair) const { return angles_[0].freq_rel_error(pair); }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
+// E10: the bound on a fused qk-norm's error per normalised element.
 #include "core/error_model/qk_norm_budget.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "reference/rounding.h"
 
@@ -31,12 +34,16 @@ double round_via_f32(double z, ropecheck_dtype_t t) {
 
 }  // namespace
 
-std::vector<double> norm_error_bounds(const double* x, int n, const double* w, double eps, const NormPolicy& policy,
-                                      ropecheck_dtype_t storage) {
+std::vector<double> norm_error_bounds(std::span<const double> x, std::span<const double> w, double eps,
+                                      const NormPolicy& policy, ropecheck_dtype_t storage) {
+  if (w.size() < x.size())
+    throw std::invalid_argument("norm_error_bounds: w must hold a weight per channel of x (" +
+                                std::to_string(x.size()) + "), got " + std::to_string(w.size()));
+  const int n = static_cast<int>(x.size());
   // A = mean(x^2) + eps, in double (relative error below 2^-50, the slack
   // factors below cover it).
   double sum = 0;
-  for (int j = 0; j < n; ++j) sum += x[j] * x[j];
+  for (const double xj : x) sum += xj * xj;
   const double a = sum / n + eps;
   // The kernel's A: the squares and their sum (gamma_n), the division by n,
   // eps converted to fp32 and the addition: gamma_{n+3} relative, plus the
@@ -49,7 +56,7 @@ std::vector<double> norm_error_bounds(const double* x, int n, const double* w, d
   const double r = 1 / std::sqrt(a);
   const bool one_plus = policy.form == ref::NormWeightForm::kOnePlusW;
   std::vector<double> out(static_cast<std::size_t>(n));
-  for (int j = 0; j < n; ++j) {
+  for (std::size_t j = 0; j < x.size(); ++j) {
     const double wj = std::fabs(one_plus ? 1.0 + w[j] : w[j]) * (1 + 0x1p-52);
     const double xr = std::fabs(x[j]) * r * (1 + 0x1p-50);  // |x r|
     const double nj = xr * wj;                               // |exact n_j|
@@ -77,7 +84,7 @@ std::vector<double> norm_error_bounds(const double* x, int n, const double* w, d
         break;
       }
     }
-    out[static_cast<std::size_t>(j)] = e;
+    out[j] = e;
   }
   return out;
 }

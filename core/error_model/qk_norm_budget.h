@@ -8,6 +8,7 @@
 #ifndef ROPECHECK_CORE_ERROR_MODEL_QK_NORM_BUDGET_H_
 #define ROPECHECK_CORE_ERROR_MODEL_QK_NORM_BUDGET_H_
 
+#include <span>
 #include <vector>
 
 #include "reference/rms_norm.h"
@@ -37,13 +38,13 @@ struct NormPolicy {
   double rsqrt_max_ulp = 1;
 };
 
-// x: the head's stored channels (n of them, exact doubles); w: the weights
-// as given (values of the weight dtype); eps as given. Sums of squares in
+// x: the head's stored channels (exact doubles); w: the weights as given
+// (values of the weight dtype), one per channel of x; eps as given. Sums of squares in
 // fp32 in any order (sequential, pairwise, a warp's butterfly: Higham,
 // "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 3.1,
 // bounds all of them by gamma_n).
-std::vector<double> norm_error_bounds(const double* x, int n, const double* w, double eps, const NormPolicy& policy,
-                                      ropecheck_dtype_t storage);
+std::vector<double> norm_error_bounds(std::span<const double> x, std::span<const double> w, double eps,
+                                      const NormPolicy& policy, ropecheck_dtype_t storage);
 
 }  // namespace ropecheck
 

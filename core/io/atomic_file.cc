@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Writing a file whole or not at all: a temporary in the same directory, flushed, renamed over the target.
 #include "core/io/atomic_file.h"
 
 #include <fcntl.h>

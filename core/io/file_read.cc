@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading a file a user names within bounds, whatever it turns out to be.
 #include "core/io/file_read.h"
 
 #include <fcntl.h>

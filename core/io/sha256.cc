@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// SHA-256 as lowercase hex, through OpenSSL's EVP digest.
 #include "core/io/sha256.h"
 
 #include <openssl/evp.h>

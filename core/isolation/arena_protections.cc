@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A worker call's guard pages and read-only ranges, set as the difference from its last call's.
 #include "core/isolation/arena_protections.h"
 
 #include <sys/mman.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The bytes one apply call reads and writes, planned as guarded copies and patched into the params' copy.
 #include "core/isolation/call_extents.h"
 
 #include "ropecheck/dtype.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Timing one kernel call where it runs, on buffers warmed or flushed first.
 #include "core/isolation/call_timing.h"
 
 #include <time.h>
@@ -96,12 +97,12 @@ bool can_flush_caches() {
 void time_calls(CallTiming* t) { t_timing = t; }
 CallTiming* timed_calls() { return t_timing; }
 
-ropecheck_status_t run_timed(const ropecheck_impl_t& in, const ropecheck_apply_params_t* p, char* err,
-                             std::size_t n, CallTiming* t, bool own_process) {
+ropecheck_status_t run_timed(const ropecheck_impl_t& in, const ropecheck_apply_params_t* p, std::span<char> err,
+                             CallTiming* t, bool own_process) {
   using Clock = std::chrono::steady_clock;
   prepare(call_spans(*p), t->caches);
   const Clock::time_point start = Clock::now();
-  const ropecheck_status_t st = in.apply(in.ctx, p, err, n);
+  const ropecheck_status_t st = in.apply(in.ctx, p, err.data(), err.size());
   const Clock::time_point returned = Clock::now();
   Clock::time_point end = returned;
   t->threads_working = own_process ? other_working_threads() : -1;

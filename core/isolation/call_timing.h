@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "ropecheck/kernel_abi.h"
 
@@ -59,11 +60,12 @@ CallTiming* timed_calls();
 // isolation names what is left running).
 inline constexpr double kThreadWaitSeconds = 1.0;
 
-// Runs in.apply(p) on buffers prepared as t->caches asks and fills *t.
+// Runs in.apply(p) on buffers prepared as t->caches asks and fills *t;
+// `err` is the message buffer handed to apply.
 // own_process: nothing else runs in the calling process (an isolated
 // worker), so the threads found there after the call are the call's.
-ropecheck_status_t run_timed(const ropecheck_impl_t& in, const ropecheck_apply_params_t* p, char* err,
-                             std::size_t n, CallTiming* t, bool own_process);
+ropecheck_status_t run_timed(const ropecheck_impl_t& in, const ropecheck_apply_params_t* p, std::span<char> err,
+                             CallTiming* t, bool own_process);
 
 }  // namespace ropecheck
 

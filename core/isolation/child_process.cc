@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Running untrusted code in a child process of its own per call.
 #include "core/isolation/child_process.h"
 
 #include <signal.h>

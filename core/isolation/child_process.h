@@ -52,7 +52,7 @@ struct ChildOptions {
   // The memory the body works on: this child inherits it, no other does.
   std::vector<SharedRange> share;
   // A child per call only: run in the child before the body (a decoy call
-  // of the kernel, core/isolation/isolation.cc); then what a call may leave for the
+  // of the kernel, core/isolation/isolated_apply.cc); then what a call may leave for the
   // next in its process (signal handlers and mask, timers, pending
   // signals, the floating-point state) is reset, as between a worker's
   // calls, before the body runs.
@@ -64,7 +64,7 @@ struct ChildOptions {
   // aligned, empty when begin == end: the call's cos/sin cache (issue #49:
   // a kernel that writes into it and restores it before returning passed a
   // comparison after the call), and in a worker the caches its arena keeps
-  // from earlier calls (core/isolation/isolation.cc). A write faults, named
+  // from earlier calls (core/isolation/isolated_call.cc). A write faults, named
   // "wrote into <read_only_names[i]>".
   static constexpr int kReadOnlyRanges = 3;
   std::uintptr_t read_only_begin[kReadOnlyRanges] = {}, read_only_end[kReadOnlyRanges] = {};

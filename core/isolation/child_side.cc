@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The child's half of running untrusted code: its preparation after fork() and its re-arming per call.
 #include "core/isolation/child_side.h"
 
 #include <fcntl.h>
@@ -46,7 +47,7 @@ std::uintptr_t stack_pointer(void* ctx) {
 
 // Names the first SIGSEGV/SIGBUS; SA_RESETHAND restored the default
 // action, so returning re-runs the access and the signal ends the process.
-void on_fault(int sig, siginfo_t* si, void* ctx) {
+void on_child_fault(int sig, siginfo_t* si, void* ctx) {
   const int saved_errno = errno;
   ChildShared* s = g_shared;
   if (s && s->fault_kind == static_cast<int>(FaultKind::kNone)) {
@@ -198,7 +199,7 @@ void prepare_child(ChildShared* shared, pid_t parent, double memory_limit_gib, b
     // On top of what the child inherits (a sanitizer reserves terabytes).
     // A worker may keep up to one limit's worth between calls before it is
     // replaced (core/isolation/worker.h), and a child per call one decoy call's
-    // (core/isolation/isolation.cc), so the hard limit is two; each call gets the
+    // (core/isolation/isolated_apply.cc), so the hard limit is two; each call gets the
     // soft limit of what the process holds before it plus one (arm_call,
     // settle_for_next_call). Never above the hard limit ropecheck was
     // started with (it cannot be raised).
@@ -224,7 +225,7 @@ void arm_call(ChildShared* shared, double memory_limit_gib, bool worker) {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (g_alt_stack.ss_sp) ::sigaltstack(&g_alt_stack, nullptr);
   struct sigaction sa {};
-  sa.sa_sigaction = on_fault;
+  sa.sa_sigaction = on_child_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
   ::sigaction(SIGSEGV, &sa, nullptr);
   ::sigaction(SIGBUS, &sa, nullptr);

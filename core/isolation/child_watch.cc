@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The parent's half of running untrusted code in a child: forking, waiting, naming the end.
 #include "core/isolation/child_watch.h"
 
 #include <poll.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The floating-point control state a kernel may change and must give back, read, named and restored.
 #include "core/isolation/fp_env.h"
 
 #include <cfenv>

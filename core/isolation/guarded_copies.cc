@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The guarded copies of an isolated call's buffers, placed, filled and checked for damage.
 #include "core/isolation/guarded_copies.h"
 
 #include <sys/mman.h>

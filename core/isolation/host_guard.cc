@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Naming an exit or crash of untrusted code in ropecheck's own process.
 #include "core/isolation/host_guard.h"
 
 #include <signal.h>

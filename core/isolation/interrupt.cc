@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// SIGINT and SIGTERM turned into a clean stop.
 #include "core/isolation/interrupt.h"
 
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What a process left behind, read from /proc, and the sweep that kills it.
 #include "core/isolation/process_tree.h"
 
 #include <dirent.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A persistent isolated worker: one child process running calls one after the other.
 #include "core/isolation/worker.h"
 
 #include <signal.h>

@@ -22,7 +22,7 @@
 //     started with, retires the worker: it and everything it started are
 //     killed and reaped before the parent reads anything, and the next call
 //     starts a new one. The caller retires it too after a call whose
-//     buffers show damage (core/isolation/isolation.cc).
+//     buffers show damage (core/isolation/call_verdict.cc).
 #ifndef ROPECHECK_CORE_ISOLATION_WORKER_H_
 #define ROPECHECK_CORE_ISOLATION_WORKER_H_
 

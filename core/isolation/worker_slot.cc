@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A worker per isolated implementation and thread, with the arena it shares with ropecheck.
 #include "core/isolation/worker_slot.h"
 
 #include <dlfcn.h>
@@ -13,7 +14,7 @@
 namespace ropecheck {
 
 int serve(const ropecheck_impl_t& in, Request& r, char* e, std::size_t n) {
-  if (r.apply && r.timed) return run_timed(in, r.params, e, n, &r.timing, /*own_process=*/true);
+  if (r.apply && r.timed) return run_timed(in, r.params, {e, n}, &r.timing, /*own_process=*/true);
   if (r.apply) return in.apply(in.ctx, r.params, e, n);
   return in.build_cache(in.ctx, r.freq, r.rotary_dim, r.rows, r.dtype, r.out, e, n);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A worker per isolated implementation and gate thread, and the arena it
 // shares with ropecheck: the request page, then the two regions its calls
-// alternate between (core/isolation/isolation.cc places each call's guarded
+// alternate between (core/isolation/isolated_call.cc places each call's guarded
 // copies in them). What a worker runs for one call is a Request.
 #ifndef ROPECHECK_CORE_ISOLATION_WORKER_SLOT_H_
 #define ROPECHECK_CORE_ISOLATION_WORKER_SLOT_H_
@@ -135,7 +135,7 @@ class WorkerSlot {
   // Ends the worker and lets go of the arena (the thread's arena grew).
   void drop();
   // Whether its arena is its own, so that it may keep a named cos/sin cache
-  // between calls (isolation.cc).
+  // between calls (isolated_call.cc).
   bool keeps_caches() const { return domain_ == nullptr; }
   // Which workers of a thread share an arena: those whose kernels' apply
   // lies in the same loaded object (dladdr). None (nullptr: an arena of its

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The budget of every rotated element of a reference result under one error model, worked out once.
 #include "core/judge/budget_table.h"
 
 #include <cstring>

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: MIT
+// The conformance verdict on a case and the verdict floor on a run.
 #include "core/judge/conformance.h"
 
 #include "core/kernel/call_twice.h"
 
 namespace ropecheck {
 
-CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                              const ReferenceResult& ref, const std::function<const BudgetTable*()>& budgets,
+CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const JudgedCase& j,
+                              const std::function<const BudgetTable*()>& budgets,
                               const std::function<const KernelRun&()>& run) {
-  if (std::string why = outside_capabilities(impl, c); !why.empty()) {
+  if (std::string why = outside_capabilities(impl, j.c); !why.empty()) {
     CaseOutcome out;
     out.outcome = Outcome::kSkipped;
     out.message = "outside capabilities: " + why;
     return out;
   }
   std::optional<KernelRun> own;
-  const KernelRun& r = run ? run() : own.emplace(call_kernel_twice(impl, c, in));
-  return judge(impl, c, in, ref, r, budgets ? budgets() : nullptr);
+  const KernelRun& r = run ? run() : own.emplace(call_kernel_twice(impl, j.c, j.in));
+  return judge(impl, j, r, budgets ? budgets() : nullptr);
 }
 
 std::string verdict_floor_failure(const JudgedCount& n, int min_judged) {

@@ -23,8 +23,7 @@ namespace ropecheck {
 // on the run `run` gives (such a pair of calls the caller holds already).
 // `budgets`, when given, is asked once the case is to be judged for the
 // budget table the caller holds (judge()).
-CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                              const ReferenceResult& ref,
+CaseOutcome judge_conformance(const ropecheck_impl_t& impl, const JudgedCase& j,
                               const std::function<const BudgetTable*()>& budgets = nullptr,
                               const std::function<const KernelRun&()>& run = nullptr);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The judge: a kernel's run against the exact result, element by element, within the budgets of its policy.
 #include "core/judge/judge.h"
 
 #include <cstdio>
@@ -58,41 +59,206 @@ std::string Violation::format() const {
   return os.str();
 }
 
-CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                  const ReferenceResult& ref, const KernelRun& run, const BudgetTable* budgets) {
+namespace {
+
+constexpr const char* kTensorNames[2] = {"q", "k"};
+
+// One run being judged: what every element's verdict reads, the tensor
+// being walked (q, then k) and the outcome the verdicts add up to.
+struct Judging {
+  const Case& c;
+  const QkBuffers& in;
+  const KernelRun& run;
+  const ErrorModel& model;
+  const BudgetTable& budgets;
+  const Geometry g;
+  const double domain;  // model.overflow_free_limit(): per element, the same for all
+  CaseOutcome out{};
+  std::map<std::int64_t, PositionPoint> points{};
+  // Elements come in walk order: the pairs of a token (one position in 1D)
+  // one after the other, so the point of the last position is usually the
+  // next one's too.
+  PositionPoint* last_point = nullptr;
+  int w = 0;  // the tensor walked
+  const unsigned char* got = nullptr;
+  const std::vector<double>* budget_of = nullptr;
+  const std::vector<std::uint8_t>* dominant_of = nullptr;
+
+  void note(Violation v) {
+    ++out.violations;
+    if (!out.first) out.first = std::move(v);
+  }
+  void walk(int tensor) {
+    w = tensor;
+    got = run.out.bytes[static_cast<std::size_t>(w)].data();
+    budget_of = &budgets.budget[static_cast<std::size_t>(w)];
+    dominant_of = &budgets.dominant[static_cast<std::size_t>(w)];
+  }
+};
+
+// The policy a kernel declares, or its run, leaves nothing to judge: the
+// outcome that says why.
+std::optional<CaseOutcome> not_judged(const ropecheck_impl_t& impl, const KernelRun& run) {
   CaseOutcome out;
   if (std::string bad = ErrorModel::check_policy(policy_of(impl)); !bad.empty()) {
     out.outcome = Outcome::kFail;
     out.message = "declared policy rejected: " + bad;
     return out;
   }
-  if (!run.ok()) {
-    // A case the kernel declined (ABI 1.7's MAY_DECLINE) is a skip.
-    std::string declined = declined_by_kernel(impl, run);
-    out.outcome = declined.empty() ? Outcome::kFail : Outcome::kSkipped;
-    out.message = declined.empty() ? run.failure() : std::move(declined);
-    return out;
+  if (run.ok()) return std::nullopt;
+  // A case the kernel declined (ABI 1.7's MAY_DECLINE) is a skip.
+  std::string declined = declined_by_kernel(impl, run);
+  out.outcome = declined.empty() ? Outcome::kFail : Outcome::kSkipped;
+  out.message = declined.empty() ? run.failure() : std::move(declined);
+  return out;
+}
+
+// A non-finite input makes the exact result non-finite; its class is the
+// reference's whenever the signs of cos and sin are certain.
+void judge_non_finite(Judging& s, const ReferenceResult::PairElements& pe, int side, double v) {
+  const ElementTerms& e = pe.terms[side];
+  const auto at = static_cast<std::size_t>(pe.offset[side]);
+  const double te = s.model.trig_error(e);
+  const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
+  const bool same_class =
+      std::isnan(v) ? std::isnan(e.value) : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
+  if (std::isfinite(v) || (certain && !same_class))
+    s.note({kTensorNames[s.w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, 0.0,
+            std::isfinite(v) ? "finite output from a non-finite input"
+                             : "non-finite input propagated unlike the reference",
+            "", stored_bits(s.got, at, s.c.dtype), 0, static_cast<int>(s.g.esize), 0});
+}
+
+// One element's error: |err| / budget, in ulps of the storage dtype at the
+// element and at the pair's magnitude (infinite for a NaN), and its
+// budget's dominant term.
+struct ElementError {
+  double units = 0, ulps = 0, pair_ulps = 0;
+  int term = 0;
+};
+
+// Adds an element's error to the statistics: per budget term, per position
+// bin, per position, overall.
+void add_to_statistics(Judging& s, const ElementTerms& e, const ElementError& err) {
+  const double u = err.units, l = err.ulps;
+  const int term = err.term;
+  BinStats& b = s.out.bins[position_bin(e.position)];
+  ++b.elements;
+  ++s.out.elements_by_term[term];
+  s.out.worst_by_term[term] = std::max(s.out.worst_by_term[term], u);
+  b.worst_units = std::max(b.worst_units, u);
+  b.worst_ulps = std::max(b.worst_ulps, l);
+  if (!s.last_point || s.last_point->position != e.position) {
+    s.last_point = &s.points[e.position];
+    s.last_point->position = e.position;
   }
-  const Geometry g = geometry(c);
+  PositionPoint& pt = *s.last_point;
+  pt.worst_units = std::max(pt.worst_units, u);
+  pt.worst_ulps = std::max(pt.worst_ulps, l);
+  pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, err.pair_ulps);
+  s.out.worst_units = std::max(s.out.worst_units, u);
+  s.out.worst_ulps = std::max(s.out.worst_ulps, l);
+  s.out.sum_units += u;
+  ++s.out.units_elements;
+}
+
+// One rotated element of the tensor walked, the pair's `pair_at`-th in walk
+// order, against its budget.
+void judge_rotated(Judging& s, const ReferenceResult::PairElements& pe, int side, std::size_t pair_at,
+                   double pair_ulp) {
+  const ElementTerms& e = pe.terms[side];
+  const auto at = static_cast<std::size_t>(pe.offset[side]);
+  const ropecheck_dtype_t dt = s.c.dtype;
+  const double v = load_as_double(s.got, at, dt);
+  if (!std::isfinite(e.x) || !std::isfinite(e.y)) return judge_non_finite(s, pe, side, v);
+  if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > s.domain) {
+    ++s.out.outside_domain;
+    return;
+  }
+  const std::size_t index = 2 * pair_at + static_cast<std::size_t>(side);
+  const double budget = (*s.budget_of)[index];
+  double units = std::fabs(v - e.value) / budget;
+  // Rounding to the storage dtype may overflow: an infinity is what a
+  // correct kernel stores when the budget interval around the exact value
+  // reaches the overflow threshold on that infinity's side (at a long
+  // context an fp32-product kernel's budget covers the whole circle, so
+  // either side can be reached; found by differential_fuzzer).
+  if (std::isinf(v) &&
+      (v > 0 ? e.value + budget >= overflow_threshold(dt) : e.value - budget <= -overflow_threshold(dt)))
+    units = 0;
+  const double ulps = (std::isinf(v) && exactly_equal(v, pe.rounded[side]))
+                          ? 0.0
+                          : std::fabs(v - pe.rounded[side]) / ref::ulp_of(pe.rounded[side], dt);
+  // Also catches NaN. The budget's breakdown is written for the first
+  // violation alone: formatting it for every element of a wrong
+  // output cost more than judging them.
+  if (!(units <= 1.0))
+    s.note(s.out.first ? Violation{}
+                       : Violation{kTensorNames[s.w], pe.token, pe.head, pe.channel[side], e.position, v, e.value,
+                                   budget, "outside budget", s.model.explain(e), stored_bits(s.got, at, dt), 0,
+                                   static_cast<int>(s.g.esize), 0});
+  const double pair_ulps = std::fabs(v - e.value) / pair_ulp;
+  add_to_statistics(s, e,
+                    {.units = std::isnan(units) ? HUGE_VAL : units,
+                     .ulps = std::isnan(ulps) ? HUGE_VAL : ulps,
+                     .pair_ulps = std::isnan(pair_ulps) ? HUGE_VAL : pair_ulps,
+                     .term = (*s.dominant_of)[index]});
+}
+
+// Everything else of the tensor walked: pass-through channels must be
+// bit-identical to the input; padding (and the other parts of a fused qkv
+// row) must keep what the output held before the call (in place the input's
+// canaries, out of place the call's poison). Rotated elements of tokens
+// outside a sample are the only ones not judged.
+void judge_unrotated(Judging& s) {
+  const Geometry& g = s.g;
+  const int w = s.w;
+  const ropecheck_dtype_t dt = s.c.dtype;
+  const unsigned char* input = s.in.bytes[static_cast<std::size_t>(w)].data();
+  for (std::int64_t tok = 0; tok < s.c.tokens; ++tok)
+    for (int head = 0; head < g.heads[w]; ++head) {
+      const std::int64_t o = g.offset(w, tok, head, 0);
+      // One compare of the head's pass-through channels; element by
+      // element only to name those that differ.
+      const std::size_t from = static_cast<std::size_t>(o + g.rotary_dim) * g.esize;
+      if (std::memcmp(s.got + from, input + from, static_cast<std::size_t>(g.head_dim - g.rotary_dim) * g.esize) == 0)
+        continue;
+      for (int ch = g.rotary_dim; ch < g.head_dim; ++ch)
+        if (std::memcmp(s.got + (o + ch) * g.esize, input + (o + ch) * g.esize, g.esize) != 0)
+          s.note({kTensorNames[w], tok, head, ch, s.c.position(tok), load_as_double(s.got, o + ch, dt),
+                  load_as_double(input, o + ch, dt), 0.0, "pass-through channel modified", "",
+                  stored_bits(s.got, static_cast<std::size_t>(o + ch), dt),
+                  stored_bits(input, static_cast<std::size_t>(o + ch), dt), static_cast<int>(g.esize),
+                  static_cast<int>(g.esize)});
+    }
+  const unsigned char* before = s.run.initial.bytes[static_cast<std::size_t>(w)].data();
+  // The first write outside the view is named (core/cases/views.h).
+  if (const std::int64_t off = first_write_outside_view(g, w, s.got, before); off >= 0)
+    s.note({kTensorNames[w], -1, -1, -1, 0, load_as_double(s.got, off, dt), load_as_double(before, off, dt), 0.0,
+            outside_view_message(w, off), "", stored_bits(s.got, static_cast<std::size_t>(off), dt),
+            stored_bits(before, static_cast<std::size_t>(off), dt), static_cast<int>(g.esize),
+            static_cast<int>(g.esize)});
+}
+
+}  // namespace
+
+CaseOutcome judge(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run, const BudgetTable* budgets) {
+  if (std::optional<CaseOutcome> out = not_judged(impl, run)) return std::move(*out);
+  const Case& c = j.c;
+  const ReferenceResult& ref = j.ref;
   const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
   std::optional<BudgetTable> own;
   if (budgets == nullptr) budgets = &own.emplace(budget_table(model, ref));
   check_budget_table(*budgets, ref);
-  auto note = [&](Violation v) {
-    ++out.violations;
-    if (!out.first) out.first = std::move(v);
-  };
-  const char* names[2] = {"q", "k"};
-  const double domain = model.overflow_free_limit();  // per element, the same for all
-  std::map<std::int64_t, PositionPoint> points;
-  // Elements come in walk order: the pairs of a token (one position in 1D)
-  // one after the other, so the point of the last position is usually the
-  // next one's too.
-  PositionPoint* last_point = nullptr;
+  Judging s{.c = c,
+            .in = j.in,
+            .run = run,
+            .model = model,
+            .budgets = *budgets,
+            .g = geometry(c),
+            .domain = model.overflow_free_limit()};
   for (int w = 0; w < 2; ++w) {
-    const unsigned char* got = run.out.bytes[w].data();
-    const std::vector<double>& budget_of = budgets->budget[static_cast<std::size_t>(w)];
-    const std::vector<std::uint8_t>& dominant_of = budgets->dominant[static_cast<std::size_t>(w)];
+    s.walk(w);
     const std::vector<double>& norm_of = budgets->norm[static_cast<std::size_t>(w)];
     std::size_t k = 0;  // the pair's place in walk order
     // Pair by pair: both elements share x and y, so the pair's ulp is
@@ -100,111 +266,19 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& 
     ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
       const std::size_t pair_at = k++;
       const double pair_ulp = ref::ulp_of(ref.attention_factor * norm_of[pair_at], c.dtype);
-      for (int side = 0; side < 2; ++side) {
-        const ElementTerms& e = pe.terms[side];
-        const auto at = static_cast<std::size_t>(pe.offset[side]);
-        const double v = load_as_double(got, at, c.dtype);
-        if (!std::isfinite(e.x) || !std::isfinite(e.y)) {
-          // A non-finite input makes the exact result non-finite; its class is
-          // the reference's whenever the signs of cos and sin are certain.
-          const double te = model.trig_error(e);
-          const bool certain = std::fabs(e.cos_a) > te && std::fabs(e.sin_a) > te;
-          const bool same_class = std::isnan(v) ? std::isnan(e.value)
-                                                : (std::isinf(e.value) && std::signbit(v) == std::signbit(e.value));
-          if (std::isfinite(v) || (certain && !same_class))
-            note({names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, 0.0,
-                  std::isfinite(v) ? "finite output from a non-finite input"
-                                   : "non-finite input propagated unlike the reference",
-                  "", stored_bits(got, at, c.dtype), 0, static_cast<int>(g.esize), 0});
-          continue;
-        }
-        if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > domain) {
-          ++out.outside_domain;
-          continue;
-        }
-        const double budget = budget_of[2 * pair_at + static_cast<std::size_t>(side)];
-        double units = std::fabs(v - e.value) / budget;
-        // Rounding to the storage dtype may overflow: an infinity is what a
-        // correct kernel stores when the budget interval around the exact value
-        // reaches the overflow threshold on that infinity's side (at a long
-        // context an fp32-product kernel's budget covers the whole circle, so
-        // either side can be reached; found by differential_fuzzer).
-        if (std::isinf(v) && (v > 0 ? e.value + budget >= overflow_threshold(c.dtype)
-                                    : e.value - budget <= -overflow_threshold(c.dtype)))
-          units = 0;
-        const double ulps = (std::isinf(v) && exactly_equal(v, pe.rounded[side]))
-                                ? 0.0
-                                : std::fabs(v - pe.rounded[side]) / ref::ulp_of(pe.rounded[side], c.dtype);
-        BinStats& b = out.bins[position_bin(e.position)];
-        ++b.elements;
-        // Also catches NaN. The budget's breakdown is written for the first
-        // violation alone: formatting it for every element of a wrong
-        // output cost more than judging them.
-        if (!(units <= 1.0))
-          note(out.first ? Violation{}
-                         : Violation{names[w], pe.token, pe.head, pe.channel[side], e.position, v, e.value, budget,
-                                     "outside budget", model.explain(e), stored_bits(got, at, c.dtype), 0,
-                                     static_cast<int>(g.esize), 0});
-        const double u = std::isnan(units) ? HUGE_VAL : units;
-        const double l = std::isnan(ulps) ? HUGE_VAL : ulps;
-        const int term = dominant_of[2 * pair_at + static_cast<std::size_t>(side)];
-        ++out.elements_by_term[term];
-        out.worst_by_term[term] = std::max(out.worst_by_term[term], u);
-        b.worst_units = std::max(b.worst_units, u);
-        b.worst_ulps = std::max(b.worst_ulps, l);
-        if (!last_point || last_point->position != e.position) {
-          last_point = &points[e.position];
-          last_point->position = e.position;
-        }
-        PositionPoint& pt = *last_point;
-        pt.worst_units = std::max(pt.worst_units, u);
-        pt.worst_ulps = std::max(pt.worst_ulps, l);
-        const double pl = std::fabs(v - e.value) / pair_ulp;
-        pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pl) ? HUGE_VAL : pl);
-        out.worst_units = std::max(out.worst_units, u);
-        out.worst_ulps = std::max(out.worst_ulps, l);
-        out.sum_units += u;
-        ++out.units_elements;
-      }
+      for (int side = 0; side < 2; ++side) judge_rotated(s, pe, side, pair_at, pair_ulp);
     });
-    // Everything else: pass-through channels must be bit-identical to the
-    // input; padding (and the other parts of a fused qkv row) must keep what
-    // the output held before the call (in place the input's canaries, out of
-    // place the call's poison). Rotated elements of tokens outside a sample
-    // are the only ones not judged.
-    for (std::int64_t tok = 0; tok < c.tokens; ++tok)
-      for (int head = 0; head < g.heads[w]; ++head) {
-        const std::int64_t o = g.offset(w, tok, head, 0);
-        // One compare of the head's pass-through channels; element by
-        // element only to name those that differ.
-        const std::size_t from = static_cast<std::size_t>(o + g.rotary_dim) * g.esize;
-        if (std::memcmp(got + from, in.bytes[w].data() + from,
-                        static_cast<std::size_t>(g.head_dim - g.rotary_dim) * g.esize) == 0)
-          continue;
-        for (int ch = g.rotary_dim; ch < g.head_dim; ++ch)
-          if (std::memcmp(got + (o + ch) * g.esize, in.bytes[w].data() + (o + ch) * g.esize, g.esize) != 0)
-            note({names[w], tok, head, ch, c.position(tok),
-                  load_as_double(got, o + ch, c.dtype), load_as_double(in.bytes[w].data(), o + ch, c.dtype), 0.0,
-                  "pass-through channel modified", "", stored_bits(got, static_cast<std::size_t>(o + ch), c.dtype),
-                  stored_bits(in.bytes[w].data(), static_cast<std::size_t>(o + ch), c.dtype), static_cast<int>(g.esize),
-                  static_cast<int>(g.esize)});
-      }
-    const unsigned char* before = run.initial.bytes[w].data();
-    // The first write outside the view is named (core/cases/views.h).
-    if (const std::int64_t off = first_write_outside_view(g, w, got, before); off >= 0)
-      note({names[w], -1, -1, -1, 0, load_as_double(got, off, c.dtype), load_as_double(before, off, c.dtype), 0.0,
-            outside_view_message(w, off), "", stored_bits(got, static_cast<std::size_t>(off), c.dtype),
-            stored_bits(before, static_cast<std::size_t>(off), c.dtype), static_cast<int>(g.esize),
-            static_cast<int>(g.esize)});
+    judge_unrotated(s);
   }
+  CaseOutcome& out = s.out;
   out.tokens = c.tokens;
   out.judged_tokens = static_cast<std::int64_t>(ref.tokens.size());
-  for (const auto& [pos, pt] : points) out.points.push_back(pt);
+  for (const auto& [pos, pt] : s.points) out.points.push_back(pt);
   if (out.violations > 0) {
     out.outcome = Outcome::kFail;
     out.message = std::to_string(out.violations) + " element(s) wrong; first: " + out.first->format();
   }
-  return out;
+  return std::move(out);
 }
 
 }  // namespace ropecheck

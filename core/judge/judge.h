@@ -98,13 +98,21 @@ struct CaseOutcome {
   std::int64_t tokens = 0, judged_tokens = 0;
 };
 
+// What a run is judged on: the case, the inputs the kernel was called on
+// and their exact result.
+struct JudgedCase {
+  const Case& c;
+  const QkBuffers& in;
+  const ReferenceResult& ref;
+};
+
 // Judges one run against the reference, element by element: rotated
 // elements within the budget of the implementation's declared policy,
 // pass-through channels bit-identical to the input, padding untouched.
 // `budgets`: budget_table(case_error_model(impl, c, ...), ref), when the
 // caller holds it already (the gate shares one per case and model).
-CaseOutcome judge(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                  const ReferenceResult& ref, const KernelRun& run, const BudgetTable* budgets = nullptr);
+CaseOutcome judge(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run,
+                  const BudgetTable* budgets = nullptr);
 
 }  // namespace ropecheck
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The verdict on a KV-cache write: each written element's codes, and the rest of both caches unchanged.
 #include "core/judge/kv_cache_judge.h"
 
 #include <algorithm>
@@ -9,9 +10,11 @@
 
 namespace ropecheck {
 
-std::vector<KvCacheElement> kv_cache_elements(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
-                                              const ErrorModel& em, const CacheWritePolicy& policy,
+std::vector<KvCacheElement> kv_cache_elements(const JudgedCase& j, const ErrorModel& em, const CacheWritePolicy& policy,
                                               const KvWriteCase& w, const ByteBuffer& v) {
+  const Case& c = j.c;
+  const QkBuffers& in = j.in;
+  const ReferenceResult& ref = j.ref;
   std::vector<KvCacheElement> out;
   const Geometry g = geometry(c);
   const ropecheck_dtype_t dt = c.dtype;
@@ -66,8 +69,8 @@ KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<
     const std::uint32_t code = cache_code(e.in_k_cache ? kv.k_cache : kv.v_cache, e.offset, w.dtype);
     const std::int64_t out = b.steps_outside(code, w.dtype);
     if (out > 0 && r.first.empty())
-      r.first = cache_element_name(c, w, e.k, e.token, e.head, e.channel) + ": " +
-                explain_cache_element(code, b, w.dtype) + " (" + w.describe() + ")";
+      r.first =
+          cache_element_name(c, w, e) + ": " + explain_cache_element(code, b, w.dtype) + " (" + w.describe() + ")";
     r.worst = std::max(r.worst, out);
     if (out == 0 && std::isfinite(b.center) && std::isfinite(b.radius)) {
       const double reach = std::fabs(b.center) + b.radius;
@@ -94,8 +97,10 @@ KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<
   return r;
 }
 
-std::string cache_element_name(const Case& c, const KvWriteCase& w, bool k, std::int64_t token, int head,
-                               int channel) {
+std::string cache_element_name(const Case& c, const KvWriteCase& w, const KvCacheElement& e) {
+  const bool k = e.k;
+  const std::int64_t token = e.token;
+  const int head = e.head, channel = e.channel;
   const std::int64_t slot = w.slots[static_cast<std::size_t>(token)];
   const std::string where = "[slot " + std::to_string(slot) + " (block " + std::to_string(slot / w.block_size) +
                             ", entry " + std::to_string(slot % w.block_size) + ")";
@@ -154,13 +159,13 @@ std::string kv_cache_rest_changed(const KvRun& kv) {
 
 CaseOutcome judge_with_kv_write(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
                                 const ReferenceResult& ref, const KernelRun& run) {
-  CaseOutcome out = judge(impl, c, in, ref, run);
+  CaseOutcome out = judge(impl, {.c = c, .in = in, .ref = ref}, run);
   if (out.outcome != Outcome::kPass || !run.kv) return out;
   const KvRun& kv = *run.kv;
-  const KvCacheVerdict v = judge_kv_cache(
-      c, kv,
-      kv_cache_elements(c, in, ref, case_error_model(impl, c, ref.attention_factor),
-                        cache_write_policy(impl.kv_policy, kv.spec.dtype), kv.spec, kv.v));
+  const KvCacheVerdict v =
+      judge_kv_cache(c, kv,
+                     kv_cache_elements({.c = c, .in = in, .ref = ref}, case_error_model(impl, c, ref.attention_factor),
+                                       cache_write_policy(impl.kv_policy, kv.spec.dtype), kv.spec, kv.v));
   std::string why = v.first.empty() ? kv_cache_rest_changed(kv)
                                     : v.first + "; worst " + std::to_string(v.worst) + " code(s) outside";
   if (!why.empty()) {

@@ -43,8 +43,7 @@ struct KvCacheElement {
 // rotation's budget before its store as the error before the scale), then
 // per judged token k's pass-through channels and v's (exact: the inputs).
 // Tokens with slot -1 hold none. `v` is the v the write was given.
-std::vector<KvCacheElement> kv_cache_elements(const Case& c, const QkBuffers& in, const ReferenceResult& ref,
-                                              const ErrorModel& em, const CacheWritePolicy& policy,
+std::vector<KvCacheElement> kv_cache_elements(const JudgedCase& j, const ErrorModel& em, const CacheWritePolicy& policy,
                                               const KvWriteCase& w, const ByteBuffer& v);
 
 // The code of element `i` of a cache of dtype d (little-endian bytes).
@@ -63,8 +62,7 @@ KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<
 
 // "k_cache[slot 17 (block 1, entry 1), head 0, channel 3] of token 2 at
 // position 77" (MLA: "k_pe" or "kv_c" of the slot's entry)
-std::string cache_element_name(const Case& c, const KvWriteCase& w, bool k, std::int64_t token, int head,
-                               int channel);
+std::string cache_element_name(const Case& c, const KvWriteCase& w, const KvCacheElement& e);
 // "" when every byte of both caches that no written entry covers is as it
 // was before the call, bit for bit; else where the first changed one lies.
 std::string kv_cache_rest_changed(const KvRun& kv);

@@ -29,7 +29,9 @@ std::string norm_number(double v) {
 }  // namespace
 
 std::vector<NormedElement> normed_elements(const Case& c, const QkBuffers& in, const QkNormCase& n,
-                                           const NormedReference& ref, const ErrorModel& em, const NormPolicy& np) {
+                                           const NormedReference& ref, const NormedBudget& budget) {
+  const ErrorModel& em = budget.rotation;
+  const NormPolicy& np = budget.norm;
   const std::array<std::vector<double>, 2> input_error = norm_input_errors(c, in, n, ref, np);
   const Geometry g = geometry(c);
   std::vector<NormedElement> out;
@@ -83,7 +85,8 @@ NormVerdict judge_qk_norm(const ropecheck_impl_t& impl, const Case& c, const QkB
   NormVerdict v;
   const NormedReference ref = normed_reference(c, in, n);
   const ErrorModel em = case_error_model(impl, c, ref.rotated.attention_factor);
-  for (const NormedElement& e : normed_elements(c, in, n, ref, em, norm_policy_of(impl.norm_policy, n.form))) {
+  for (const NormedElement& e :
+       normed_elements(c, in, n, ref, {.rotation = em, .norm = norm_policy_of(impl.norm_policy, n.form)})) {
     const double got = load_as_double(run.out.bytes[static_cast<std::size_t>(e.w)].data(),
                                       static_cast<std::size_t>(e.offset), c.dtype);
     const double units = std::fabs(got - e.value) / e.budget;

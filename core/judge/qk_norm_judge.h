@@ -38,11 +38,18 @@ struct NormedElement {
   double norm_error = 0, store = 0;  // a pass-through element's budget: E10 + the store to S
 };
 
+// What a kernel's fused rotation and norm are budgeted by: the error model
+// of its rotation and the norm policy it declares.
+struct NormedBudget {
+  const ErrorModel& rotation;
+  const NormPolicy& norm;
+};
+
 // Every element of q and k in the case's views, rotated ones first (the
 // reference's order), then the pass-through channels per token and head.
 // `in`: the inputs the kernel is called with (inputs_for_norm).
 std::vector<NormedElement> normed_elements(const Case& c, const QkBuffers& in, const QkNormCase& n,
-                                           const NormedReference& ref, const ErrorModel& em, const NormPolicy& np);
+                                           const NormedReference& ref, const NormedBudget& budget);
 
 struct NormVerdict {
   std::string outside;   // a write outside the q and k views, named; "" when none

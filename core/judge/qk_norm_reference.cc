@@ -61,9 +61,8 @@ std::array<std::vector<double>, 2> norm_input_errors(const Case& c, const QkBuff
   std::array<std::vector<double>, 2> e;
   for (int w = 0; w < 2; ++w) e[static_cast<std::size_t>(w)].assign(ref.normed.bytes[static_cast<std::size_t>(w)].size() / 8, 0.0);
   for_each_head(c, in, [&](int w, const std::vector<double>& x, const std::vector<std::int64_t>& off) {
-    const std::vector<double> b = norm_error_bounds(x.data(), static_cast<int>(x.size()),
-                                                    n.weight[static_cast<std::size_t>(w)].data(),
-                                                    static_cast<double>(n.eps), policy, c.dtype);
+    const std::vector<double> b =
+        norm_error_bounds(x, n.weight[static_cast<std::size_t>(w)], static_cast<double>(n.eps), policy, c.dtype);
     for (std::size_t j = 0; j < x.size(); ++j) {
       const double nd = load_as_double(ref.normed.bytes[static_cast<std::size_t>(w)].data(),
                                        static_cast<std::size_t>(off[j]), ROPECHECK_DTYPE_F64);

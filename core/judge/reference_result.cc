@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The exact result of a case on its inputs, element by element, with the terms each budget needs.
 #include "core/judge/reference_result.h"
 
 #include <cmath>
@@ -168,9 +169,15 @@ ReferenceElement ReferenceResult::element_at(int w, std::size_t index, std::int6
   const ReferencePair& p = pairs[static_cast<std::size_t>(w)][index / 2];
   const std::size_t t = trig_index(place, geo.rotary_dim / 2, i);
   ReferenceElement e;
-  e.terms = pair_terms(p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
-                       pair_position(tok, i), pair_axes.index[static_cast<std::size_t>(i)],
-                       pair_axes.group[static_cast<std::size_t>(i)])[side];
+  e.terms = pair_terms({.x = p.x,
+                        .y = p.y,
+                        .value = {p.exact.value[0], p.exact.value[1]},
+                        .cos_a = cos[t],
+                        .sin_a = sin[t],
+                        .abs_angle = std::fabs(angle[t]),
+                        .position = pair_position(tok, i),
+                        .pair = pair_axes.index[static_cast<std::size_t>(i)],
+                        .freq_group = pair_axes.group[static_cast<std::size_t>(i)]})[side];
   e.rounded = p.exact.rounded[side];
   e.channel = side == 0 ? a : b;
   e.offset = geo.offset(w, tok, h, e.channel);
@@ -263,7 +270,12 @@ ReferenceResult compute_reference_mpfr(const Case& c, const QkBuffers& in) {
 ErrorModel case_error_model(const Policy& policy, const Case& c, double attention_factor,
                             std::optional<ropecheck_dtype_t> caller_cache) {
   const ref::PairAxes pa = ref::pair_axes(c.axes, c.shape.rotary_dim);
-  return ErrorModel(policy, c.freq, c.shape, c.dtype, attention_factor, pa.group_rotary_dim, caller_cache);
+  return ErrorModel(policy, {.spec = c.freq,
+                             .shape = c.shape,
+                             .storage = c.dtype,
+                             .attention_factor = attention_factor,
+                             .group_rotary_dims = pa.group_rotary_dim,
+                             .caller_cache = caller_cache});
 }
 
 

@@ -160,8 +160,15 @@ struct ReferenceResult {
           const ReferencePair& p = all[k];
           const auto i = static_cast<std::size_t>(v.pair);
           const std::size_t t = place * static_cast<std::size_t>(np) + i;
-          set_pair_terms(v.terms, p.x, p.y, p.exact.value[0], p.exact.value[1], cos[t], sin[t], std::fabs(angle[t]),
-                         pair_position(v.token, v.pair), pair_axes.index[i], pair_axes.group[i]);
+          set_pair_terms(v.terms, {.x = p.x,
+                                   .y = p.y,
+                                   .value = {p.exact.value[0], p.exact.value[1]},
+                                   .cos_a = cos[t],
+                                   .sin_a = sin[t],
+                                   .abs_angle = std::fabs(angle[t]),
+                                   .position = pair_position(v.token, v.pair),
+                                   .pair = pair_axes.index[i],
+                                   .freq_group = pair_axes.group[i]});
           v.channel = channels[i];
           v.offset = {base + channels[i][0], base + channels[i][1]};
           v.rounded = {p.exact.rounded[0], p.exact.rounded[1]};

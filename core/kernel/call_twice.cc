@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Conformance's pair of calls on the same case, whose bits must agree.
 #include "core/kernel/call_twice.h"
 
 #include <sstream>

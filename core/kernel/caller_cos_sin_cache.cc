@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The cos/sin cache built from the exact values and passed in to a kernel reading the caller's (ABI 1.6).
 #include "core/kernel/caller_cos_sin_cache.h"
 
 #include <sys/mman.h>

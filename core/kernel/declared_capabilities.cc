@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Whether a case lies inside what an implementation declares, and the cos/sin cache limit.
 #include "core/kernel/declared_capabilities.h"
 
 #include <atomic>

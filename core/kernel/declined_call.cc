@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Whether a run is a case the kernel declined (ABI 1.7's MAY_DECLINE), and why.
 #include "core/kernel/declined_call.h"
 
 namespace ropecheck {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Validation of an implementation's table before anything calls it.
 #include "core/kernel/impl_validation.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// One call of a kernel through the ABI on private copies of a case's inputs, its parts set up and checked.
 #include "core/kernel/kernel_call.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The cos/sin cache a kernel builds for itself with its build_cache, kept between calls.
 #include "core/kernel/own_cos_sin_cache.h"
 
 #include <algorithm>
@@ -38,8 +39,11 @@ thread_local CacheMemo t_cache_memo;
 
 }  // namespace
 
-OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const ropecheck_freq_spec_t& freq, int rotary_dim,
-                                 std::int64_t rows, const FpControl& fp_before, KernelRun* r) {
+OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted& want, const FpControl& fp_before,
+                                 KernelRun* r) {
+  const ropecheck_freq_spec_t& freq = want.freq;
+  const int rotary_dim = want.rotary_dim;
+  const std::int64_t rows = want.rows;
   std::string key = freq_cache_key(freq, rotary_dim);
   CacheMemo& memo = t_cache_memo;
   // The builder is the kernel's own, isolated or not (isolation only moves

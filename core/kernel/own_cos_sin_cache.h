@@ -20,13 +20,21 @@ struct OwnCosSinCache {
   std::uint64_t generation = 0;  // names these bytes for isolation (name_cache_contents)
 };
 
-// impl's cache of frequencies `freq` over rotary_dim with at least `rows`
-// rows: the thread's last one when the same builder built it for the same
-// spec with as many rows, else built now. A build that fails, or leaves the
-// floating-point control state other than `fp_before` (given back), returns
-// a null `data` with r's status, message and misbehaviour set.
-OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const ropecheck_freq_spec_t& freq, int rotary_dim,
-                                 std::int64_t rows, const FpControl& fp_before, KernelRun* r);
+// The cache a call asks for: of frequencies `freq` over rotary_dim, with
+// at least `rows` rows.
+struct CacheWanted {
+  const ropecheck_freq_spec_t& freq;
+  int rotary_dim = 0;
+  std::int64_t rows = 0;
+};
+
+// impl's cache as `want` asks: the thread's last one when the same builder
+// built it for the same spec with as many rows, else built now. A build
+// that fails, or leaves the floating-point control state other than
+// `fp_before` (given back), returns a null `data` with r's status, message
+// and misbehaviour set.
+OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted& want, const FpControl& fp_before,
+                                 KernelRun* r);
 
 }  // namespace ropecheck
 

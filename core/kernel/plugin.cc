@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Loading external implementations from a shared library through the versioned C ABI entry point.
 #include "core/kernel/plugin.h"
 
 #include <dlfcn.h>

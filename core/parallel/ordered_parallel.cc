@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Work on worker threads, results consumed in index order on the calling thread.
 #include "core/parallel/ordered_parallel.h"
 
 #include <mpfr.h>

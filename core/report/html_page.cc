@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The skeleton every self-contained HTML report shares.
 #include "core/report/html_page.h"
 
 #include "core/report/report_text.h"

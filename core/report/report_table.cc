@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A report table built once and rendered as markdown and as HTML.
 #include "core/report/report_table.h"
 
 #include "core/report/report_text.h"

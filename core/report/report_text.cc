@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Text helpers the report writers share: XML escaping and printf-style numbers.
 #include "core/report/report_text.h"
 
 #include <cstdio>

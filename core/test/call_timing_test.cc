@@ -138,7 +138,7 @@ TEST(CallTiming, InThisProcessTheThreadsAreNotKnown) {
   p.freq = &f;
   CallTiming t;
   char err[64];
-  ASSERT_EQ(run_timed(*probe_table(), &p, err, sizeof err, &t, /*own_process=*/false), ROPECHECK_OK);
+  ASSERT_EQ(run_timed(*probe_table(), &p, err, &t, /*own_process=*/false), ROPECHECK_OK);
   EXPECT_TRUE(t.measured);
   EXPECT_EQ(t.threads_working, -1);
   EXPECT_GE(t.nanoseconds, 2000000u);

@@ -30,12 +30,20 @@ Policy hf_eager() {
 ElementTerms terms(std::int64_t p, double w, int pair, double x = 1.0, double y = 0.5) {
   const double a = static_cast<double>(p) * w;
   const double c = std::cos(a), s = std::sin(a);
-  return pair_terms(x, y, x * c - y * s, x * s + y * c, c, s, std::fabs(a), p, pair)[0];
+  return pair_terms({.x = x,
+                     .y = y,
+                     .value = {x * c - y * s, x * s + y * c},
+                     .cos_a = c,
+                     .sin_a = s,
+                     .abs_angle = std::fabs(a),
+                     .position = p,
+                     .pair = pair})[0];
 }
 
 TEST(ErrorModel, AngleBudgetGrowsWithPositionForAnFp32Product) {
   ref::FreqSpec spec;
-  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel m(f32_policy(),
+                     {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   const double w1 = std::pow(10000.0, -2.0 / 128);
   const double e10 = m.angle_error(terms(1 << 10, w1, 1));
   const double e20 = m.angle_error(terms(1 << 20, w1, 1));
@@ -51,13 +59,15 @@ TEST(ErrorModel, PairZeroOfThePowerFormulaIsExact) {
   // w_0 = 1 / b^0 = 1 exactly, and fl32(fl32(p) * 1) = fl32(p): the angle of
   // pair 0 is exact below 2^24 and off by the position's rounding above.
   ref::FreqSpec spec;
-  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel m(f32_policy(),
+                     {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_EQ(m.angle_error(terms(1 << 20, 1.0, 0)), 0.0);
   const double p = 0x1p24 + 1;
   EXPECT_NEAR(m.angle_error(terms(static_cast<std::int64_t>(p), 1.0, 0)), p * 0x1p-24, p * 0x1p-40);
   spec.scheme = ROPECHECK_SCHEME_LINEAR;  // w_0 = 1 / s: two roundings
   spec.factor = 3;
-  const ErrorModel lin(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel lin(f32_policy(),
+                       {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_GT(lin.angle_error(terms(1 << 20, 1.0 / 3, 0)), 0.0);
 }
 
@@ -70,16 +80,18 @@ TEST(ErrorModel, TheFrequencysFormSetsE1) {
   ref::FreqSpec spec;
   const int last = 63;
   const double e = 2.0 * last / 128, lnb = std::log(1e4), u = 0x1p-24;
-  const ErrorModel power(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel power(f32_policy(),
+                         {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_NEAR(power.freq_rel_error(last) / u, e * (lnb + 1) + 4, 1e-9);
-  const ErrorModel exp_log(with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG), spec, {128, 128},
-                           ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel exp_log(
+      with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG),
+      {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_NEAR(exp_log.freq_rel_error(last) / u, e * (4 * lnb + 1) + 3, 1e-9);
-  const ErrorModel sloped(with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG, 2 * u), spec, {128, 128},
-                          ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel sloped(with_freq_form(f32_policy(), ROPECHECK_FREQ_EXP_LOG, 2 * u),
+                          {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_NEAR((sloped.freq_rel_error(last) - exp_log.freq_rel_error(last)) / u, 2 * e * lnb, 1e-9);
-  const ErrorModel table(with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE), spec, {128, 128}, ROPECHECK_DTYPE_F32,
-                         1.0);
+  const ErrorModel table(with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE),
+                         {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_NEAR(table.freq_rel_error(last) / u, 3, 1e-12);
   // Pair 0 stays exact in every form: exp(0) = 1, and a table holds 1.
   for (const ErrorModel* m : {&exp_log, &table}) EXPECT_EQ(m->angle_error(terms(1 << 20, 1.0, 0)), 0.0);
@@ -87,9 +99,11 @@ TEST(ErrorModel, TheFrequencysFormSetsE1) {
   spec.scheme = ROPECHECK_SCHEME_YARN;
   spec.factor = 40;
   spec.original_max_position = 4096;
-  const ErrorModel yarn_table(with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE), spec, {128, 128},
-                              ROPECHECK_DTYPE_F32, 1.0);
-  const ErrorModel yarn_power(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel yarn_table(
+      with_freq_form(f32_policy(), ROPECHECK_FREQ_TABLE),
+      {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
+  const ErrorModel yarn_power(
+      f32_policy(), {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_NEAR(yarn_table.freq_rel_error(20) / u, 3, 1e-12);
   EXPECT_GT(yarn_power.freq_rel_error(20), 20 * yarn_table.freq_rel_error(20));
 }
@@ -99,8 +113,11 @@ TEST(ErrorModel, FlushedSubnormalsChargeTheFlushWhereAValueCanFallBelowTheSmalle
   // own size; a result below it written as zero (FTZ) is off by at most its
   // size; normal values budget as before.
   ref::FreqSpec spec;
-  const ErrorModel kept(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
-  const ErrorModel flushed(with_subnormals_flushed(f32_policy()), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel kept(f32_policy(),
+                        {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
+  const ErrorModel flushed(
+      with_subnormals_flushed(f32_policy()),
+      {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   const double w1 = std::pow(10000.0, -2.0 / 128);
   const ElementTerms normal = terms(100, w1, 1);
   EXPECT_EQ(kept.budget(normal), flushed.budget(normal));
@@ -109,8 +126,14 @@ TEST(ErrorModel, FlushedSubnormalsChargeTheFlushWhereAValueCanFallBelowTheSmalle
   EXPECT_LT(kept.budget(sub), 0x1p-145);         // gradual underflow: half a subnormal ulp per rounding
   EXPECT_GE(flushed.budget(sub), std::fabs(sub.value));  // a flushed output of 0 is within it
   // The pair budgets of the budget tables agree with the element budgets.
-  const std::array<ElementTerms, 2> pair = pair_terms(tiny, tiny / 2, sub.value, sub.partner, sub.cos_a, sub.sin_a,
-                                                      sub.abs_angle, 100, 1);
+  const std::array<ElementTerms, 2> pair = pair_terms({.x = tiny,
+                                                       .y = tiny / 2,
+                                                       .value = {sub.value, sub.partner},
+                                                       .cos_a = sub.cos_a,
+                                                       .sin_a = sub.sin_a,
+                                                       .abs_angle = sub.abs_angle,
+                                                       .position = 100,
+                                                       .pair = 1});
   const ErrorModel::PairBudgets b = flushed.pair_budgets(pair);
   EXPECT_EQ(b.terms[0].total(), flushed.budget(pair[0]));
   EXPECT_GE(b.pair_no_angle, std::hypot(tiny, tiny / 2));
@@ -118,7 +141,8 @@ TEST(ErrorModel, FlushedSubnormalsChargeTheFlushWhereAValueCanFallBelowTheSmalle
 
 TEST(ErrorModel, Bf16AngleErrorExceedsTheFp32Budget) {
   ref::FreqSpec spec;
-  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel m(f32_policy(),
+                     {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   // bf16 keeps 8 bits: at |a| ~ 1000 the rounding error reaches 2 rad.
   const double w1 = std::pow(10000.0, -2.0 / 128);
   EXPECT_LT(m.angle_error(terms(1000, w1, 1)), 1000.0 * 0x1p-9 / 100);
@@ -126,12 +150,14 @@ TEST(ErrorModel, Bf16AngleErrorExceedsTheFp32Budget) {
 
 TEST(ErrorModel, BudgetAtPositionZeroIsAFewUlps) {
   ref::FreqSpec spec;
-  const ErrorModel m(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel m(f32_policy(),
+                     {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   const ElementTerms t = terms(0, 1.0, 0);
   // cos 1 ulp, sin at 0 nearly nothing, two product roundings and the sum's
   // (half ulps): about 2 ulps of fp32 at 1 for x = 1, y = 0.5.
   EXPECT_LT(m.budget(t), 2.5 * 0x1p-23);
-  const ErrorModel mb(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0);
+  const ErrorModel mb(f32_policy(),
+                      {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_BF16, .attention_factor = 1.0});
   EXPECT_LT(mb.budget(t), 0.6 * 0x1p-7);  // dominated by half a bf16 ulp at 1
 }
 
@@ -140,15 +166,17 @@ TEST(ErrorModel, ArithmeticInTheStorageDtypeIsBudgetedInIt) {
   // an fp32-math policy allows about one bf16 half ulp (the store).
   ref::FreqSpec spec;
   const ElementTerms t = terms(3, std::pow(10000.0, -2.0 / 128), 1, 1.5, 0.75);
-  const ErrorModel eager(hf_eager(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0);
-  const ErrorModel f32(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0);
+  const ErrorModel eager(hf_eager(),
+                         {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_BF16, .attention_factor = 1.0});
+  const ErrorModel f32(f32_policy(),
+                       {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_BF16, .attention_factor = 1.0});
   const BudgetTerms be = eager.terms(t), bf = f32.terms(t);
   EXPECT_EQ(be.store, 0.0);                  // the sum's rounding is the store
   EXPECT_GT(be.prods, 0x1p-9);               // two bf16 half ulps at ~1
   EXPECT_GT(be.total(), 2.5 * bf.total());   // products, sum and the cos/sin cast
   // The FMA form rounds one product fewer.
-  const ErrorModel fma(with_rotation(hf_eager(), ROPECHECK_ROTATION_FMA), spec, {128, 128}, ROPECHECK_DTYPE_BF16,
-                       1.0);
+  const ErrorModel fma(with_rotation(hf_eager(), ROPECHECK_ROTATION_FMA),
+                       {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_BF16, .attention_factor = 1.0});
   EXPECT_LT(fma.terms(t).prods, be.prods);
 }
 
@@ -159,8 +187,10 @@ TEST(ErrorModel, RunningProductAnglesGrowWithThePairIndex) {
   spec.base = 1e6;
   ropecheck_policy_t p = f32_policy();
   p.angle_mode = ROPECHECK_ANGLE_F32_RUNNING_PRODUCT;
-  const ErrorModel running(p, spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
-  const ErrorModel product(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel running(
+      p, {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
+  const ErrorModel product(
+      f32_policy(), {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   const double w63 = std::pow(1e6, -126.0 / 128);
   const ElementTerms t = terms(1 << 20, w63, 63);
   EXPECT_GT(running.angle_error(t), 5 * product.angle_error(t));
@@ -172,7 +202,8 @@ TEST(ErrorModel, FastSinCosBeyondItsRangeAddsAPhaseError) {
   const Policy fast = with_fast_range(
       fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 0x1p-21, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
       3.14159274, 1.5955e-7);
-  const ErrorModel m(fast, spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel m(fast,
+                     {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_LT(m.angle_error(terms(3, 1.0, 0)), 1e-12);          // inside the range: c0 only
   EXPECT_NEAR(m.angle_error(terms(1000, 1.0, 0)), 1.5955e-4, 1e-9);  // slope * |x|
 }
@@ -188,7 +219,11 @@ TEST(ErrorModel, AFastSinCosFinerThanFp32CanHoldIsEvaluatedInDouble) {
   spec.factor = 4;
   spec.original_max_position = 4096;
   const ElementTerms t = terms(12345, std::pow(10000.0, -2.0 / 128), 1, 1.5, 0.75);
-  auto trig = [&](const Policy& p) { return ErrorModel(p, spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.1).terms(t).trig; };
+  auto trig = [&](const Policy& p) {
+    return ErrorModel(p, {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.1})
+        .terms(t)
+        .trig;
+  };
   const double libm = trig(libm_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32));
   const double fine = trig(fast_sincos_policy(ROPECHECK_DTYPE_F64, ROPECHECK_ANGLE_F64, 0x1p-49, ROPECHECK_DTYPE_F32,
                                               ROPECHECK_DTYPE_F32));
@@ -255,7 +290,7 @@ TEST(ErrorModel, RefusesPoliciesOutsideTheModel) {
 ErrorModel running_product(const ref::FreqSpec& spec) {
   ropecheck_policy_t p = f32_policy();
   p.angle_mode = ROPECHECK_ANGLE_F32_RUNNING_PRODUCT;
-  return ErrorModel(p, spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  return ErrorModel(p, {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
 }
 
 TEST(ErrorModel, RunningProductOfAScaledBaseCarriesTheBasesError) {
@@ -337,20 +372,33 @@ TEST(ErrorModel, ACallersCacheChargesItsOneRoundingAndNoAngle) {
   ref::FreqSpec spec;
   const double w1 = std::pow(10000.0, -2.0 / 128);
   const ElementTerms t = terms(std::int64_t{1} << 20, w1, 1, 1.5, 0.75);
-  const ErrorModel own(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0);
+  const ErrorModel own(f32_policy(),
+                       {.spec = spec, .shape = {128, 128}, .storage = ROPECHECK_DTYPE_F32, .attention_factor = 1.0});
   EXPECT_GT(own.terms(t).angle, 0.0);
-  const ErrorModel f32(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0, {}, ROPECHECK_DTYPE_F32);
+  const ErrorModel f32(f32_policy(), {.spec = spec,
+                                      .shape = {128, 128},
+                                      .storage = ROPECHECK_DTYPE_F32,
+                                      .attention_factor = 1.0,
+                                      .caller_cache = ROPECHECK_DTYPE_F32});
   const BudgetTerms b = f32.terms(t);
   EXPECT_EQ(f32.angle_error(t), 0.0);
   EXPECT_EQ(b.angle, 0.0);
   const double c = std::fabs(t.cos_a), s = std::fabs(t.sin_a);
   EXPECT_DOUBLE_EQ(b.trig, 1.5 * half_ulp(c, 24) + 0.75 * half_ulp(s, 24));
   // In bf16 (8 bits) the same term is 2^16 times larger.
-  const ErrorModel bf16(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.0, {}, ROPECHECK_DTYPE_BF16);
+  const ErrorModel bf16(f32_policy(), {.spec = spec,
+                                       .shape = {128, 128},
+                                       .storage = ROPECHECK_DTYPE_F32,
+                                       .attention_factor = 1.0,
+                                       .caller_cache = ROPECHECK_DTYPE_BF16});
   EXPECT_DOUBLE_EQ(bf16.terms(t).trig, 1.5 * half_ulp(c, 8) + 0.75 * half_ulp(s, 8));
   EXPECT_LT(bf16.budget(t), own.budget(t));  // still no angle at 2^20
   // The attention factor is in the cache, folded in before the rounding.
-  const ErrorModel scaled(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_F32, 1.25, {}, ROPECHECK_DTYPE_F32);
+  const ErrorModel scaled(f32_policy(), {.spec = spec,
+                                         .shape = {128, 128},
+                                         .storage = ROPECHECK_DTYPE_F32,
+                                         .attention_factor = 1.25,
+                                         .caller_cache = ROPECHECK_DTYPE_F32});
   EXPECT_DOUBLE_EQ(scaled.terms(t).trig, 1.5 * half_ulp(1.25 * c, 24) + 0.75 * half_ulp(1.25 * s, 24));
 }
 
@@ -360,14 +408,26 @@ TEST(ErrorModel, ACallersCacheRoundedAgainToTheDeclaredCosSinDtypeAddsThatRoundi
   // bf16 cache, bf16 holds it and nothing is added.
   ref::FreqSpec spec;
   const ElementTerms t = terms(12345, std::pow(10000.0, -2.0 / 128), 1, 1.5, 0.75);
-  const ErrorModel f32(f32_policy(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0, {}, ROPECHECK_DTYPE_F32);
-  const ErrorModel eager(hf_eager(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0, {}, ROPECHECK_DTYPE_F32);
+  const ErrorModel f32(f32_policy(), {.spec = spec,
+                                      .shape = {128, 128},
+                                      .storage = ROPECHECK_DTYPE_BF16,
+                                      .attention_factor = 1.0,
+                                      .caller_cache = ROPECHECK_DTYPE_F32});
+  const ErrorModel eager(hf_eager(), {.spec = spec,
+                                      .shape = {128, 128},
+                                      .storage = ROPECHECK_DTYPE_BF16,
+                                      .attention_factor = 1.0,
+                                      .caller_cache = ROPECHECK_DTYPE_F32});
   const double c = std::fabs(t.cos_a), s = std::fabs(t.sin_a);
   const double c1 = c + half_ulp(c, 24), s1 = s + half_ulp(s, 24);
   EXPECT_DOUBLE_EQ(eager.terms(t).trig, 1.5 * (half_ulp(c, 24) + half_ulp(c1, 8)) +
                                             0.75 * (half_ulp(s, 24) + half_ulp(s1, 8)));
   EXPECT_GT(eager.terms(t).trig, 100 * f32.terms(t).trig);
-  const ErrorModel held(hf_eager(), spec, {128, 128}, ROPECHECK_DTYPE_BF16, 1.0, {}, ROPECHECK_DTYPE_BF16);
+  const ErrorModel held(hf_eager(), {.spec = spec,
+                                     .shape = {128, 128},
+                                     .storage = ROPECHECK_DTYPE_BF16,
+                                     .attention_factor = 1.0,
+                                     .caller_cache = ROPECHECK_DTYPE_BF16});
   EXPECT_DOUBLE_EQ(held.terms(t).trig, 1.5 * half_ulp(c, 8) + 0.75 * half_ulp(s, 8));
 }
 
@@ -394,15 +454,25 @@ TEST(ErrorModel, PairBudgetsAreTheElementBudgetsOfBothElements) {
       for (const double m : {1.0, 1.25})
         for (const std::optional<ropecheck_dtype_t> cache : {std::optional<ropecheck_dtype_t>{},
                                                              std::optional<ropecheck_dtype_t>{ROPECHECK_DTYPE_BF16}}) {
-          const ErrorModel model(p, m > 1 ? yarn : ref::FreqSpec{}, {64, 64}, storage, m, {}, cache);
+          const ErrorModel model(p, {.spec = m > 1 ? yarn : ref::FreqSpec{},
+                                     .shape = {64, 64},
+                                     .storage = storage,
+                                     .attention_factor = m,
+                                     .caller_cache = cache});
           for (const std::int64_t pos : {std::int64_t{0}, std::int64_t{7}, std::int64_t{1} << 16, std::int64_t{1} << 24})
             for (const auto& [x, y] : {std::pair{1.0, 0.5}, std::pair{-3e4, 0x1p-20}, std::pair{0.0, -0.0},
                                        std::pair{0x1p-140, 6e4}})
               for (const double err : {0.0, 0x1p-12}) {
                 const double a = static_cast<double>(pos) * w;
                 const double c = std::cos(a), s = std::sin(a);
-                std::array<ElementTerms, 2> t =
-                    pair_terms(x, y, m * (x * c - y * s), m * (x * s + y * c), c, s, std::fabs(a), pos, 3);
+                std::array<ElementTerms, 2> t = pair_terms({.x = x,
+                                                            .y = y,
+                                                            .value = {m * (x * c - y * s), m * (x * s + y * c)},
+                                                            .cos_a = c,
+                                                            .sin_a = s,
+                                                            .abs_angle = std::fabs(a),
+                                                            .position = pos,
+                                                            .pair = 3});
                 for (ElementTerms& e : t) {
                   e.input_error_x = err;
                   e.input_error_y = 2 * err;

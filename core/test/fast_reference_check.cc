@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A case run through both reference paths and compared bit for bit.
 #include "core/test/fast_reference_check.h"
 
 #include <cstdio>

@@ -35,7 +35,7 @@ void expect_every_kernel_passes(const Case& c, const QkBuffers& in) {
   int judged = 0;
   for (const ropecheck_impl_t* impl : builtin_impls()) {
     if (!outside_capabilities(*impl, c).empty()) continue;
-    const CaseOutcome out = judge(*impl, c, in, ref, call_kernel(*impl, c, in));
+    const CaseOutcome out = judge(*impl, {.c = c, .in = in, .ref = ref}, call_kernel(*impl, c, in));
     EXPECT_NE(out.outcome, Outcome::kFail) << impl->name << ": " << out.message;
     ++judged;
   }
@@ -96,7 +96,7 @@ TEST(JudgeMessages, ANaNIsPrintedWithItsBits) {
   KernelRun run = call_kernel(*impl, c, in);
   ASSERT_TRUE(run.ok()) << run.failure();
   std::memcpy(run.out.bytes[0].data() + 2 * 4, &quiet, 4);
-  const CaseOutcome out = judge(*impl, c, in, ref, run);
+  const CaseOutcome out = judge(*impl, {.c = c, .in = in, .ref = ref}, run);
   ASSERT_EQ(out.outcome, Outcome::kFail);
   EXPECT_NE(out.message.find("pass-through channel modified"), std::string::npos) << out.message;
   EXPECT_NE(out.message.find("got nan (bits 0x7fe00000), expected nan (bits 0x7fa00000)"), std::string::npos)

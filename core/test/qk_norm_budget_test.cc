@@ -116,7 +116,7 @@ double heads_out(const Kernel& k, const NormPolicy& declared, ropecheck_dtype_t 
     const Head h = draw_head(rng, n, s, declared.form, scale);
     const std::vector<double> ex = exact(h, declared.form);
     const std::vector<float> got = run(k, h, s);
-    const std::vector<double> bound = norm_error_bounds(h.x.data(), n, h.w.data(), h.eps, declared, s);
+    const std::vector<double> bound = norm_error_bounds(h.x, h.w, h.eps, declared, s);
     bool out = false;
     for (int j = 0; j < n; ++j) out |= !(std::fabs(got[static_cast<std::size_t>(j)] - ex[static_cast<std::size_t>(j)]) <= bound[static_cast<std::size_t>(j)]);
     bad += out ? 1 : 0;
@@ -195,7 +195,7 @@ TEST(QkNormBudget, BoundsAreTight) {
       const std::vector<double> ex = exact(h, NormWeightForm::kW);
       const std::vector<float> got = run(Kernel{NormWeightForm::kW, inter}, h, s);
       const NormPolicy p{NormWeightForm::kW, inter, 1.0};
-      const std::vector<double> b = norm_error_bounds(h.x.data(), 128, h.w.data(), h.eps, p, s);
+      const std::vector<double> b = norm_error_bounds(h.x, h.w, h.eps, p, s);
       for (int j = 0; j < 128; ++j) {
         const double ratio = std::fabs(got[static_cast<std::size_t>(j)] - ex[static_cast<std::size_t>(j)]) / b[static_cast<std::size_t>(j)];
         (s == ROPECHECK_DTYPE_F32 ? worst_f32 : worst_bf16) = std::max(s == ROPECHECK_DTYPE_F32 ? worst_f32 : worst_bf16, ratio);

@@ -231,7 +231,7 @@ TEST(Worker, CallsRunInOneProcessAtAlternatingAddresses) {
   retire_workers();
 }
 
-// --timeout is per 2^24 elements a call computes (core/isolation/isolation.cc): a
+// --timeout is per 2^24 elements a call computes (core/isolation/isolated_call.cc): a
 // call of 2^26 elements may take four times as long as a small one, in
 // both modes. q alone, in place: 256 MiB here and 256 MiB in the arena.
 TEST(Worker, TheTimeoutGrowsWithTheElementsOfTheCall) {

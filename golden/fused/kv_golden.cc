@@ -170,8 +170,8 @@ std::vector<Tensor> kv_case_tensors(const Case& c, const QkBuffers& in, const Re
   const auto budgets = budget_policies();
   std::vector<std::vector<KvCacheElement>> per_policy;
   for (const BudgetPolicy& bp : budgets)
-    per_policy.push_back(kv_cache_elements(c, in, ref, case_error_model(bp.policy, c, ref.attention_factor), policy,
-                                           w, kv.v));
+    per_policy.push_back(kv_cache_elements({.c = c, .in = in, .ref = ref},
+                                           case_error_model(bp.policy, c, ref.attention_factor), policy, w, kv.v));
   // The caches a correct kernel leaves: before, with every written
   // element's code; each element's place.
   ByteBuffer k_exp = kv.k_cache_before, v_exp = kv.v_cache_before;
@@ -236,9 +236,9 @@ std::vector<std::string> kv_flags(const Case& c, const QkBuffers& in, const Refe
   if (kv.direction == ROPECHECK_KV_SCALE_MULTIPLY) f.push_back("KvScaleMultiply");
   if (kv.saturate && is_fp8(w.dtype)) {
     const double top = cache_code_value(round_to_cache_code(HUGE_VAL, w.dtype, true), w.dtype);
-    const std::vector<KvCacheElement> es =
-        kv_cache_elements(c, in, ref, case_error_model(budget_policies().front().policy, c, ref.attention_factor),
-                          cache_write_policy(kv.policy(), w.dtype), w, kv.v);
+    const std::vector<KvCacheElement> es = kv_cache_elements(
+        {.c = c, .in = in, .ref = ref}, case_error_model(budget_policies().front().policy, c, ref.attention_factor),
+        cache_write_policy(kv.policy(), w.dtype), w, kv.v);
     for (const KvCacheElement& e : es)
       if (std::fabs(e.budget.center) > top) {
         f.push_back("KvSaturating");

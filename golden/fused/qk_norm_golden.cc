@@ -76,7 +76,7 @@ NormedExpected normed_expected(const Case& c, const QkBuffers& in, const GoldenN
     const ErrorModel em = case_error_model(bp.policy, c, attention_factor);
     std::array<std::vector<double>, 2> b;
     for (int w = 0; w < 2; ++w) b[static_cast<std::size_t>(w)].assign(out.exact[static_cast<std::size_t>(w)].size(), 0.0);
-    const std::vector<NormedElement> es = normed_elements(c, in, n.norm, ref, em, np);
+    const std::vector<NormedElement> es = normed_elements(c, in, n.norm, ref, {.rotation = em, .norm = np});
     for (const NormedElement& e : es) {
       if (!std::isfinite(e.budget))
         throw std::logic_error(label + ": non-finite budget; the suite must not contain such a case");

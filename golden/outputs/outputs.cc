@@ -167,7 +167,7 @@ std::optional<Candidate> run_mutant(const MutantSource& m, const MutantCase& x) 
   if (!run.ok() || (kv && !run.kv) || (!kv && control && run.out.bytes == control->bytes)) return std::nullopt;
   const CaseOutcome verdict = kv     ? judge_with_kv_write(*m.impl, c, in, ref, run)
                               : norm ? judge_normed_run(*m.impl, c, in, *norm, run)
-                                     : judge(*m.impl, c, in, ref, run);
+                                     : judge(*m.impl, {.c = c, .in = in, .ref = ref}, run);
   if (verdict.outcome != Outcome::kFail) return std::nullopt;
   const std::string where = "case " + std::to_string(c.index);
   Candidate k;

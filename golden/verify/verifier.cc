@@ -320,7 +320,7 @@ VerifyReport verify_golden(const std::string& dir, const std::vector<const ropec
       CaseOutcome outcome = L.norm ? judge_qk_norm_case(*impls[k], L, c)
                             : L.kv && (impls[k]->caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)
                                 ? judge_fused(*impls[k], L, c)
-                                : judge_conformance(*impls[k], c, L.in, L.ref);
+                                : judge_conformance(*impls[k], {.c = c, .in = L.in, .ref = L.ref});
       if (interrupt_signal()) {  // the call was cut short: no verdict on it
         r.interrupted = interrupt_name();
         return r;

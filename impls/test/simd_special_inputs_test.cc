@@ -113,7 +113,7 @@ TEST_P(SimdSpecialInputs, NonFiniteInputsLikeTheReferenceOnThisTarget) {
         const ReferenceResult ref = compute_reference(c, in);
         for (const ropecheck_impl_t* k : {impl::simd_cache_impl(), impl::simd_otf_impl()}) {
           ASSERT_EQ(outside_capabilities(*k, c), "") << k->name;
-          const CaseOutcome out = judge(*k, c, in, ref, call_kernel(*k, c, in));
+          const CaseOutcome out = judge(*k, {.c = c, .in = in, .ref = ref}, call_kernel(*k, c, in));
           ++judged;
           EXPECT_EQ(out.outcome, Outcome::kPass) << k->name << " on " << hwy::TargetName(GetParam()) << ": "
                                                  << c.describe() << "\n"

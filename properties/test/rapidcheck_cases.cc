@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Cases for the RapidCheck property tests, drawn by the one case generator.
 #include "properties/test/rapidcheck_cases.h"
 
 #include <cstdint>

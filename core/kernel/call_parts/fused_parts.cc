@@ -98,7 +98,8 @@ bool OwnCachePart::set_up(CallSetup& s) {
     return false;
   }
   const std::int64_t rows = call_cache_rows(s);
-  const OwnCosSinCache own = own_cos_sin_cache(s.impl, *s.p.freq, s.c.shape.rotary_dim, rows, s.fp_before, &s.r);
+  const OwnCosSinCache own = own_cos_sin_cache(
+      s.impl, {.freq = *s.p.freq, .rotary_dim = s.c.shape.rotary_dim, .rows = rows}, s.fp_before, &s.r);
   if (own.data == nullptr) return false;
   if (s.isolated) {
     // Isolation hands the kernel a copy of its own and proves it unchanged
