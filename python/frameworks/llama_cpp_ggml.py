@@ -16,6 +16,15 @@ declare what they take and how they compute, so the rows here only name them.
   sections over the case's axes, the 4th position row zero as llama.cpp
   fills it.
 - llama_cpp_rope_multi_imrope: GGML_ROPE_TYPE_IMROPE (Qwen3-VL), the same rows.
+- llama_cpp_rope_multi_vision: GGML_ROPE_TYPE_VISION (Qwen2-VL's vision
+  encoder, tools/mtmd/models/qwen2vl.cpp:46, 130-135): half split over the
+  whole head, 2 axes (a patch's y and x) of head_dim/4 pairs each, each axis
+  restarting its frequencies over head_dim/2 (llama_cpp/vision_rope.cc):
+  ropecheck's per-axis frequencies exactly when the two sections are equal.
+  The row runs on Qwen2-VL's vision geometry (llama_cpp/qwen2_vl_vision.json:
+  head_dim 80 = embed_dim 1280 / 16 heads, sections 20/20, base 10000), the
+  quick suite's shapes and positions otherwise; any other call (1D, other
+  sections, shared frequencies, partial rotary) the plugin refuses.
 
 A case ggml cannot take by construction (more than 3 axes, per-axis
 frequencies on an M-RoPE table) the plugin refuses with "CaseOutsideFramework",
@@ -69,4 +78,8 @@ ROWS = [_row("llama_cpp_rope_ext", "llama_cpp_rope_ext", "ggml_rope_ext, C ABI p
         _row("llama_cpp_rope_ext_odd_head_dim", "llama_cpp_rope_ext_odd_head_dim",
              "ggml_rope_ext, odd head_dim not refused", ["half_split", "interleaved"], expect=G1),
         _row("llama_cpp_rope_multi_imrope", "llama_cpp_rope_multi_imrope", "ggml_rope_multi IMROPE, Qwen3-VL",
-             ["half_split"], expect=G2)]
+             ["half_split"], expect=G2),
+        dict(_row("llama_cpp_rope_multi_vision", "llama_cpp_rope_multi_vision",
+                  "ggml_rope_multi VISION, Qwen2-VL vision encoder", ["half_split"]),
+             schemes=["default", "linear"], config="python/frameworks/llama_cpp/qwen2_vl_vision.json",
+             refusal_reason="calls VISION's pairing does not say (1D, unequal or shared-frequency axes)")]

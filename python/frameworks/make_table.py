@@ -57,7 +57,11 @@ Issue 50's rows (llama.cpp, SGLang, Megatron-core). llama.cpp's are ggml's own C
 (`python/frameworks/llama_cpp/`, from the llama-cpp-python sdist `install.sh` downloads) and judged by
 `ropecheck check --plugin` under what its tables declare (the policy column is theirs, as `ropecheck list`
 prints it: the fp32 running product); a call the plugin refuses is a case ggml cannot take (an odd head_dim,
-finding G1). SGLang and Megatron-core run in the `layered` venv: installed `--no-deps` on the vllm venv's
+finding G1). Its VISION row (ggml_rope_multi's GGML_ROPE_TYPE_VISION, Qwen2-VL's vision encoder) runs on that
+encoder's geometry (`ropecheck check --config python/frameworks/llama_cpp/qwen2_vl_vision.json`: head_dim 80, two
+axes of 20 pairs, each restarting its frequencies): ropecheck's per-axis frequencies, which VISION computes only
+for two equal halves; the plugin refuses every other call. Megatron-core's M-RoPE row (MultimodalRotaryEmbedding)
+runs the standard suite, its cases redrawn within its declaration (the quick suite holds 2 M-RoPE cases). SGLang and Megatron-core run in the `layered` venv: installed `--no-deps` on the vllm venv's
 packages. FlashInfer's CUDA rope kernels are a plugin too (`python/frameworks/flashinfer/`: nvcc, as FlashInfer's
 JIT builds them, on the headers of the flashinfer-python wheel `install.sh` downloads), built wherever nvcc is and
 judged by `ropecheck check --plugin` only where a GPU is (`bench/gpu/run.sh` on `bench/gpu/pack.sh`'s pack); on a
@@ -68,7 +72,10 @@ ggml's base and CPU backend 145 s; 15 s again through ccache) and the layered ve
 llama.cpp rows 7 s, SGLang's 90 s, Megatron-core's 78 s. The FlashInfer plugin 52 s (wheel 3 s, one nvcc
 compile for sm_90 and compute_90 PTX; 2026-11-28). The mlx and jax venvs: 18 s and 40 s more to install
 (2026-11-28); their rows 32 s (MLX, standard suite) and 89 s (penzai: jit compiles, standard suite) of a whole
-run of 263 s (2026-11-28, bench/RESULTS.md); the whole run 276 s on 2026-11-28 (2-core machine).
+run of 263 s (2026-11-28, bench/RESULTS.md); the whole run 276 s on 2026-11-28 (2-core machine). The VISION
+row 2.3 s and Megatron-core's M-RoPE row 56 s (standard suite) in a whole run of 900 s with the 2-core machine
+at a load average near 9 (2026-11-28); the llama.cpp plugin with VISION's file rebuilt without ccache hits 301 s
+wall (64 s of CPU) beside a release build.
 """
 
 

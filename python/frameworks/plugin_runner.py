@@ -17,6 +17,7 @@ import time
 
 RANGES = ["<2^10", "2^10..2^16", "2^16..2^20", ">=2^20"]  # core/judge/judge.cc's bins, in report order
 VENVS_TOKEN = "$ROPECHECK_FRAMEWORKS_VENVS"
+REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 def ropecheck_binary():
@@ -43,9 +44,12 @@ def run_check(row, venvs, extra=()):
         raise SystemExit(f"plugin_runner: no ropecheck command at {binary} (build it, or set ROPECHECK_BIN)")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
+        # a row's `config` (a model's rope config, path from the repository root) fixes every case's shape,
+        # scheme and axes; the command runs from the root so its reproduce lines name it as the table does
+        config = ["--config", row["config"]] if row.get("config") else []
         cmd = [binary, "check", "--plugin", plugin_path(row, venvs), "--impl", row["impl"], "--suite",
-               row.get("suite", "quick"), "--seed", "1", "--json", out, "--quiet", *extra]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               row.get("suite", "quick"), "--seed", "1", "--json", out, "--quiet", *config, *extra]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
         if proc.returncode not in (0, 1) or not os.path.exists(out):
             raise RuntimeError(f"plugin_runner: {' '.join(cmd)} exited {proc.returncode}:\n"
                                f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")

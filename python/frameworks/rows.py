@@ -11,6 +11,8 @@ ADAPTERS += ["llama_cpp_ggml", "sglang_native", "megatron_rope"]
 ADAPTERS += ["mlx_rope", "penzai_rope"]
 # issue 50: FlashInfer's CUDA rope kernels (a C ABI plugin built by nvcc; run where a GPU is)
 ADAPTERS += ["flashinfer_rope"]
+# issue 50's last rows: Megatron-core's M-RoPE (llama.cpp's VISION is a row of llama_cpp_ggml)
+ADAPTERS += ["megatron_mrope"]
 
 
 def all_rows():

@@ -2,7 +2,8 @@
 """Expected-failure tests for findings G1 and G2 (docs/FRAMEWORKS.md): each runs
 one case of the quick suite (seed 1) on the llama.cpp plugin with the ropecheck
 command and asserts the exact form of the divergence, so a ggml change in
-either direction fails the test.
+either direction fails the test. Beside them, the VISION row's declaration:
+what it judges and what it refuses.
 
 Runs under the module's interpreter; the plugin comes from install.sh
 (<venvs>/llama_cpp, ROPECHECK_FRAMEWORKS_VENVS, default build/frameworks).
@@ -21,8 +22,8 @@ PLUGIN = os.path.join(VENVS, llama_cpp_ggml.VENV, llama_cpp_ggml.PLUGIN)
 pytestmark = pytest.mark.skipif(not os.path.exists(PLUGIN), reason=f"no llama.cpp plugin at {PLUGIN} (install.sh)")
 
 
-def one_case(row_id, case):
-    row = dict(next(r for r in llama_cpp_ggml.ROWS if r["id"] == row_id), venv=llama_cpp_ggml.VENV)
+def one_case(row_id, case, **override):
+    row = dict(next(r for r in llama_cpp_ggml.ROWS if r["id"] == row_id), venv=llama_cpp_ggml.VENV, **override)
     rc, _, impl = plugin_runner.run_check(row, VENVS, ["--case", str(case), "--property", "ConformsToReference"])
     return rc, impl["failures"]
 
@@ -47,3 +48,19 @@ def test_imrope_leaves_pairs_past_the_interleaving():
     # the wrong element is its input, unrotated, where the rotation moves it by far more than its budget
     assert float.fromhex(e["got"]) == float.fromhex(x)
     assert abs(float.fromhex(e["expected"]) - float.fromhex(x)) > 4 * float.fromhex(e["budget"])
+
+
+def test_vision_judges_qwen2_vl_vision_geometry():
+    # on the row's config every case is Qwen2-VL's vision attention: 2 axes of 20 pairs, per-axis frequencies
+    row = dict(next(r for r in llama_cpp_ggml.ROWS if r["id"] == "llama_cpp_rope_multi_vision"),
+               venv=llama_cpp_ggml.VENV)
+    rc, _, impl = plugin_runner.run_check(row, VENVS, ["--case", "3", "--property", "ConformsToReference"])
+    assert rc == 0 and not impl["failures"]
+    assert [(f["family"], f["cases"] - f["skipped"]) for f in impl["families"]] == [("axial_2d", 1)]
+
+
+def test_vision_refuses_calls_its_pairing_does_not_say():
+    # without the config, case 0 is a 1D call: VISION has no 1D form, so the plugin refuses it (every property)
+    rc, failures = one_case("llama_cpp_rope_multi_vision", 0, config=None)
+    assert rc == 1 and failures
+    assert all(llama_cpp_ggml.REFUSAL + ": a call without 2 axes" in f["message"] for f in failures)

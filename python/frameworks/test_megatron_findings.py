@@ -2,17 +2,21 @@
 """Expected-failure test for finding M1 (docs/FRAMEWORKS.md): it asserts the
 exact divergence, computed here in float64 from the formulas (not from
 Megatron's output), so a Megatron change in either direction fails the test.
+Beside it, the M-RoPE row's adapter (megatron_mrope.py): each section turns
+with its own axis.
 
 Runs under the module's interpreter; Megatron-core runs in a worker of the
 layered venv (ROPECHECK_FRAMEWORKS_VENVS, default build/frameworks). Skipped,
 visibly, where that venv is absent."""
 import math
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import findings_math
+import megatron_mrope
 import megatron_rope
 import proxy
 from findings_math import rotate_f64
@@ -54,3 +58,38 @@ def test_megatron_llama3_fixes_its_band():
     asked = llama3_inv_freq(8.0, 2.0, 16.0, 32768)
     assert np.abs(got - rotate_f64(q, positions, fixed)).max() < 2e-3
     assert np.abs(got - rotate_f64(q, positions, asked)).max() > 0.5
+
+
+def test_megatron_mrope_turns_each_section_with_its_axis():
+    # Qwen2-VL's sections 16/24/24 of 64 pairs, three distinct axes; expected in float64 from the formula
+    d, sections, t = 128, [16, 24, 24], 6
+    rng = np.random.default_rng(5)
+    positions = rng.integers(0, 256, size=(3, t)).astype(np.int64)
+    q = rng.standard_normal((t, 2, d)).astype(np.float32)
+    k = rng.standard_normal((t, 1, d)).astype(np.float32)
+    row = megatron_mrope.ROWS[0]
+    kernel = proxy.FrameworkKernel("megatron_mrope", row, PYTHON)
+    try:
+        rope = SimpleNamespace(head_dim=d, rotary_dim=d, layout="half_split", direction="forward", scheme="default",
+                               dtype="f32", seq_len=0, config={}, hf_config={"rope_theta": 10000.0, "head_dim": d},
+                               num_axes=3, axis_assignment="sections", axis_frequencies="shared",
+                               axis_sections=sections, pair_axis=[])
+        got, _ = kernel(q, k, positions, rope)
+    finally:
+        kernel.close()
+    inv_freq = 10000.0 ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    axis = np.repeat(np.arange(3), sections)  # pair i's axis
+    expected = rotate_pairs_f64(q, positions[axis].T, inv_freq)
+    first_axis_only = rotate_pairs_f64(q, positions[np.zeros_like(axis)].T, inv_freq)
+    # positions below 256 in fp32 angles: |error| a few 1e-4 at |x| <= 5
+    assert np.abs(got - expected).max() < 1e-3
+    assert np.abs(got - first_axis_only).max() > 0.5
+
+
+def rotate_pairs_f64(x, pair_positions, inv_freq):
+    """Half-split rotation of x [tokens, heads, d], pair i of token t by pair_positions[t, i] x inv_freq[i]."""
+    d = x.shape[-1]
+    a = pair_positions.astype(np.float64)[:, None, :] * inv_freq[None, None, :]
+    x = x.astype(np.float64)
+    x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    return np.concatenate([x1 * np.cos(a) - x2 * np.sin(a), x2 * np.cos(a) + x1 * np.sin(a)], axis=-1)

@@ -25,6 +25,7 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "python/frameworks/llama_cpp/ggml_params.h"
+#include "python/frameworks/llama_cpp/vision_rope.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ggml_adapter {
@@ -35,6 +36,7 @@ enum class Entry {
   kExt,     // ggml_rope_ext, NORMAL (interleaved) or NEOX (half split)
   kMrope,   // ggml_rope_multi GGML_ROPE_TYPE_MROPE: Qwen2-VL's sections
   kImrope,  // ggml_rope_multi GGML_ROPE_TYPE_IMROPE: Qwen3-VL's interleaving
+  kVision,  // ggml_rope_multi GGML_ROPE_TYPE_VISION: Qwen2-VL's vision encoder (vision_rope.h)
 };
 
 // A refusal the runner counts apart (run_frameworks.py): a case ggml has no
@@ -121,7 +123,7 @@ std::string rotate(Entry e, const ropecheck_apply_params_t& p, const GgmlRopeArg
     pos = ggml_new_tensor_1d(ts.ctx, GGML_TYPE_I32, p.num_tokens);
     pos->data = const_cast<void*>(p.positions);  // int32 ids, read only
   } else {
-    rows = mrope_rows(p);
+    rows = e == Entry::kVision ? vision_rows(p) : mrope_rows(p);
     pos = ggml_new_tensor_1d(ts.ctx, GGML_TYPE_I32, 4 * p.num_tokens);
     pos->data = rows.data();
   }
@@ -138,9 +140,17 @@ std::string rotate(Entry e, const ropecheck_apply_params_t& p, const GgmlRopeArg
                                                     a.freq_scale, a.ext_factor, a.attn_factor, a.beta_fast, a.beta_slow);
   } else {
     int sections[4];
-    if (std::string why = sections_of(p, e, sections); !why.empty()) return kRefusal + why;
-    const int mode = e == Entry::kMrope ? GGML_ROPE_TYPE_MROPE : GGML_ROPE_TYPE_IMROPE;
-    r = (back ? ggml_rope_multi_back : ggml_rope_multi)(ts.ctx, x, pos, ff, p.rotary_dim, sections, mode, a.n_ctx_orig,
+    int n_dims = p.rotary_dim;
+    if (e == Entry::kVision) {
+      vision_sections(p, sections);
+      n_dims = vision_n_dims(p);
+    } else if (std::string why = sections_of(p, e, sections); !why.empty()) {
+      return kRefusal + why;
+    }
+    const int mode = e == Entry::kMrope    ? GGML_ROPE_TYPE_MROPE
+                     : e == Entry::kImrope ? GGML_ROPE_TYPE_IMROPE
+                                           : GGML_ROPE_TYPE_VISION;
+    r = (back ? ggml_rope_multi_back : ggml_rope_multi)(ts.ctx, x, pos, ff, n_dims, sections, mode, a.n_ctx_orig,
                                                         a.freq_base, a.freq_scale, a.ext_factor, a.attn_factor,
                                                         a.beta_fast, a.beta_slow);
   }
@@ -182,6 +192,8 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   if (table.refuse_odd_head_dim && p->head_dim % 2)
     return fail(err, n, ROPECHECK_UNSUPPORTED,
                 std::string(kRefusal) + "an odd head_dim: ggml reads and writes one element past each row (G1)");
+  if (e == Entry::kVision)
+    if (std::string why = vision_outside(*p); !why.empty()) return fail(err, n, ROPECHECK_UNSUPPORTED, kRefusal + why);
   GgmlRopeArgs a;
   if (std::string why = ggml_rope_args(*p->freq, p->rotary_dim, &a); !why.empty())
     return fail(err, n, ROPECHECK_UNSUPPORTED, kRefusal + why);
@@ -233,7 +245,7 @@ ropecheck_impl_t table(const char* name, const char* description, uint32_t layou
 constexpr uint32_t kBothLayouts = (1u << ROPECHECK_LAYOUT_INTERLEAVED) | (1u << ROPECHECK_LAYOUT_HALF_SPLIT);
 constexpr uint32_t kHalfSplit = 1u << ROPECHECK_LAYOUT_HALF_SPLIT;
 
-constexpr int kTables = 4;
+constexpr int kTables = 5;
 Table g_tables[kTables];
 const ropecheck_impl_t* g_pointers[kTables];
 
@@ -259,6 +271,15 @@ void init_tables() {
   g_tables[3].impl = table("llama_cpp_rope_ext_odd_head_dim",
                            "llama_cpp_rope_ext without refusing an odd head_dim: ggml as it is (finding G1)",
                            kBothLayouts, 0, &g_tables[3]);
+  // VISION: Qwen2-VL's vision encoder takes the default frequencies (qwen2vl.cpp:132); linear is its
+  // freq_scale, the one other scheme per-axis frequencies have. No partial rotary (vision_rope.cc).
+  g_tables[4].entry = Entry::kVision;
+  g_tables[4].impl = table("llama_cpp_rope_multi_vision",
+                           "llama.cpp ggml CPU ggml_rope_multi GGML_ROPE_TYPE_VISION (Qwen2-VL's vision encoder: "
+                           "2 axes, each restarting its frequencies), arguments as mtmd passes them",
+                           kHalfSplit, ROPECHECK_CAP_AXES_SECTIONS | ROPECHECK_CAP_AXIS_FREQUENCIES, &g_tables[4]);
+  g_tables[4].impl.caps.schemes = (1u << ROPECHECK_SCHEME_DEFAULT) | (1u << ROPECHECK_SCHEME_LINEAR);
+  g_tables[4].impl.caps.flags &= ~ROPECHECK_CAP_PARTIAL_ROTARY;
   for (int i = 0; i < kTables; ++i) g_pointers[i] = &g_tables[i].impl;
 }
 
