@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck bench`: the definitions of cli/bench_command.h.
 #include "cli/bench_command.h"
 
 #include <algorithm>

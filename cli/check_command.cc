@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck check`: the definitions of cli/check_command.h.
 #include "cli/check_command.h"
 
 #include <sched.h>

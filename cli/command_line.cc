@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The `ropecheck` command line: the definitions of cli/command_line.h.
 #include "cli/command_line.h"
 
 #include <exception>

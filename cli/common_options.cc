@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What several subcommands share: the definitions of cli/common_options.h.
 #include "cli/common_options.h"
 
 #include <cmath>

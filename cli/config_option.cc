@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// --config as `check` and `golden export` both read it: the definitions of cli/config_option.h.
 #include "cli/config_option.h"
 
 #include <sstream>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck fuzz`: the definitions of cli/fuzz_command.h.
 #include "cli/fuzz_command.h"
 
 #include <spawn.h>

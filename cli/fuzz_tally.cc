@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What a differential fuzzing run covered, as counts: the definitions of cli/fuzz_tally.h.
 #include "cli/fuzz_tally.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck golden export | verify`: the definitions of cli/golden_command.h.
 #include "cli/golden_command.h"
 
 #include <chrono>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Which implementations a command runs: the definitions of cli/impl_selection.h.
 #include "cli/impl_selection.h"
 
 #include <filesystem>

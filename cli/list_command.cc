@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck list`: the definitions of cli/list_command.h.
 #include "cli/list_command.h"
 
 #include <cstdio>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck merge SHARD.json...`: the definitions of cli/merge_command.h.
 #include "cli/merge_command.h"
 
 #include "cli/command_error.h"

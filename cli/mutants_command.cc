@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck mutants`: the definitions of cli/mutants_command.h.
 #include "cli/mutants_command.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck check --policies`: the definitions of cli/policies_report.h.
 #include "cli/policies_report.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck properties`: the definitions of cli/properties_command.h.
 #include "cli/properties_command.h"
 
 #include <iostream>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The report files `check` and `merge` write beside their tables: the definitions of cli/report_files.h.
 #include "cli/report_files.h"
 
 #include <iostream>

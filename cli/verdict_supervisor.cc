@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// "Exit status 0 means every case was judged and passed" in every mode: the definitions of cli/verdict_supervisor.h.
 #include "cli/verdict_supervisor.h"
 
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck zoo`: the definitions of cli/zoo_command.h.
 #include "cli/zoo_command.h"
 
 #include <algorithm>

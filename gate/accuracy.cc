@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of gate/accuracy.h.
 #include "gate/accuracy.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The gate (what `ropecheck check` runs): the definitions of gate/gate.h.
 #include <algorithm>
 #include <cctype>
 #include <chrono>

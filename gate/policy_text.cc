@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of gate/policy_text.h.
 #include "gate/policy_text.h"
 
 #include <cstdio>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of gate/report_json.h.
 #include "gate/report_json.h"
 
 #include <cmath>

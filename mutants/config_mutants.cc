@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The config bugs of the model zoo (issue #21): the definitions of mutants/config_mutants.h.
 #include "mutants/config_mutants.h"
 
 #include "mutants/mutant_kernel.h"

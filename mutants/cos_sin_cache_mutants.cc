@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of mutants/cos_sin_cache_mutants.h.
 #include "mutants/cos_sin_cache_mutants.h"
 
 #include <sys/mman.h>

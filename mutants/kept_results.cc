@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What the timer-gaming misbehaving kernels keep between calls: the definitions of mutants/kept_results.h.
 #include "mutants/kept_results.h"
 
 #include <algorithm>

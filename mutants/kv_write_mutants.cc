@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The KV-cache write rows of the bug catalogue (mutant_list.h, kv_*): the definitions of mutants/kv_write_mutants.h.
 #include "mutants/kv_write_mutants.h"
 
 #include <algorithm>

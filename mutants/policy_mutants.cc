@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of mutants/policy_mutants.h.
 #include "mutants/policy_mutants.h"
 
 #include <utility>

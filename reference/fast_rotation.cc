@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The fast exact reference: the definitions of reference/fast_rotation.h.
 #include "reference/fast_rotation.h"
 
 #include <cmath>

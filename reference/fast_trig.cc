@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of reference/fast_trig.h.
 #include "reference/fast_trig.h"
 
 #include <mpfr.h>

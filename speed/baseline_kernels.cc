@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The baselines `ropecheck bench` times beside a kernel, as kernels: the definitions of speed/baseline_kernels.h.
 #include "speed/baseline_kernels.h"
 
 #include <cstdint>

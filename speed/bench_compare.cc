@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck bench compare A.json B.json`: the definitions of speed/bench_compare.h.
 #include "speed/bench_compare.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck bench --report FILE.html`: the definitions of speed/bench_html.h.
 #include "speed/bench_html.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of speed/bench_json.h.
 #include "speed/bench_json.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What `ropecheck bench` measured: the definitions of speed/bench_report.h.
 #include "speed/bench_report.h"
 
 #include "ropecheck/names.h"

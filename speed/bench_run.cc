@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck bench`'s engine: the definitions of speed/bench_run.h.
 #include "speed/bench_run.h"
 
 #include <algorithm>

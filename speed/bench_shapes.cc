@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The shapes `ropecheck bench` times a kernel on: the definitions of speed/bench_shapes.h.
 #include "speed/bench_shapes.h"
 
 #include <algorithm>

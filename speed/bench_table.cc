@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A bench report in the terminal: the definitions of speed/bench_table.h.
 #include "speed/bench_table.h"
 
 #include <cstdio>

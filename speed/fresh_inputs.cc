@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The inputs of a bench row's calls, fresh for every call: the definitions of speed/fresh_inputs.h.
 #include "speed/fresh_inputs.h"
 
 #include <cmath>

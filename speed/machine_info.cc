@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of speed/machine_info.h.
 #include "speed/machine_info.h"
 
 #include <sched.h>

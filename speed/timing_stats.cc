@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of speed/timing_stats.h.
 #include "speed/timing_stats.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of fuzz/differential/fuzz_case.h.
 #include "fuzz/differential/fuzz_case.h"
 
 #include <fuzzer/FuzzedDataProvider.h>

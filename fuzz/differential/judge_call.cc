@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of fuzz/differential/judge_call.h.
 #include "fuzz/differential/judge_call.h"
 
 #include "core/cases/cos_sin_cache_case.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of fuzz/differential/kernels_under_test.h.
 #include "fuzz/differential/kernels_under_test.h"
 
 #include <csignal>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of fuzz/differential/tally.h.
 #include "fuzz/differential/tally.h"
 
 #include <unistd.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of golden/catalog/bug_classes.h.
 #include "golden/catalog/bug_classes.h"
 
 namespace ropecheck::golden {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What a golden case carries besides its numbers: the definitions of golden/catalog/catalog.h.
 #include "golden/catalog/catalog.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// What a golden case file holds that follows from the case's inputs: the definitions of golden/export/case_tensors.h.
 #include "golden/export/case_tensors.h"
 
 #include <array>

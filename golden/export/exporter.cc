@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck golden export`: the definitions of golden/export/exporter.h.
 #include "golden/export/exporter.h"
 
 #include <signal.h>

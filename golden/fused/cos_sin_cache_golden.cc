@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of golden/fused/cos_sin_cache_golden.h.
 #include "golden/fused/cos_sin_cache_golden.h"
 
 #include <stdexcept>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of golden/fused/kv_golden.h.
 #include "golden/fused/kv_golden.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A golden case's qk-norm (ABI 1.5): the definitions of golden/fused/qk_norm_golden.h.
 #include "golden/fused/qk_norm_golden.h"
 
 #include <cmath>

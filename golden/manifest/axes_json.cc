@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of golden/manifest/axes_json.h.
 #include "golden/manifest/axes_json.h"
 
 #include <cctype>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// manifest.json of a golden export: the definitions of golden/manifest/manifest.h.
 #include "golden/manifest/manifest.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of golden/manifest/manifest_outputs.h.
 #include "golden/manifest/manifest_outputs.h"
 
 #include <cmath>

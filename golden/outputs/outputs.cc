@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A case's outputs other than the exact one (manifest schema 3): the definitions of golden/outputs/outputs.h.
 #include "golden/outputs/outputs.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The multi-axis golden cases (ABI 1.3, issue #20): the definitions of golden/suites/axis_suites.h.
 #include "golden/suites/axis_suites.h"
 
 #include <algorithm>

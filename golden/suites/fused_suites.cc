@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of golden/suites/fused_suites.h.
 #include "golden/suites/fused_suites.h"
 
 #include <numeric>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "core/cases/rng.h"
+#include "golden/suites/named_specs.h"
 #include "golden/suites/suite_builder.h"
 
 namespace ropecheck::golden {
@@ -66,17 +68,6 @@ void add_kv(GoldenCase& g, const KvChoice& k) {
     throw std::logic_error(g.name + ": " + std::to_string(scales) + " scale(s) each for k and v");
   fill_golden_kv(c, rng.bits(), &kv);
   g.kv = std::move(kv);
-}
-
-ref::FreqSpec yarn_spec() {
-  ref::FreqSpec f;
-  f.scheme = ROPECHECK_SCHEME_YARN;
-  f.base = 10000;
-  f.factor = 40;
-  f.original_max_position = 4096;
-  f.mscale = 1.0;
-  f.mscale_all_dim = 0.707;
-  return f;
 }
 
 constexpr ref::HeadShape h8{8, 8}, h16{16, 16};
@@ -168,7 +159,7 @@ const KvRow kKvRows[] = {
     {{"kv/long-context/e4m3fn/f32", "positions past 2^20 and 2^24: the angle's error in the cached k", default_spec(),
       h8, HS, F32, {std::int64_t{1} << 20, (std::int64_t{1} << 24) + 1, 123456789}},
      {.dtype = CacheDtype::kE4M3FN, .k_scale = {0.7f}, .v_scale = {1.3f}}},
-    {{"kv/yarn-mscale/e4m3fn/bf16", "YaRN with its attention factor: the cached k is scaled by it too", yarn_spec(),
+    {{"kv/yarn-mscale/e4m3fn/bf16", "YaRN with its attention factor: the cached k is scaled by it too", mscale_yarn(),
       h8, IL, BF16, {1, 1000, 20000, 150000}},
      {.dtype = CacheDtype::kE4M3FN, .padding = {1}, .k_scale = {0.7f}, .v_scale = {1.3f}}},
     {{"kv/decode-batch/e5m2/f16", "a decode batch at unrelated positions, two padding tokens", default_spec(), h8,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading an export from disk, never trusting it: the definitions of golden/verify/export_files.h.
 #include "golden/verify/export_files.h"
 
 #include <filesystem>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `ropecheck golden verify`: the definitions of golden/verify/verifier.h.
 #include "golden/verify/verifier.h"
 
 #include <cmath>

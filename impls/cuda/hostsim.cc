@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of impls/cuda/hostsim.h.
 #include "impls/cuda/hostsim.h"
 
 #include <vector>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of impls/kernel_support/cache_builder.h.
 #include "impls/kernel_support/cache_builder.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of impls/kernel_support/freq_memo.h.
 #include "impls/kernel_support/freq_memo.h"
 
 #include <cstring>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// How a SIMD job's rows (simd_job.h) are shared among threads: the definitions of impls/simd/row_split.h.
 #include "impls/simd/row_split.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of impls/simd/worker_pool.h.
 #include "impls/simd/worker_pool.h"
 
 #include <pthread.h>

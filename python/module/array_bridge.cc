@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of python/module/array_bridge.h.
 #include "python/module/array_bridge.h"
 
 #include <cstring>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// ropecheck.bench on a Python callable (or a built-in kernel): the definitions of python/module/bench_binding.h.
 #include "python/module/bench_binding.h"
 
 #include <pybind11/stl.h>

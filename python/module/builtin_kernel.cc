@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of python/module/builtin_kernel.h.
 #include "python/module/builtin_kernel.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of python/module/check_binding.h.
 #include "python/module/check_binding.h"
 
 #include <pybind11/stl.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// ropecheck.golden: the definitions of python/module/golden_binding.h.
 #include "python/module/golden_binding.h"
 
 #include <pybind11/numpy.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of python/module/kernel_declaration.h.
 #include "python/module/kernel_declaration.h"
 
 #include <pybind11/stl.h>

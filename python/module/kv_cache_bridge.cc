@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of python/module/kv_cache_bridge.h.
 #include "python/module/kv_cache_bridge.h"
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The definitions of python/module/named_policies.h.
 #include "python/module/named_policies.h"
 
 #include <pybind11/pybind11.h>

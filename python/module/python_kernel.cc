@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A Python callable as an implementation under test: the definitions of python/module/python_kernel.h.
 #include "python/module/python_kernel.h"
 
 #include <algorithm>

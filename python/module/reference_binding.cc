@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// ropecheck.reference and ropecheck.config_from_hf: the definitions of python/module/reference_binding.h.
 #include "python/module/reference_binding.h"
 
 #include <pybind11/numpy.h>
