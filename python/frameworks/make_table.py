@@ -10,6 +10,7 @@ fresh run disagree, or when a row's verdict is not the one it declares.
 """
 import argparse
 import difflib
+import importlib
 import json
 import os
 import sys
@@ -148,7 +149,7 @@ def table(results):
             findings.append(r)
     if findings:
         lines += ["", "## Findings", ""]
-        for r in findings:
+        for n, r in enumerate(findings):
             exp = r["expect"]
             first = next((f for f in r["failures"] if f["property"] == exp["property"]), r["failures"][0] if r["failures"] else None)
             lines += [f"### {exp['finding']}: {exp['title']}", "", exp["explanation"], "",
@@ -161,7 +162,23 @@ def table(results):
                              f"`{first['reproduce'].replace(r['id'], 'kernel', 1)}`")
                 lines.append(f"- first failure: {first['message'].splitlines()[0][:300]}")
             lines.append("")
+            if n + 1 == len(findings) or findings[n + 1]["adapter"] != r["adapter"]:
+                lines += rowless_findings(r["adapter"])
     return "\n".join(lines).rstrip() + "\n", ok_all
+
+
+def rowless_findings(adapter):
+    """The sections of an adapter's FINDINGS_WITHOUT_ROW: a bug its expected-failure test shows, with no row to run
+    (its text is the adapter's, as the test's file and the reproduce line are)."""
+    lines = []
+    for exp in getattr(importlib.import_module(adapter), "FINDINGS_WITHOUT_ROW", []):
+        lines += [f"### {exp['finding']}: {exp['title']}", "", exp["explanation"], "",
+                  f"- source: {exp['source']}",
+                  f"- expected-failure test: {exp['test']}",
+                  f"- reproduce ({exp['reproduce_where']}): `{exp['reproduce']}`",
+                  f"- first wrong element: {exp['first_failure']}",
+                  f"- {exp['no_row']}", ""]
+    return lines
 
 
 def load(results_dir):

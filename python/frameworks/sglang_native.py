@@ -31,6 +31,10 @@ stub). Line numbers are SGLang 0.5.23's, under sglang/srt/layers/rotary_embeddin
   Qwen3-VL's interleaving, fewer than 3 axes padded with empty sections.
 - dynamic (rope_variant.py:859-892 DynamicNTKScalingRotaryEmbedding): finding
   S1, see make_table's FINDINGS and test_sglang_findings.py.
+- longrope (rope_variant.py:37-170 Phi3LongRoPEScaledRotaryEmbedding): no row
+  (it has forward, not forward_native, and picks its factor list from the
+  call's positions, not from a length); finding S2 (FINDINGS_WITHOUT_ROW),
+  test_sglang_findings.py.
 """
 import math
 
@@ -59,6 +63,43 @@ S1 = dict(finding="S1", title="SGLang's `dynamic` is static NTK at s L tokens",
                       "of max_len = L s rows with the base at n = max_len, b (s^2 - s + 1)^(d/(d-2)), for every "
                       "length: the frequencies HF uses only for a sequence of exactly s L tokens. Below that "
                       "(every prompt shorter than L included) SGLang's angles differ from HF's by O(1).")
+
+S2 = dict(finding="S2",
+          title="SGLang's LongRoPE returns position L unrotated when no position of the call is above L",
+          source="sglang/srt/layers/rotary_embedding/rope_variant.py:84-101 (the caches), 141-154 (the choice and the "
+                 "read) (SGLang 0.5.23)",
+          test="python/frameworks/test_sglang_findings.py::test_sglang_longrope_position_L_reads_long_row_0_unrotated",
+          explanation="Phi3LongRoPEScaledRotaryEmbedding concatenates a short-factor cache of L rows (positions "
+                      "0..L-1, L = original_max_position_embeddings) and a long-factor cache of "
+                      "max_position_embeddings rows, and indexes it by position + L when any position of the call "
+                      "is above L, by the position itself otherwise. A call whose largest position is exactly L "
+                      "(the last token of an L+1-token prompt, or a decode step at position L with no request "
+                      "further on) reads row L, which is row 0 of the long cache: cos = mscale, sin = 0, so that "
+                      "token's q and k come back unrotated, scaled by the attention factor. HF picks one list for "
+                      "the whole call from seq_len = max(position_ids) + 1 (transformers 5.24.0 "
+                      "modeling_rope_utils.py:47-81, `torch.where(seq_len > original_max_position_embeddings, "
+                      "long_inv_freq, original_inv_freq)` at :79): for this call the long list, and position L "
+                      "rotated by L / (long_factor_i b^(2i/d)), times the attention factor sqrt(1 + ln s / ln L), "
+                      "s = max_position_embeddings / L (modeling_rope_utils.py:560-567; Phi3RotaryEmbedding "
+                      "multiplies cos and sin by it, modeling_phi3.py:105-110). SGLang's other positions in that "
+                      "call are the short list's rotation (its choice, no position above L), so the wrong row is "
+                      "exactly position L; with any position above L in the call, position L is right. (HF's list "
+                      "for those other positions is the long one too: SGLang switches lists at a position above L, HF at a "
+                      "position of L or more. vLLM 0.33.0's class of the same name and cache layout picks one list "
+                      "from max_model_len for every call, phi3_long_rope_scaled_rope.py:55, 136-141, so neither "
+                      "arises there.)",
+          reproduce_where="the layered venv, `rotary = sglang_native.import_rotary()`",
+          reproduce="rotary.rope_variant.Phi3LongRoPEScaledRotaryEmbedding(8, 8, 64, 16, 10000, True, torch.float32, "
+                    "[1.0]*4, [2.0]*4).forward(torch.tensor([15, 16, 3]), torch.ones(3, 8), torch.ones(3, 8))",
+          first_failure="q[token 1 (position 16), channel 0]: got 1.22474492 (0x1.3988e2p+0, the attention factor "
+                        "sqrt(1.5): q unrotated), expected -1.38991186 (-0x1.63d14379814bap+0, HF's long list at "
+                        "position 16, float64); all 8 channels of that row are 1.22474492, off by up to 2.61; "
+                        "positions 15 and 3 agree with the short list's rotation within 1e-5",
+          no_row="no table row: a row runs the quick suite through ropecheck's LongRoPE cases, which choose the list "
+                 "from the case's own sequence length; SGLang chooses it from the call's positions, so every case "
+                 "where the two differ is outside the framework, and the cases left cannot meet the gate's verdict "
+                 "floor (--min-judged).")
+FINDINGS_WITHOUT_ROW = [S2]  # make_table writes them after the adapter's row findings
 
 
 def _row(id, dtypes, schemes, max_position, variant="forward_native", partial_rotary_override=True, **extra):
