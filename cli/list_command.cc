@@ -71,8 +71,8 @@ std::string fused_text(const ropecheck_impl_t& t) {
   if (t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) {
     const ropecheck_kv_policy_t& k = t.kv_policy;
     std::string dtypes;
-    for (int d = 0; d < kCacheDtypeCount; ++d)
-      if (k.cache_dtypes & (1u << d)) dtypes += (dtypes.empty() ? "" : ",") + std::string(cache_dtype_name(static_cast<CacheDtype>(d)));
+    for (int d = 0; d < kKvDtypeCount; ++d)
+      if (k.cache_dtypes & (1u << d)) dtypes += (dtypes.empty() ? "" : ",") + std::string(kv_dtype_name(static_cast<KvDtype>(d)));
     std::string kinds = bit_names(k.scale_kinds, {{1u << ROPECHECK_KV_SCALE_PER_TENSOR, "per-tensor"},
                                                   {1u << ROPECHECK_KV_SCALE_PER_HEAD, "per-head"}});
     const std::uint32_t ck = t.kv_cache_kinds ? t.kv_cache_kinds : 1u << ROPECHECK_KV_CACHE_K_AND_V;

@@ -26,7 +26,7 @@ namespace {
 // The bytes of token t's entry (k, and v or kv_c) in a run's caches.
 std::vector<unsigned char> entry_bytes(const KvRun& kv, std::int64_t slot) {
   const KvWriteCase& w = kv.spec;
-  const std::size_t es = cache_dtype_size(w.dtype);
+  const std::size_t es = kv_dtype_size(w.dtype);
   std::vector<unsigned char> out;
   const auto take = [&](const ByteBuffer& cache, std::int64_t element, int channels) {
     const unsigned char* at = cache.data() + static_cast<std::size_t>(element) * es;
@@ -74,7 +74,7 @@ PropertyResult permuting_slots_permutes_the_cache(const ropecheck_impl_t& impl, 
   }
   // Nothing else in either cache changed (against what the second call's
   // caches held before it).
-  const std::size_t es = cache_dtype_size(b.spec.dtype);
+  const std::size_t es = kv_dtype_size(b.spec.dtype);
   for (int which = 0; which < 2; ++which) {
     const std::vector<bool> written = written_bytes(b.spec, which);
     const ByteBuffer& now = which == 0 ? b.k_cache : b.v_cache;

@@ -90,7 +90,7 @@ double kv_bytes(const KvRun& kv) {
   const std::int64_t k_entry = static_cast<std::int64_t>(s.mla() ? 1 : s.kv_heads) * s.head_dim;
   const std::int64_t v_entry = static_cast<std::int64_t>(s.v_heads()) * s.v_channels();
   return static_cast<double>(kv.v.size()) +
-         static_cast<double>(written * (k_entry + v_entry)) * static_cast<double>(cache_dtype_size(s.dtype));
+         static_cast<double>(written * (k_entry + v_entry)) * static_cast<double>(kv_dtype_size(s.dtype));
 }
 
 // What a kernel call moves at least (bench/rope_bench.cc counts the same):

@@ -18,16 +18,16 @@ namespace {
 // The stream of the write's draws: the plain case's draws are untouched.
 constexpr std::uint64_t kKvStream = 0x6b76'7772'6974'6531ull;  // "kvwrite1"
 
-bool is_fp8(CacheDtype d) { return d == CacheDtype::kE4M3FN || d == CacheDtype::kE5M2; }
+bool is_fp8(KvDtype d) { return d == KvDtype::kE4M3FN || d == KvDtype::kE5M2; }
 
 // Stored significand bits of each rounding cache dtype (f32 is never asked).
-int stored_significand_bits(CacheDtype d) {
+int stored_significand_bits(KvDtype d) {
   switch (d) {
-    case CacheDtype::kF16: return 10;
-    case CacheDtype::kBF16: return 7;
-    case CacheDtype::kE4M3FN: return 3;
-    case CacheDtype::kE5M2: return 2;
-    case CacheDtype::kF32:
+    case KvDtype::kF16: return 10;
+    case KvDtype::kBF16: return 7;
+    case KvDtype::kE4M3FN: return 3;
+    case KvDtype::kE5M2: return 2;
+    case KvDtype::kF32:
     default: return 23;
   }
 }
@@ -62,25 +62,25 @@ void put_edges(const Case& c, const KvWriteCase& w, ByteBuffer* v) {
 }
 
 // A random finite code's bits of d (never a NaN or an infinity).
-std::uint32_t finite_code(std::uint64_t r, CacheDtype d) {
+std::uint32_t finite_code(std::uint64_t r, KvDtype d) {
   switch (d) {
-    case CacheDtype::kE4M3FN: {
+    case KvDtype::kE4M3FN: {
       const auto b = static_cast<std::uint32_t>(r & 0xff);
       return (b & 0x7f) == 0x7f ? b & ~1u : b;  // 0x7f / 0xff are NaN
     }
-    case CacheDtype::kE5M2: {
+    case KvDtype::kE5M2: {
       const auto b = static_cast<std::uint32_t>(r & 0xff);
       return (b & 0x7c) == 0x7c ? b & ~0x40u : b;  // exponent all ones: inf or NaN
     }
-    case CacheDtype::kF16: {
+    case KvDtype::kF16: {
       const auto b = static_cast<std::uint32_t>(r & 0xffff);
       return (b & 0x7c00) == 0x7c00 ? b & ~0x4000u : b;
     }
-    case CacheDtype::kBF16: {
+    case KvDtype::kBF16: {
       const auto b = static_cast<std::uint32_t>(r & 0xffff);
       return (b & 0x7f80) == 0x7f80 ? b & ~0x4000u : b;
     }
-    case CacheDtype::kF32:
+    case KvDtype::kF32:
     default: {
       const auto b = static_cast<std::uint32_t>(r);
       return (b & 0x7f800000u) == 0x7f800000u ? b & ~0x40000000u : b;
@@ -88,21 +88,21 @@ std::uint32_t finite_code(std::uint64_t r, CacheDtype d) {
   }
 }
 
-std::uint32_t nan_code(CacheDtype d) {
+std::uint32_t nan_code(KvDtype d) {
   switch (d) {
-    case CacheDtype::kE4M3FN: return 0x7f;
-    case CacheDtype::kE5M2: return 0x7e;
-    case CacheDtype::kF16: return 0x7e00;
-    case CacheDtype::kBF16: return 0x7fc0;
-    case CacheDtype::kF32:
+    case KvDtype::kE4M3FN: return 0x7f;
+    case KvDtype::kE5M2: return 0x7e;
+    case KvDtype::kF16: return 0x7e00;
+    case KvDtype::kBF16: return 0x7fc0;
+    case KvDtype::kF32:
     default: return 0x7fc00000u;
   }
 }
 
 }  // namespace
 
-double kv_cache_edge(Choices& rng, CacheDtype d) {
-  if (d == CacheDtype::kF32) return 0;
+double kv_cache_edge(Choices& rng, KvDtype d) {
+  if (d == KvDtype::kF32) return 0;
   const std::uint32_t max_code = round_to_cache_code(HUGE_VAL, d, true);  // the largest finite value's
   const double top = cache_code_value(max_code, d);
   // Codes are sign-magnitude, magnitudes ordered as their bits: the smallest
@@ -128,8 +128,8 @@ double kv_cache_edge(Choices& rng, CacheDtype d) {
   return rng.chance(0.5) ? -e : e;
 }
 
-void fill_cache_initial(unsigned char* p, std::size_t bytes, CacheDtype d, CacheInitial kind) {
-  const std::size_t es = cache_dtype_size(d);
+void fill_cache_initial(unsigned char* p, std::size_t bytes, KvDtype d, CacheInitial kind) {
+  const std::size_t es = kv_dtype_size(d);
   switch (kind) {
     case CacheInitial::kRandomBytes: fill_random_bytes(p, bytes); return;
     case CacheInitial::kZeros: std::memset(p, 0, bytes); return;
@@ -211,9 +211,9 @@ std::optional<KvWriteCase> kv_write_case(const Case& c, const ropecheck_kv_polic
   if (c.kv_heads == 0 || c.tokens > kKvWriteMaxTokens || policy.cache_dtypes == 0) return std::nullopt;
   Rng rng(c.seed ^ (static_cast<std::uint64_t>(c.suite) << 56), kKvStream + static_cast<std::uint64_t>(c.index));
   KvWriteCase w;
-  std::vector<CacheDtype> dtypes;
-  for (int d = 0; d < kCacheDtypeCount; ++d)
-    if (policy.cache_dtypes & (1u << d)) dtypes.push_back(static_cast<CacheDtype>(d));
+  std::vector<KvDtype> dtypes;
+  for (int d = 0; d < kKvDtypeCount; ++d)
+    if (policy.cache_dtypes & (1u << d)) dtypes.push_back(static_cast<KvDtype>(d));
   // Cycle through the declared dtypes with the index, so a suite covers each.
   w.dtype = dtypes[static_cast<std::size_t>(c.index) % dtypes.size()];
   static constexpr int kBlockSizes[] = {1, 16, 64};
@@ -279,7 +279,7 @@ std::string kv_write_outside_declared(const ropecheck_kv_policy_t& policy, std::
                                       ropecheck_kv_scale_direction_t direction) {
   if (kinds == 0) kinds = 1u << ROPECHECK_KV_CACHE_K_AND_V;
   if (!(policy.cache_dtypes & (1u << static_cast<int>(w.dtype))))
-    return std::string("kv write: cache dtype ") + cache_dtype_name(w.dtype) + " not declared";
+    return std::string("kv write: cache dtype ") + kv_dtype_name(w.dtype) + " not declared";
   if (!(policy.scale_kinds & (1u << w.scale_kind)))
     return std::string("kv write: ") + (w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") +
            " scales not declared";
@@ -326,7 +326,7 @@ ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
     ropecheck_dtype_t dtype = ROPECHECK_DTYPE_F32;
     std::int64_t n = -1;
     bool edges = false;
-    CacheDtype cache = CacheDtype::kF32;
+    KvDtype cache = KvDtype::kF32;
     ropecheck_kv_scale_direction_t direction = ROPECHECK_KV_SCALE_DIVIDE;
     std::vector<float> v_scale;
     bool operator==(const Key&) const = default;
@@ -350,7 +350,7 @@ ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w) {
   return last.v;
 }
 
-CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d) {
+CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, KvDtype d) {
   CacheWritePolicy r;
   r.cache = d;
   r.direction = p.scale_direction == ROPECHECK_KV_SCALE_MULTIPLY ? ScaleDirection::kMultiply : ScaleDirection::kDivide;
@@ -363,7 +363,7 @@ std::string KvWriteCase::form() const {
   const char* k = kind == ROPECHECK_KV_CACHE_MLA_JOINT   ? "MLA joint cache kv_c+k_pe"
                   : kind == ROPECHECK_KV_CACHE_MLA_SPLIT ? "MLA split caches kv_c, k_pe"
                                                          : "K and V caches";
-  return std::string(k) + " " + cache_dtype_name(dtype) + " " + (hnd ? "HND" : "NHD") + ", " +
+  return std::string(k) + " " + kv_dtype_name(dtype) + " " + (hnd ? "HND" : "NHD") + ", " +
          (scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") + " scales";
 }
 
@@ -373,7 +373,7 @@ std::string KvWriteCase::describe() const {
   if (mla())
     os << (kind == ROPECHECK_KV_CACHE_MLA_JOINT ? "MLA latent cache [kv_c " : "MLA caches kv_c ") << latent_dim
        << (kind == ROPECHECK_KV_CACHE_MLA_JOINT ? " | k_pe], " : " and k_pe, ");
-  os << "kv cache " << cache_dtype_name(dtype) << " " << (hnd ? "HND" : "NHD") << ", " << num_blocks
+  os << "kv cache " << kv_dtype_name(dtype) << " " << (hnd ? "HND" : "NHD") << ", " << num_blocks
      << " blocks of " << block_size << ", " << padding << " padding token(s), "
      << (scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? "per-head" : "per-tensor") << " scales k " << k_scale[0]
      << " v " << v_scale[0];
@@ -381,7 +381,7 @@ std::string KvWriteCase::describe() const {
 }
 
 std::vector<bool> written_bytes(const KvWriteCase& w, int which) {
-  const std::size_t es = cache_dtype_size(w.dtype);
+  const std::size_t es = kv_dtype_size(w.dtype);
   std::vector<bool> out(which == 0 ? w.cache_bytes() : w.v_cache_bytes(), false);
   const auto mark = [&](std::int64_t element, int channels) {
     const auto at = static_cast<std::size_t>(element) * es;

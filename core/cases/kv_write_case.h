@@ -33,7 +33,7 @@ struct KvWriteCase {
   ropecheck_kv_cache_kind_t kind = ROPECHECK_KV_CACHE_K_AND_V;
   int latent_dim = 0;  // MLA: kv_c's channels
   std::int64_t v_block_stride = 0, v_slot_stride = 0;  // MLA_SPLIT: the latent cache's strides
-  CacheDtype dtype = CacheDtype::kF32;
+  KvDtype dtype = KvDtype::kF32;
   int block_size = 16;
   std::int64_t num_blocks = 1;
   bool hnd = false;  // [blocks, heads, block_size, head_dim]; else NHD
@@ -55,13 +55,13 @@ struct KvWriteCase {
 
   bool mla() const { return kind != ROPECHECK_KV_CACHE_K_AND_V; }
   std::int64_t cache_elements() const { return num_blocks * block_stride; }
-  std::size_t cache_bytes() const { return static_cast<std::size_t>(cache_elements()) * cache_dtype_size(dtype); }
+  std::size_t cache_bytes() const { return static_cast<std::size_t>(cache_elements()) * kv_dtype_size(dtype); }
   // The v cache's bytes: the K cache's size for K_AND_V, the latent cache's
   // for MLA_SPLIT, none for MLA_JOINT (kv_c lives in the K cache's entries).
   std::size_t v_cache_bytes() const {
     if (kind == ROPECHECK_KV_CACHE_MLA_JOINT) return 0;
     if (kind == ROPECHECK_KV_CACHE_MLA_SPLIT)
-      return static_cast<std::size_t>(num_blocks * v_block_stride) * cache_dtype_size(dtype);
+      return static_cast<std::size_t>(num_blocks * v_block_stride) * kv_dtype_size(dtype);
     return cache_bytes();
   }
   // Element (slot, head, channel) of k's entry in the K cache (MLA: k_pe's).
@@ -141,7 +141,7 @@ ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w);
 // the smallest subnormal, the tie between it and zero, the largest
 // subnormal and the tie between it and the smallest normal. 0 for fp32
 // (an fp32 value is its own code).
-double kv_cache_edge(Choices& rng, CacheDtype d);
+double kv_cache_edge(Choices& rng, KvDtype d);
 
 // The bytes a cache arrives holding, drawn per call from the states a
 // production cache is met in: random bytes, zeros (a fresh allocation), a
@@ -149,11 +149,11 @@ double kv_cache_edge(Choices& rng, CacheDtype d);
 // left), so a kernel whose writes depend on what the cache held fails.
 enum class CacheInitial { kRandomBytes, kZeros, kNans, kFiniteCodes };
 inline constexpr int kCacheInitialKinds = 4;
-void fill_cache_initial(unsigned char* p, std::size_t bytes, CacheDtype d, CacheInitial kind);
+void fill_cache_initial(unsigned char* p, std::size_t bytes, KvDtype d, CacheInitial kind);
 CacheInitial draw_cache_initial();
 
 // The policy of E9 a table declares for a cache of dtype d.
-CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, CacheDtype d);
+CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, KvDtype d);
 
 // Per byte of the K cache (which = 0) or the V cache (1): whether a written
 // entry covers it (MLA_JOINT: the K cache's entries hold kv_c too).

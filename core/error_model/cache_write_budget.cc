@@ -23,13 +23,13 @@ struct Grid {
   int emin;
   double max_finite;
 };
-Grid grid(CacheDtype d) {
+Grid grid(KvDtype d) {
   switch (d) {
-    case CacheDtype::kF16: return {11, -14, 65504.0};
-    case CacheDtype::kBF16: return {8, -126, max_finite(ROPECHECK_DTYPE_BF16)};
-    case CacheDtype::kE4M3FN: return {4, -6, 448.0};
-    case CacheDtype::kE5M2: return {3, -14, 57344.0};
-    case CacheDtype::kF32:
+    case KvDtype::kF16: return {11, -14, 65504.0};
+    case KvDtype::kBF16: return {8, -126, max_finite(ROPECHECK_DTYPE_BF16)};
+    case KvDtype::kE4M3FN: return {4, -6, 448.0};
+    case KvDtype::kE5M2: return {3, -14, 57344.0};
+    case KvDtype::kF32:
     default: return {24, -126, max_finite(ROPECHECK_DTYPE_F32)};
   }
 }
@@ -61,10 +61,10 @@ double round_on(double x, const Grid& g) {
 
 // The grid of an activation (storage) dtype: fp32, fp16 or bf16.
 Grid grid_of(ropecheck_dtype_t t) {
-  return grid(t == ROPECHECK_DTYPE_F16 ? CacheDtype::kF16 : t == ROPECHECK_DTYPE_BF16 ? CacheDtype::kBF16 : CacheDtype::kF32);
+  return grid(t == ROPECHECK_DTYPE_F16 ? KvDtype::kF16 : t == ROPECHECK_DTYPE_BF16 ? KvDtype::kBF16 : KvDtype::kF32);
 }
 
-Fp8Format fp8_of(CacheDtype d) { return d == CacheDtype::kE4M3FN ? Fp8Format::kE4M3FN : Fp8Format::kE5M2; }
+Fp8Format fp8_of(KvDtype d) { return d == KvDtype::kE4M3FN ? Fp8Format::kE4M3FN : Fp8Format::kE5M2; }
 
 // Half an ulp of fp32 (or of a storage dtype) at |x|, at least the smallest
 // double: the one-rounding bound of docs/ERROR_MODEL.md.
@@ -74,35 +74,34 @@ double half_ulp(double x, ropecheck_dtype_t t) {
 
 }  // namespace
 
-const char* cache_dtype_name(CacheDtype d) {
+const char* kv_dtype_name(KvDtype d) {
   switch (d) {
-    case CacheDtype::kF32: return "f32";
-    case CacheDtype::kF16: return "f16";
-    case CacheDtype::kBF16: return "bf16";
-    case CacheDtype::kE4M3FN: return "fp8_e4m3fn";
-    case CacheDtype::kE5M2: return "fp8_e5m2";
+    case KvDtype::kF32: return "f32";
+    case KvDtype::kF16: return "f16";
+    case KvDtype::kBF16: return "bf16";
+    case KvDtype::kE4M3FN: return "fp8_e4m3fn";
+    case KvDtype::kE5M2: return "fp8_e5m2";
   }
   return "?";
 }
 
-std::size_t cache_dtype_size(CacheDtype d) { return kv_dtype_size(static_cast<std::uint32_t>(d)); }
 
-std::int64_t code_ordinal(std::uint32_t code, CacheDtype d) {
+std::int64_t code_ordinal(std::uint32_t code, KvDtype d) {
   // Every format here is sign-magnitude with magnitudes ordered as their
   // bits, infinity (or e4m3fn's NaN) right after the largest finite.
   std::uint32_t sign_bit = 0x80000000u;
   switch (d) {
-    case CacheDtype::kF16:
-    case CacheDtype::kBF16: sign_bit = 0x8000u; break;
-    case CacheDtype::kE4M3FN:
-    case CacheDtype::kE5M2: sign_bit = 0x80u; break;
+    case KvDtype::kF16:
+    case KvDtype::kBF16: sign_bit = 0x8000u; break;
+    case KvDtype::kE4M3FN:
+    case KvDtype::kE5M2: sign_bit = 0x80u; break;
     default: break;
   }
   const std::int64_t mag = code & (sign_bit - 1);
   return (code & sign_bit) ? -mag : mag;
 }
 
-std::uint32_t round_to_cache_code(double x, CacheDtype d, bool saturate) {
+std::uint32_t round_to_cache_code(double x, KvDtype d, bool saturate) {
   const Grid g = grid(d);
   const bool nan = std::isnan(x);
   const double a = nan ? 0.0 : std::fabs(x);
@@ -112,27 +111,27 @@ std::uint32_t round_to_cache_code(double x, CacheDtype d, bool saturate) {
   // below are exact and only encode it.
   const float f = nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(std::signbit(x) ? -r : r);
   switch (d) {
-    case CacheDtype::kF16: return f32_to_f16(f);
-    case CacheDtype::kBF16: return f32_to_bf16(f);
-    case CacheDtype::kE4M3FN:
-    case CacheDtype::kE5M2: return f32_to_fp8(f, fp8_of(d), /*saturate=*/false);
-    case CacheDtype::kF32:
+    case KvDtype::kF16: return f32_to_f16(f);
+    case KvDtype::kBF16: return f32_to_bf16(f);
+    case KvDtype::kE4M3FN:
+    case KvDtype::kE5M2: return f32_to_fp8(f, fp8_of(d), /*saturate=*/false);
+    case KvDtype::kF32:
     default: return f32_bits(f);
   }
 }
 
-double cache_code_value(std::uint32_t code, CacheDtype d) {
+double cache_code_value(std::uint32_t code, KvDtype d) {
   switch (d) {
-    case CacheDtype::kF16: return f16_to_f32(static_cast<std::uint16_t>(code));
-    case CacheDtype::kBF16: return bf16_to_f32(static_cast<std::uint16_t>(code));
-    case CacheDtype::kE4M3FN:
-    case CacheDtype::kE5M2: return fp8_to_f32(static_cast<std::uint8_t>(code), fp8_of(d));
-    case CacheDtype::kF32:
+    case KvDtype::kF16: return f16_to_f32(static_cast<std::uint16_t>(code));
+    case KvDtype::kBF16: return bf16_to_f32(static_cast<std::uint16_t>(code));
+    case KvDtype::kE4M3FN:
+    case KvDtype::kE5M2: return fp8_to_f32(static_cast<std::uint8_t>(code), fp8_of(d));
+    case KvDtype::kF32:
     default: return f32_from_bits(code);
   }
 }
 
-std::int64_t CacheElementBudget::steps_outside(std::uint32_t code, CacheDtype d) const {
+std::int64_t CacheElementBudget::steps_outside(std::uint32_t code, KvDtype d) const {
   const std::int64_t o = code_ordinal(code, d);
   return o < lo ? lo - o : (o > hi ? o - hi : 0);
 }
@@ -163,7 +162,7 @@ CacheElementBudget cache_element_budget(double exact, double pre_error, ropechec
     if (policy.via_storage) v = round_on(v, grid_of(storage));
     // The scale in fp32, one rounding to nearest even (exact where v o s is an
     // fp32 value: a power-of-two scale, within fp32's normal range).
-    return round_on(scaled(v, outward), grid(CacheDtype::kF32));
+    return round_on(scaled(v, outward), grid(KvDtype::kF32));
   };
   // The kernel's value lies within pre_error of the exact value; the judge
   // holds the exact value as a double (E8), one rounding off it, except where
@@ -192,10 +191,10 @@ CacheElementBudget cache_element_budget(double exact, double pre_error, ropechec
   return b;
 }
 
-std::string explain_cache_element(std::uint32_t code, const CacheElementBudget& b, CacheDtype d) {
+std::string explain_cache_element(std::uint32_t code, const CacheElementBudget& b, KvDtype d) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s code 0x%0*x (%.9g) at ordinal %lld, admissible [%lld, %lld] around %.9g +- %.3g",
-                cache_dtype_name(d), static_cast<int>(2 * cache_dtype_size(d)), code, cache_code_value(code, d),
+                kv_dtype_name(d), static_cast<int>(2 * kv_dtype_size(d)), code, cache_code_value(code, d),
                 static_cast<long long>(code_ordinal(code, d)), static_cast<long long>(b.lo),
                 static_cast<long long>(b.hi), b.center, b.radius);
   return buf;

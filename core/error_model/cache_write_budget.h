@@ -13,21 +13,23 @@
 
 #include "ropecheck/fp8.h"
 #include "ropecheck/kernel_abi.h"
+#include "ropecheck/kv_write.h"
 
 namespace ropecheck {
 
 // The dtypes a KV cache is stored in, with the ABI's values (kernel_abi.h,
 // ropecheck_kv_dtype_t).
-enum class CacheDtype : std::uint8_t {
+enum class KvDtype : std::uint8_t {
   kF32 = ROPECHECK_KV_F32,
   kF16 = ROPECHECK_KV_F16,
   kBF16 = ROPECHECK_KV_BF16,
   kE4M3FN = ROPECHECK_KV_FP8_E4M3FN,
   kE5M2 = ROPECHECK_KV_FP8_E5M2
 };
-inline constexpr int kCacheDtypeCount = ROPECHECK_KV_DTYPE_COUNT;
-const char* cache_dtype_name(CacheDtype d);
-std::size_t cache_dtype_size(CacheDtype d);
+inline constexpr int kKvDtypeCount = ROPECHECK_KV_DTYPE_COUNT;
+const char* kv_dtype_name(KvDtype d);
+// A KV dtype's element size: the ABI's one table (ropecheck/kv_write.h).
+inline std::size_t kv_dtype_size(KvDtype d) { return kv_dtype_size(static_cast<std::uint32_t>(d)); }
 
 // How the scale enters: vLLM stores sat(x / k_scale) (csrc/quantization/
 // w8a8/fp8/nvidia/quant_utils.cuh: "FP8_data = Quantization(High_Precision_
@@ -40,7 +42,7 @@ enum class ScaleDirection : std::uint8_t { kDivide, kMultiply };
 // rounding (the engines compute it in fp32 whatever the activation dtype);
 // the cache dtype's rounding is to nearest even.
 struct CacheWritePolicy {
-  CacheDtype cache = CacheDtype::kF32;
+  KvDtype cache = KvDtype::kF32;
   ScaleDirection direction = ScaleDirection::kDivide;
   // Out of range: the largest finite value of the sign (CUDA's
   // __NV_SATFINITE) rather than the format's overflow (infinity; NaN for
@@ -57,23 +59,23 @@ struct CacheWritePolicy {
 // step to the next representable magnitude is 1; the overflow code (infinity,
 // or e4m3fn's NaN) is one past the largest finite value; other NaNs lie
 // beyond every finite code.
-std::int64_t code_ordinal(std::uint32_t code, CacheDtype d);
+std::int64_t code_ordinal(std::uint32_t code, KvDtype d);
 // The code of x rounded to nearest even in d, out of range as `saturate`
 // says (every double; NaN gives the canonical NaN).
-std::uint32_t round_to_cache_code(double x, CacheDtype d, bool saturate);
+std::uint32_t round_to_cache_code(double x, KvDtype d, bool saturate);
 // Its value (NaN for a NaN code).
-double cache_code_value(std::uint32_t code, CacheDtype d);
+double cache_code_value(std::uint32_t code, KvDtype d);
 
 struct CacheElementBudget {
   double center = 0;  // the exact stored quantity, exact / s (or exact * qs), as a double
   double radius = 0;  // bound on |kernel's scaled value - center| before the cache rounding
   std::int64_t lo = 0, hi = 0;  // the admissible codes, as ordinals: every correct kernel's code lies in [lo, hi]
-  bool admits(std::uint32_t code, CacheDtype d) const {
+  bool admits(std::uint32_t code, KvDtype d) const {
     const std::int64_t o = code_ordinal(code, d);
     return o >= lo && o <= hi;
   }
   // Codes between `code` and the admissible interval (0 inside it).
-  std::int64_t steps_outside(std::uint32_t code, CacheDtype d) const;
+  std::int64_t steps_outside(std::uint32_t code, KvDtype d) const;
 };
 
 // exact: the exact value written (the rotated k element, or the v element);
@@ -85,7 +87,7 @@ CacheElementBudget cache_element_budget(double exact, double pre_error, ropechec
                                         const CacheWritePolicy& policy);
 
 // "e4m3fn code 0x3c (1.5) at ordinal 60, admissible [58, 59] around 1.37/0.7 = 1.957 +- 0.004".
-std::string explain_cache_element(std::uint32_t code, const CacheElementBudget& b, CacheDtype d);
+std::string explain_cache_element(std::uint32_t code, const CacheElementBudget& b, KvDtype d);
 
 }  // namespace ropecheck
 

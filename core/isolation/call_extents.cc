@@ -31,7 +31,7 @@ std::int64_t position_ids(const ropecheck_apply_params_t& p) {
   return p.position_axis_stride * (p.num_axes - 1) + p.num_tokens;
 }
 
-std::size_t cache_esize(std::uint32_t dtype) {
+std::size_t cos_sin_dtype_size(std::uint32_t dtype) {
   return dtype < ROPECHECK_DTYPE_COUNT ? dtype_size(static_cast<ropecheck_dtype_t>(dtype)) : 4;
 }
 
@@ -109,7 +109,7 @@ KvCopies plan_kv_write(GuardedCopies& b, const ropecheck_apply_params_t& p, cons
     c.v_cache = b.plan("kv_write.v_cache", w.v_cache, c.v_cache_bytes, false);
   }
   if (w.v)
-    c.v = b.plan("kv_write.v", w.v, static_cast<std::size_t>(kv_v_extent(p, w)) * cache_esize(p.dtype), true);
+    c.v = b.plan("kv_write.v", w.v, static_cast<std::size_t>(kv_v_extent(p, w)) * cos_sin_dtype_size(p.dtype), true);
   c.slots = b.plan("kv_write.slot_mapping", w.slot_mapping, static_cast<std::size_t>(p.num_tokens) * 8, true);
   const std::size_t scales = w.scale_kind == ROPECHECK_KV_SCALE_PER_HEAD ? static_cast<std::size_t>(p.num_kv_heads) : 1;
   c.k_scale = b.plan("kv_write.k_scale", w.k_scale, scales * 4, true);
@@ -138,7 +138,7 @@ std::string qk_norm_insane(const ropecheck_apply_params_t& p, const ropecheck_qk
 QkNormCopies plan_qk_norm(GuardedCopies& b, const ropecheck_apply_params_t& p, const ropecheck_qk_norm_t& n,
                           const ropecheck_qk_norm_t* patched) {
   QkNormCopies c;
-  const std::size_t bytes = static_cast<std::size_t>(p.head_dim) * cache_esize(p.dtype);
+  const std::size_t bytes = static_cast<std::size_t>(p.head_dim) * cos_sin_dtype_size(p.dtype);
   c.q_weight = b.plan("qk_norm.q_weight", n.q_weight, bytes, true);
   if (n.k_weight) c.k_weight = b.plan("qk_norm.k_weight", n.k_weight, bytes, true);
   c.spec = b.plan("qk_norm", patched, sizeof *patched, true);

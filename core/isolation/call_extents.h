@@ -33,7 +33,7 @@ std::int64_t position_ids(const ropecheck_apply_params_t& p);
 
 // Bytes per element of a cos/sin cache of `dtype` (4 for an unknown one:
 // the kernel refuses it, after a copy that cannot be short).
-std::size_t cache_esize(std::uint32_t dtype);
+std::size_t cos_sin_dtype_size(std::uint32_t dtype);
 
 // The frequency spec's arrays (rotary_dim/2 entries each) and the spec
 // itself, planned; `patched` is filled by patch_freq once they are placed.

@@ -47,7 +47,7 @@ std::vector<Span> call_spans(const ropecheck_apply_params_t& p) {
   if (ids > 0) add(p.positions, static_cast<std::size_t>(ids) * (p.position_type == ROPECHECK_INDEX_INT32 ? 4 : 8));
   if (p.cos_sin_cache && p.cache_max_position > 0 && p.rotary_dim > 0)
     add(p.cos_sin_cache, static_cast<std::size_t>(p.cache_max_position) * static_cast<std::size_t>(p.rotary_dim) *
-                             cache_esize(p.cache_dtype));
+                             cos_sin_dtype_size(p.cache_dtype));
   return s;
 }
 

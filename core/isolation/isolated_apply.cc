@@ -73,7 +73,7 @@ void plan_cache(GuardedCopies& b, ApplyCopies& a) {
   const ropecheck_apply_params_t& p = a.p;
   if (!p.cos_sin_cache) return;
   const std::size_t bytes = static_cast<std::size_t>(p.cache_max_position) * static_cast<std::size_t>(p.rotary_dim) *
-                            cache_esize(p.cache_dtype);
+                            cos_sin_dtype_size(p.cache_dtype);
   a.cache = b.plan("cos_sin_cache", p.cos_sin_cache, bytes, true);
   const NamedCache& named = thread_named_cache();
   if (p.cos_sin_cache == named.data) a.named = HeldCache{named.generation, bytes};

@@ -23,7 +23,7 @@ ropecheck_status_t isolated_build_cache(void* ctx, const ropecheck_freq_spec_t* 
     return refuse_in_child(
         w, [&](char* e, std::size_t en) { return in.build_cache(in.ctx, f, rotary_dim, rows, dtype, out, e, en); }, err,
         n);
-  const std::size_t bytes = static_cast<std::size_t>(rows) * static_cast<std::size_t>(rotary_dim) * cache_esize(dtype);
+  const std::size_t bytes = static_cast<std::size_t>(rows) * static_cast<std::size_t>(rotary_dim) * cos_sin_dtype_size(dtype);
   GuardedCopies b;
   ropecheck_freq_spec_t patched{};
   // Nothing of `out` goes in: the builder must write every entry, and an

@@ -54,8 +54,8 @@ std::vector<KvCacheElement> kv_cache_elements(const JudgedCase& j, const ErrorMo
   return out;
 }
 
-std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, CacheDtype d) {
-  const std::size_t es = cache_dtype_size(d);
+std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, KvDtype d) {
+  const std::size_t es = kv_dtype_size(d);
   std::uint32_t code = 0;
   std::memcpy(&code, cache.data() + static_cast<std::size_t>(i) * es, es);  // little-endian
   return code;
@@ -114,7 +114,7 @@ std::string cache_element_name(const Case& c, const KvWriteCase& w, const KvCach
 
 std::string kv_cache_rest_changed(const KvRun& kv) {
   const KvWriteCase& w = kv.spec;
-  const std::size_t es = cache_dtype_size(w.dtype);
+  const std::size_t es = kv_dtype_size(w.dtype);
   for (int which = 0; which < 2; ++which) {
     const ByteBuffer& now = which == 0 ? kv.k_cache : kv.v_cache;
     const ByteBuffer& before = which == 0 ? kv.k_initial : kv.v_initial;

@@ -47,7 +47,7 @@ std::vector<KvCacheElement> kv_cache_elements(const JudgedCase& j, const ErrorMo
                                               const KvWriteCase& w, const ByteBuffer& v);
 
 // The code of element `i` of a cache of dtype d (little-endian bytes).
-std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, CacheDtype d);
+std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, KvDtype d);
 
 struct KvCacheVerdict {
   std::string first;          // the first element outside its codes, named; "" when none

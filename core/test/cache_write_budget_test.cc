@@ -21,8 +21,8 @@
 namespace ropecheck {
 namespace {
 
-constexpr CacheDtype kDtypes[] = {CacheDtype::kF32, CacheDtype::kF16, CacheDtype::kBF16, CacheDtype::kE4M3FN,
-                                  CacheDtype::kE5M2};
+constexpr KvDtype kDtypes[] = {KvDtype::kF32, KvDtype::kF16, KvDtype::kBF16, KvDtype::kE4M3FN,
+                                  KvDtype::kE5M2};
 
 float round_storage(double v, ropecheck_dtype_t s) {
   const float f = static_cast<float>(v);  // exact input values only: v is an fp32 here
@@ -33,16 +33,16 @@ float round_storage(double v, ropecheck_dtype_t s) {
 
 // The cache dtype's code of an fp32 value, rounded to nearest even (the
 // conversion an engine's cache write ends with).
-std::uint32_t encode(float y, CacheDtype d, bool saturate) {
+std::uint32_t encode(float y, KvDtype d, bool saturate) {
   switch (d) {
-    case CacheDtype::kF16: {
+    case KvDtype::kF16: {
       if (saturate && std::fabs(y) > 65504.0f) y = std::copysign(65504.0f, y);
       return f32_to_f16(y);
     }
-    case CacheDtype::kBF16: return f32_to_bf16(y);
-    case CacheDtype::kE4M3FN: return f32_to_fp8(y, Fp8Format::kE4M3FN, saturate);
-    case CacheDtype::kE5M2: return f32_to_fp8(y, Fp8Format::kE5M2, saturate);
-    case CacheDtype::kF32:
+    case KvDtype::kBF16: return f32_to_bf16(y);
+    case KvDtype::kE4M3FN: return f32_to_fp8(y, Fp8Format::kE4M3FN, saturate);
+    case KvDtype::kE5M2: return f32_to_fp8(y, Fp8Format::kE5M2, saturate);
+    case KvDtype::kF32:
     default: return f32_bits(y);
   }
 }
@@ -87,7 +87,7 @@ std::vector<Write> draw(std::mt19937_64& rng, int n, double magnitude, double pr
 TEST(CacheWriteBudget, EveryCorrectArithmeticIsAdmitted) {
   std::mt19937_64 rng(20261125);
   std::int64_t judged = 0;
-  for (CacheDtype d : kDtypes) {
+  for (KvDtype d : kDtypes) {
     for (ScaleDirection dir : {ScaleDirection::kDivide, ScaleDirection::kMultiply}) {
       for (bool sat : {true, false}) {
         for (bool via_storage : {false, true}) {
@@ -123,7 +123,7 @@ TEST(CacheWriteBudget, EveryCorrectArithmeticIsAdmitted) {
 // admissible codes, for an fp8 cache written the vLLM way (fp32 math, the
 // value stored in bf16 first, sat(x / s)) from a correct rotation.
 template <class Mutant>
-double caught(CacheDtype d, const Mutant& mutant, float k_scale = 0.7f) {
+double caught(KvDtype d, const Mutant& mutant, float k_scale = 0.7f) {
   std::mt19937_64 rng(7);
   const CacheWritePolicy policy{d, ScaleDirection::kDivide, true, true};
   int out = 0, n = 0;
@@ -139,17 +139,17 @@ double caught(CacheDtype d, const Mutant& mutant, float k_scale = 0.7f) {
 }
 
 TEST(CacheWriteBudget, TheFp8WriteBugClassesFallOutside) {
-  for (CacheDtype d : {CacheDtype::kE4M3FN, CacheDtype::kE5M2}) {
-    const Fp8Format f = d == CacheDtype::kE4M3FN ? Fp8Format::kE4M3FN : Fp8Format::kE5M2;
+  for (KvDtype d : {KvDtype::kE4M3FN, KvDtype::kE5M2}) {
+    const Fp8Format f = d == KvDtype::kE4M3FN ? Fp8Format::kE4M3FN : Fp8Format::kE5M2;
     const double correct = caught(d, [&](float v, float s) { return f32_to_fp8(v / s, f, true); });
-    EXPECT_EQ(correct, 0.0) << cache_dtype_name(d);
+    EXPECT_EQ(correct, 0.0) << kv_dtype_name(d);
     // Scale direction confused (FlashInfer's multiply where vLLM divides).
-    EXPECT_GT(caught(d, [&](float v, float s) { return f32_to_fp8(v * s, f, true); }), 0.9) << cache_dtype_name(d);
+    EXPECT_GT(caught(d, [&](float v, float s) { return f32_to_fp8(v * s, f, true); }), 0.9) << kv_dtype_name(d);
     // k and v scales swapped (SGLang PR #26852's copy-paste; vLLM's
     // test uses k_scale 0.7, v_scale 1.3).
-    EXPECT_GT(caught(d, [&](float v, float) { return f32_to_fp8(v / 1.3f, f, true); }), 0.9) << cache_dtype_name(d);
+    EXPECT_GT(caught(d, [&](float v, float) { return f32_to_fp8(v / 1.3f, f, true); }), 0.9) << kv_dtype_name(d);
     // The scale never plumbed (vLLM PR #34863: the default 1.0 used).
-    EXPECT_GT(caught(d, [&](float v, float) { return f32_to_fp8(v, f, true); }), 0.5) << cache_dtype_name(d);
+    EXPECT_GT(caught(d, [&](float v, float) { return f32_to_fp8(v, f, true); }), 0.5) << kv_dtype_name(d);
     // Truncation toward zero instead of round to nearest even: every value
     // off a code by over half a step.
     const auto truncate = [&](float v, float s) {
@@ -158,7 +158,7 @@ TEST(CacheWriteBudget, TheFp8WriteBugClassesFallOutside) {
       if (std::fabs(fp8_to_f32(c, f)) > std::fabs(y)) c = static_cast<std::uint8_t>(c - 1);  // one code toward zero
       return c;
     };
-    EXPECT_GT(caught(d, truncate), 0.3) << cache_dtype_name(d);
+    EXPECT_GT(caught(d, truncate), 0.3) << kv_dtype_name(d);
   }
 }
 
@@ -170,10 +170,10 @@ TEST(CacheWriteBudget, AnExactWriteIsJudgedBitExact) {
   // (issue #48: E9 charged an fp32 rounding there and admitted both).
   std::mt19937_64 rng(5);
   int ties = 0, away_refused = 0;
-  for (CacheDtype d : {CacheDtype::kF16, CacheDtype::kBF16, CacheDtype::kE4M3FN, CacheDtype::kE5M2}) {
+  for (KvDtype d : {KvDtype::kF16, KvDtype::kBF16, KvDtype::kE4M3FN, KvDtype::kE5M2}) {
     const std::uint32_t top = round_to_cache_code(HUGE_VAL, d, true);
     for (ScaleDirection dir : {ScaleDirection::kDivide, ScaleDirection::kMultiply}) {
-      const bool fp8 = d == CacheDtype::kE4M3FN || d == CacheDtype::kE5M2;
+      const bool fp8 = d == KvDtype::kE4M3FN || d == KvDtype::kE5M2;
       for (float scale : fp8 ? std::vector<float>{1.0f, 0.0625f, 8.0f} : std::vector<float>{1.0f}) {  // 16-bit: 1
         for (int i = 0; i < 300; ++i) {
           const auto lo = static_cast<std::uint32_t>(rng() % top);  // a tie between lo and lo + 1
@@ -181,10 +181,10 @@ TEST(CacheWriteBudget, AnExactWriteIsJudgedBitExact) {
           const double v = dir == ScaleDirection::kDivide ? tie * scale : tie / scale;  // exact: a power of two
           const CacheWritePolicy policy{d, dir, true, false};
           const CacheElementBudget b = cache_element_budget(v, 0.0, ROPECHECK_DTYPE_F32, scale, policy);
-          ASSERT_EQ(b.lo, b.hi) << cache_dtype_name(d) << " tie " << tie << ": one code, not " << b.lo << ".." << b.hi;
+          ASSERT_EQ(b.lo, b.hi) << kv_dtype_name(d) << " tie " << tie << ": one code, not " << b.lo << ".." << b.hi;
           const std::uint32_t even = (lo % 2 == 0) ? lo : lo + 1;
-          ASSERT_TRUE(b.admits(even, d)) << cache_dtype_name(d) << " tie " << tie;
-          ASSERT_FALSE(b.admits(even == lo ? lo + 1 : lo, d)) << cache_dtype_name(d) << " tie " << tie;
+          ASSERT_TRUE(b.admits(even, d)) << kv_dtype_name(d) << " tie " << tie;
+          ASSERT_FALSE(b.admits(even == lo ? lo + 1 : lo, d)) << kv_dtype_name(d) << " tie " << tie;
           ++ties;
           away_refused += even == lo;  // ties away from zero would write lo + 1
         }
@@ -197,20 +197,20 @@ TEST(CacheWriteBudget, AnExactWriteIsJudgedBitExact) {
 
 TEST(CacheWriteBudget, SaturationIsJudged) {
   // 600 / 1 is past e4m3fn's 448: saturating gives 448, not saturating NaN.
-  const CacheWritePolicy sat{CacheDtype::kE4M3FN, ScaleDirection::kDivide, true, false};
-  const CacheWritePolicy nosat{CacheDtype::kE4M3FN, ScaleDirection::kDivide, false, false};
+  const CacheWritePolicy sat{KvDtype::kE4M3FN, ScaleDirection::kDivide, true, false};
+  const CacheWritePolicy nosat{KvDtype::kE4M3FN, ScaleDirection::kDivide, false, false};
   const CacheElementBudget bs = cache_element_budget(600.0, 1e-4, ROPECHECK_DTYPE_F32, 1.0f, sat);
   const CacheElementBudget bn = cache_element_budget(600.0, 1e-4, ROPECHECK_DTYPE_F32, 1.0f, nosat);
-  EXPECT_TRUE(bs.admits(0x7e, CacheDtype::kE4M3FN));
-  EXPECT_FALSE(bs.admits(0x7f, CacheDtype::kE4M3FN));
-  EXPECT_TRUE(bn.admits(0x7f, CacheDtype::kE4M3FN));
-  EXPECT_FALSE(bn.admits(0x7e, CacheDtype::kE4M3FN));
+  EXPECT_TRUE(bs.admits(0x7e, KvDtype::kE4M3FN));
+  EXPECT_FALSE(bs.admits(0x7f, KvDtype::kE4M3FN));
+  EXPECT_TRUE(bn.admits(0x7f, KvDtype::kE4M3FN));
+  EXPECT_FALSE(bn.admits(0x7e, KvDtype::kE4M3FN));
   // e5m2 keeps infinity as its overflow; NaN is never admitted for a finite value.
-  const CacheWritePolicy e5{CacheDtype::kE5M2, ScaleDirection::kMultiply, false, false};
+  const CacheWritePolicy e5{KvDtype::kE5M2, ScaleDirection::kMultiply, false, false};
   const CacheElementBudget b5 = cache_element_budget(-1e6, 1e-3, ROPECHECK_DTYPE_F32, 1.0f, e5);
-  EXPECT_TRUE(b5.admits(0xfc, CacheDtype::kE5M2));
-  EXPECT_FALSE(b5.admits(0xfe, CacheDtype::kE5M2));
-  EXPECT_EQ(b5.steps_outside(0xfb, CacheDtype::kE5M2), 1);
+  EXPECT_TRUE(b5.admits(0xfc, KvDtype::kE5M2));
+  EXPECT_FALSE(b5.admits(0xfe, KvDtype::kE5M2));
+  EXPECT_EQ(b5.steps_outside(0xfb, KvDtype::kE5M2), 1);
 }
 
 TEST(CacheWriteBudget, Fp8BudgetsAreTightAtOneCode) {
@@ -218,7 +218,7 @@ TEST(CacheWriteBudget, Fp8BudgetsAreTightAtOneCode) {
   // admissible interval of an fp8 element is one code except where the
   // exact value lies within the error of a rounding boundary, so each wrong
   // code is caught; measured, not assumed.
-  for (CacheDtype d : {CacheDtype::kE4M3FN, CacheDtype::kE5M2}) {
+  for (KvDtype d : {KvDtype::kE4M3FN, KvDtype::kE5M2}) {
     std::mt19937_64 rng(11);
     const CacheWritePolicy policy{d, ScaleDirection::kDivide, true, true};
     int one = 0, n = 0;
@@ -228,22 +228,22 @@ TEST(CacheWriteBudget, Fp8BudgetsAreTightAtOneCode) {
       one += b.hi == b.lo ? 1 : 0;
       ++n;
     }
-    EXPECT_GT(static_cast<double>(one) / n, 0.85) << cache_dtype_name(d);
+    EXPECT_GT(static_cast<double>(one) / n, 0.85) << kv_dtype_name(d);
   }
 }
 
 TEST(CacheWriteBudget, CodeOrdinalsAreTheNumberLine) {
-  EXPECT_EQ(code_ordinal(0x8000u, CacheDtype::kF16), 0);
-  EXPECT_EQ(code_ordinal(0x3c00u, CacheDtype::kF16) - code_ordinal(0x3bffu, CacheDtype::kF16), 1);
-  EXPECT_EQ(code_ordinal(0x7c00u, CacheDtype::kF16), code_ordinal(0x7bffu, CacheDtype::kF16) + 1);  // inf after max
-  EXPECT_EQ(code_ordinal(0x81u, CacheDtype::kE4M3FN), -1);
-  EXPECT_EQ(round_to_cache_code(1.0, CacheDtype::kE4M3FN, true), 0x38u);
-  EXPECT_EQ(round_to_cache_code(-464.0, CacheDtype::kE4M3FN, false), 0xfeu);  // the tie goes to the even 448
-  EXPECT_EQ(round_to_cache_code(61440.0, CacheDtype::kE5M2, false), 0x7cu);    // and past the odd 57344
+  EXPECT_EQ(code_ordinal(0x8000u, KvDtype::kF16), 0);
+  EXPECT_EQ(code_ordinal(0x3c00u, KvDtype::kF16) - code_ordinal(0x3bffu, KvDtype::kF16), 1);
+  EXPECT_EQ(code_ordinal(0x7c00u, KvDtype::kF16), code_ordinal(0x7bffu, KvDtype::kF16) + 1);  // inf after max
+  EXPECT_EQ(code_ordinal(0x81u, KvDtype::kE4M3FN), -1);
+  EXPECT_EQ(round_to_cache_code(1.0, KvDtype::kE4M3FN, true), 0x38u);
+  EXPECT_EQ(round_to_cache_code(-464.0, KvDtype::kE4M3FN, false), 0xfeu);  // the tie goes to the even 448
+  EXPECT_EQ(round_to_cache_code(61440.0, KvDtype::kE5M2, false), 0x7cu);    // and past the odd 57344
   // bf16's ulp at 1 is 2^-7: 1 + 2^-8 ties to the even 1.0, 1 + 3 2^-8 to the even 1 + 2^-6.
-  EXPECT_EQ(round_to_cache_code(1.0 + 0x1p-8, CacheDtype::kBF16, true), 0x3f80u);
-  EXPECT_EQ(round_to_cache_code(1.0 + 0x1p-8 + 0x1p-9, CacheDtype::kBF16, true), 0x3f81u);
-  EXPECT_EQ(round_to_cache_code(1.0 + 3 * 0x1p-8, CacheDtype::kBF16, true), 0x3f82u);
+  EXPECT_EQ(round_to_cache_code(1.0 + 0x1p-8, KvDtype::kBF16, true), 0x3f80u);
+  EXPECT_EQ(round_to_cache_code(1.0 + 0x1p-8 + 0x1p-9, KvDtype::kBF16, true), 0x3f81u);
+  EXPECT_EQ(round_to_cache_code(1.0 + 3 * 0x1p-8, KvDtype::kBF16, true), 0x3f82u);
 }
 
 }  // namespace

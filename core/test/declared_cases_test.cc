@@ -69,7 +69,7 @@ ropecheck_impl_t random_declaration(Rng& rng) {
     t.cos_sin_cache_dtypes = some_of(rng, 3) | (rng.chance(0.3) ? ROPECHECK_COS_SIN_CACHE_OF_STORAGE : 0u);
   if (f & ROPECHECK_CAP_KV_CACHE_WRITE) {
     t.kv_policy.struct_size = sizeof t.kv_policy;
-    t.kv_policy.cache_dtypes = some_of(rng, kCacheDtypeCount);
+    t.kv_policy.cache_dtypes = some_of(rng, kKvDtypeCount);
     t.kv_policy.scale_kinds = some_of(rng, ROPECHECK_KV_SCALE_KIND_COUNT);
     t.kv_policy.scale_direction = rng.chance(0.5) ? ROPECHECK_KV_SCALE_MULTIPLY : ROPECHECK_KV_SCALE_DIVIDE;
     t.kv_policy.saturate = 1;

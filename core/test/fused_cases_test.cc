@@ -51,10 +51,10 @@ TEST(FusedCases, MlaWritesComeOnMlaShapedCasesAndLeaveTheOthersAsTheyWere) {
     // Every entry inside its cache.
     for (std::int64_t s : any->slots) {
       if (s < 0) continue;
-      EXPECT_LE(static_cast<std::size_t>(any->offset(s, 0, any->head_dim - 1) + 1) * cache_dtype_size(any->dtype),
+      EXPECT_LE(static_cast<std::size_t>(any->offset(s, 0, any->head_dim - 1) + 1) * kv_dtype_size(any->dtype),
                 any->cache_bytes());
       const std::size_t latent_bytes = any->v_in_k_cache() ? any->cache_bytes() : any->v_cache_bytes();
-      EXPECT_LE(static_cast<std::size_t>(any->v_offset(s, 0, any->latent_dim - 1) + 1) * cache_dtype_size(any->dtype),
+      EXPECT_LE(static_cast<std::size_t>(any->v_offset(s, 0, any->latent_dim - 1) + 1) * kv_dtype_size(any->dtype),
                 latent_bytes);
     }
   }
@@ -131,16 +131,16 @@ TEST(FusedCases, TheQuickSuitesWritesReachEveryBoundaryOfEveryCacheDtype) {
   for (ropecheck_kv_scale_direction_t dir : {ROPECHECK_KV_SCALE_DIVIDE, ROPECHECK_KV_SCALE_MULTIPLY}) {
     ropecheck_kv_policy_t policy = kPolicy;
     policy.scale_direction = dir;
-    std::map<CacheDtype, std::set<std::string>> reached;
+    std::map<KvDtype, std::set<std::string>> reached;
     for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
       const Case c = make_case(Suite::kQuick, 1, i);
       const std::optional<KvWriteCase> w = kv_write_case(c, policy, kAllKinds);
-      if (!w || w->dtype == CacheDtype::kF32) continue;
+      if (!w || w->dtype == KvDtype::kF32) continue;
       const ByteBuffer v = make_kv_v(c, *w);
       const double top = cache_code_value(round_to_cache_code(HUGE_VAL, w->dtype, true), w->dtype);
-      const double smallest_normal = cache_code_value(1u << (w->dtype == CacheDtype::kF16    ? 10
-                                                             : w->dtype == CacheDtype::kBF16 ? 7
-                                                             : w->dtype == CacheDtype::kE4M3FN ? 3
+      const double smallest_normal = cache_code_value(1u << (w->dtype == KvDtype::kF16    ? 10
+                                                             : w->dtype == KvDtype::kBF16 ? 7
+                                                             : w->dtype == KvDtype::kE4M3FN ? 3
                                                                                                : 2),
                                                       w->dtype);
       const std::int64_t per_token = static_cast<std::int64_t>(w->v_heads()) * w->v_channels();
@@ -158,9 +158,9 @@ TEST(FusedCases, TheQuickSuitesWritesReachEveryBoundaryOfEveryCacheDtype) {
           reached[w->dtype].insert("tie");
       }
     }
-    for (CacheDtype d : {CacheDtype::kF16, CacheDtype::kBF16, CacheDtype::kE4M3FN, CacheDtype::kE5M2})
+    for (KvDtype d : {KvDtype::kF16, KvDtype::kBF16, KvDtype::kE4M3FN, KvDtype::kE5M2})
       for (const char* b : {"past the largest finite", "subnormal", "tie"})
-        EXPECT_TRUE(reached[d].count(b)) << cache_dtype_name(d) << ": no write reaches " << b
+        EXPECT_TRUE(reached[d].count(b)) << kv_dtype_name(d) << ": no write reaches " << b
                                          << (dir == ROPECHECK_KV_SCALE_MULTIPLY ? " (multiply)" : " (divide)");
   }
 }

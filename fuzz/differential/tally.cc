@@ -104,7 +104,7 @@ cli::FuzzTally Tally::as_tally() const {
     t.add("memory", memory_layout_name(static_cast<MemoryLayout>(i)), memory_[i]);
   for (std::size_t i = 0; i < fused_.size(); ++i) t.add("fused", kFusedNames[i], fused_[i]);
   for (std::size_t i = 0; i < kv_dtypes_.size(); ++i)
-    t.add("kv_cache", cache_dtype_name(static_cast<CacheDtype>(i)), kv_dtypes_[i]);
+    t.add("kv_cache", kv_dtype_name(static_cast<KvDtype>(i)), kv_dtypes_[i]);
   for (std::size_t i = 0; i < caller_cache_.size(); ++i)
     t.add("cos_sin_cache", "caller_" + std::string(dtype_name(static_cast<ropecheck_dtype_t>(i))), caller_cache_[i]);
   t.add("cos_sin_cache", "own", own_cache_);

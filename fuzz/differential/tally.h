@@ -37,7 +37,7 @@ inline constexpr int kFusedFormCount = 6;
 // What one judged call was, beyond its case.
 struct CallForm {
   FusedForm fused = FusedForm::kNone;
-  int kv_cache_dtype = -1;     // CacheDtype of a KV-cache write, -1 without one
+  int kv_cache_dtype = -1;     // KvDtype of a KV-cache write, -1 without one
   int caller_cache_dtype = -1; // ropecheck_dtype_t of the caller's cos/sin cache (ABI 1.6), -1 without one
   bool own_cache = false;      // the kernel's own cos/sin cache (build_cache)
   bool raw_bits = false;       // some input element holds raw bits

@@ -202,7 +202,7 @@ TEST(FusedKernels, EveryCacheRoundingBugDiesInEveryCacheDtype) {
       one.kv_policy.cache_dtypes = 1u << d;
       const GateRun g = run_quick_gate({&one}, std::nullopt, {"CachesTheRotatedKAndV"});
       EXPECT_FALSE(g.report.passed()) << name << " passed with its cache in "
-                                      << cache_dtype_name(static_cast<CacheDtype>(d)) << "\n" << g.text;
+                                      << kv_dtype_name(static_cast<KvDtype>(d)) << "\n" << g.text;
     }
   }
   // Saturation declared, e5m2 converted without it: the writes past 57344 show it.

@@ -23,13 +23,13 @@ namespace ropecheck::golden {
 namespace {
 
 
-bool is_fp8(CacheDtype d) { return d == CacheDtype::kE4M3FN || d == CacheDtype::kE5M2; }
+bool is_fp8(KvDtype d) { return d == KvDtype::kE4M3FN || d == KvDtype::kE5M2; }
 
-TensorDtype cache_tensor_dtype(CacheDtype d) {
+TensorDtype cache_tensor_dtype(KvDtype d) {
   switch (d) {
-    case CacheDtype::kF16: return TensorDtype::kF16;
-    case CacheDtype::kBF16: return TensorDtype::kBF16;
-    case CacheDtype::kF32: return TensorDtype::kF32;
+    case KvDtype::kF16: return TensorDtype::kF16;
+    case KvDtype::kBF16: return TensorDtype::kBF16;
+    case KvDtype::kF32: return TensorDtype::kF32;
     default: return TensorDtype::kU8;
   }
 }
@@ -65,8 +65,8 @@ const Tensor& need(const std::vector<Tensor>& ts, const std::string& name, Tenso
   throw FormatError(where, "tensor '" + name + "'", "missing (a case with a kvWrite holds it)");
 }
 
-void put_code(ByteBuffer& cache, std::int64_t i, std::uint32_t code, CacheDtype d) {
-  std::memcpy(cache.data() + static_cast<std::size_t>(i) * cache_dtype_size(d), &code, cache_dtype_size(d));
+void put_code(ByteBuffer& cache, std::int64_t i, std::uint32_t code, KvDtype d) {
+  std::memcpy(cache.data() + static_cast<std::size_t>(i) * kv_dtype_size(d), &code, kv_dtype_size(d));
 }
 
 // A code's raw value from a cache tensor's bytes.
@@ -78,7 +78,7 @@ std::uint32_t code_at(const Tensor& t, std::int64_t i, std::size_t es) {
 
 // A NaN of a 16- or 32-bit cache dtype (fp8's codes are kept exactly by
 // every format, a NaN's payload is not).
-bool wide_nan(std::uint32_t code, CacheDtype d) {
+bool wide_nan(std::uint32_t code, KvDtype d) {
   return !is_fp8(d) && std::isnan(cache_code_value(code, d));
 }
 
@@ -94,7 +94,7 @@ bool wide_nan(std::uint32_t code, CacheDtype d) {
 // bits or more, then to p).
 std::uint32_t expected_code(const KvCacheElement& e, bool inexact, const GoldenKv& kv, const std::string& label) {
   const double x = e.budget.center;
-  const CacheDtype d = kv.spec.dtype;
+  const KvDtype d = kv.spec.dtype;
   const std::uint32_t code = round_to_cache_code(x, d, kv.saturate);
   if (inexact && std::isfinite(x)) {
     const double m = std::fabs(x) * 0x1p-50;
@@ -102,7 +102,7 @@ std::uint32_t expected_code(const KvCacheElement& e, bool inexact, const GoldenK
       throw std::logic_error(label + ": the expected code of k[token " + std::to_string(e.token) + ", head " +
                              std::to_string(e.head) + ", channel " + std::to_string(e.channel) +
                              "] lies within the reference double's error of a rounding boundary of " +
-                             cache_dtype_name(d) + "; the suite must not contain such a case");
+                             kv_dtype_name(d) + "; the suite must not contain such a case");
   }
   return code;
 }
@@ -132,8 +132,8 @@ KvRun GoldenKv::run() const {
 void fill_golden_kv(const Case& c, std::uint64_t seed, GoldenKv* kv) {
   kv->v = make_kv_v(c, kv->spec);
   Rng rng(seed, 0x6b76'6361'6368'6531ull);  // "kvcache1": a stream of its own
-  const CacheDtype d = kv->spec.dtype;
-  const std::size_t es = cache_dtype_size(d);
+  const KvDtype d = kv->spec.dtype;
+  const std::size_t es = kv_dtype_size(d);
   auto fill = [&](std::size_t bytes) {
     ByteBuffer b(bytes);
     for (std::size_t i = 0; i < bytes / es; ++i) {
@@ -298,8 +298,8 @@ CacheMeasure cache_measure(const std::vector<Tensor>& ts, const GoldenKv& kv, co
   const std::string& k_cache = names.k_cache;
   const std::string& v_cache = names.v_cache;
   const KvWriteCase& w = kv.spec;
-  const CacheDtype d = w.dtype;
-  const std::size_t es = cache_dtype_size(d);
+  const KvDtype d = w.dtype;
+  const std::size_t es = kv_dtype_size(d);
   const TensorDtype cd = cache_tensor_dtype(d);
   std::vector<const Tensor*> out{&need(ts, k_cache, cd, cache_shape(w, 0), where)};
   std::vector<const Tensor*> before{&need(ts, "k_cache_before", cd, cache_shape(w, 0), where)};

@@ -28,7 +28,7 @@ const char* kind_name(ropecheck_kv_cache_kind_t k) {
 ordered_json kv_write_to_json(const GoldenKv& kv) {
   const KvWriteCase& w = kv.spec;
   return {{"cacheKind", kind_name(w.kind)},
-          {"cacheDtype", cache_dtype_name(w.dtype)},
+          {"cacheDtype", kv_dtype_name(w.dtype)},
           {"layout", w.mla() ? "mla" : w.hnd ? "HND" : "NHD"},
           {"numBlocks", w.num_blocks},
           {"blockSize", w.block_size},
@@ -57,8 +57,8 @@ GoldenKv parse_kv_write(const json& j, const Case& c, const std::string& file, c
   if (!known) bad(file, path + ".cacheKind", "must be k_and_v, mla_joint or mla_split");
   const std::string dtype = r.string("cacheDtype");
   known = false;
-  for (int d = 0; d < kCacheDtypeCount; ++d)
-    if (dtype == cache_dtype_name(static_cast<CacheDtype>(d))) w.dtype = static_cast<CacheDtype>(d), known = true;
+  for (int d = 0; d < kKvDtypeCount; ++d)
+    if (dtype == kv_dtype_name(static_cast<KvDtype>(d))) w.dtype = static_cast<KvDtype>(d), known = true;
   if (!known) bad(file, path + ".cacheDtype", "must be f32, f16, bf16, fp8_e4m3fn or fp8_e5m2");
   const std::string layout = r.string("layout");
   if (w.mla() ? layout != "mla" : layout != "NHD" && layout != "HND")

@@ -58,7 +58,7 @@ TEST(GoldenFused, EveryCaseCarriesAWriteAndTheSuiteCoversWhatIssue32Asks) {
     flags.insert(e.flags.begin(), e.flags.end());
   }
   EXPECT_GE(writes, 20);
-  EXPECT_EQ(dtypes.size(), static_cast<std::size_t>(kCacheDtypeCount));
+  EXPECT_EQ(dtypes.size(), static_cast<std::size_t>(kKvDtypeCount));
   EXPECT_EQ(kinds.size(), static_cast<std::size_t>(ROPECHECK_KV_CACHE_KIND_COUNT));
   EXPECT_TRUE(blocks.count(1) && blocks.count(16));
   for (const char* f : {"KvCacheWrite", "KvPaddingSlot", "KvLayoutHND", "KvBlockSize1", "KvAscendingSlots", "KvCacheFp8",

@@ -90,8 +90,8 @@ void expect_same_qk(const Case& c, const KernelRun& a, const KernelRun& b, const
 }
 
 // What an entry must hold: store_kv of x / scale, one cache element.
-std::vector<unsigned char> scalar_store(float x, float scale, CacheDtype d) {
-  std::vector<unsigned char> b(cache_dtype_size(d));
+std::vector<unsigned char> scalar_store(float x, float scale, KvDtype d) {
+  std::vector<unsigned char> b(kv_dtype_size(d));
   const volatile float s = scale;
   impl::store_kv(b.data(), 0, static_cast<std::uint32_t>(d), x / s, true);
   return b;
@@ -109,7 +109,7 @@ void expect_entries_are_scalar_stores(const Case& c, const KernelRun& run, Cover
   const KvRun& kv = *run.kv;
   const KvWriteCase& w = kv.spec;
   const Geometry g = geometry(c);
-  const std::size_t es = cache_dtype_size(w.dtype);
+  const std::size_t es = kv_dtype_size(w.dtype);
   cov->dtypes.insert(static_cast<int>(w.dtype));
   cov->kinds.insert(w.kind);
   cov->scale_kinds.insert(w.scale_kind);
@@ -149,7 +149,7 @@ void expect_entries_are_scalar_stores(const Case& c, const KernelRun& run, Cover
 // of a cache holds each call's own random bytes, core/kernel/kernel_call.h).
 std::vector<unsigned char> written_entries(const KvRun& kv) {
   const KvWriteCase& w = kv.spec;
-  const std::size_t es = cache_dtype_size(w.dtype);
+  const std::size_t es = kv_dtype_size(w.dtype);
   std::vector<unsigned char> out;
   for (std::size_t t = 0; t < w.slots.size(); ++t) {
     if (w.slots[t] < 0) continue;
