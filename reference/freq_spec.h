@@ -18,7 +18,7 @@ namespace ropecheck::ref {
 inline constexpr int kMaxHeadDim = 4096;
 
 // Bounds on every number of a config. Each lies far beyond any published
-// model (rope_theta <= 1e8 in the configs of golden/model_configs.cc, factors
+// model (rope_theta <= 1e8 in the configs of golden/suites/model_configs.cc, factors
 // <= 64, YaRN betas 1 and 32) and keeps every quantity the reference and the
 // error model form finite: with |p| <= 2^40, a frequency <= 1e4 gives angles
 // <= 1.1e16, and 1e12 as base keeps ln(base) and base^(2i/d) well inside

@@ -183,7 +183,7 @@ CacheElementBudget cache_element_budget(double exact, double pre_error, ropechec
   // The exactly rounded code is always admissible: a kernel more exact than
   // it declares (no stop in the activation dtype, whose double rounding can
   // land one code off it) is not wrong, and a golden vector's expected cache
-  // is that code (golden/kv_golden.cc). At an exact tie it is the even one.
+  // is that code (golden/fused/kv_golden.cc). At an exact tie it is the even one.
   const std::int64_t exact_code =
       code_ordinal(round_to_cache_code(b.center, policy.cache, policy.saturate), policy.cache);
   b.lo = std::min(b.lo, exact_code);

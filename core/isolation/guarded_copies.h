@@ -44,7 +44,7 @@ class GuardedCopies {
   void place_in_region(unsigned char* region);
   unsigned char* data(int i) const { return copies_[static_cast<std::size_t>(i)].data; }
   // Copy i already holds its source's bytes where it was placed (a worker's
-  // region kept them from an earlier call, core/isolation/isolation.cc):
+  // region kept them from an earlier call, core/isolation/isolated_call.cc):
   // fill() leaves them. damage() still proves them unchanged, unless
   // `read_only`: the worker holds its pages (body_range()) read-only for
   // the call (ChildOptions::read_only_begin), so a write faults instead.
