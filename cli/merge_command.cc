@@ -2,11 +2,10 @@
 // `ropecheck merge SHARD.json...`: the definitions of cli/merge_command.h.
 #include "cli/merge_command.h"
 
-#include "cli/command_error.h"
-
 #include <iostream>
 #include <sstream>
 
+#include "cli/command_error.h"
 #include "core/io/file_read.h"
 #include "gate/gate.h"
 #include "gate/report_json.h"
