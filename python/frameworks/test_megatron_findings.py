@@ -93,3 +93,33 @@ def rotate_pairs_f64(x, pair_positions, inv_freq):
     x = x.astype(np.float64)
     x1, x2 = x[..., : d // 2], x[..., d // 2:]
     return np.concatenate([x1 * np.cos(a) - x2 * np.sin(a), x2 * np.cos(a) + x1 * np.sin(a)], axis=-1)
+
+
+def test_megatron_mrope_interleaved_raises_on_every_call():
+    # M2: rotary_interleaved=True, the row's own adapter; one to six tokens, text tokens (one axis for all) and
+    # three distinct axes. Each call must raise Megatron's RuntimeError from the embedding's views
+    # (rotary_pos_embedding.py:340-344); a fixed Megatron returns instead and this test fails, naming the call.
+    d, sections = 16, [2, 3, 3]
+    rng = np.random.default_rng(7)
+    row = next(r for r in megatron_mrope.ROWS if r["id"] == "megatron_mrope_interleaved")
+    kernel = proxy.FrameworkKernel("megatron_mrope", row, PYTHON)
+    raised = []
+    try:
+        for t in range(1, 7):
+            for num_axes in (0, 3):
+                positions = rng.integers(0, 64, size=(max(num_axes, 1), t)).astype(np.int64)
+                q = rng.standard_normal((t, 2, d)).astype(np.float32)
+                k = rng.standard_normal((t, 1, d)).astype(np.float32)
+                rope = SimpleNamespace(head_dim=d, rotary_dim=d, layout="interleaved", direction="forward",
+                                       scheme="default", dtype="f32", seq_len=0, config={},
+                                       hf_config={"rope_theta": 10000.0, "head_dim": d}, num_axes=num_axes,
+                                       axis_assignment="sections" if num_axes else "none",
+                                       axis_frequencies="shared", axis_sections=sections if num_axes else [],
+                                       pair_axis=[])
+                with pytest.raises(proxy.WorkerError, match="RuntimeError") as err:
+                    kernel(q, k, positions if num_axes else positions[0], rope)
+                assert "rotary_pos_embedding.py" in str(err.value), str(err.value)[-600:]
+                raised.append((t, num_axes))
+    finally:
+        kernel.close()
+    assert len(raised) == 12
