@@ -6,7 +6,10 @@ import dataclasses
 import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from . import _core, _config_text, _declaration, _kernel_name, Kernel, KvCacheWrite
+from . import _core
+from ._declare import KvCacheWrite, _declaration, _kernel_name
+from ._reference import _config_text
+from ._vocabulary import Kernel
 
 
 @dataclasses.dataclass(frozen=True)
