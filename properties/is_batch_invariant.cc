@@ -15,20 +15,29 @@
 namespace ropecheck::prop {
 namespace {
 
-// Runs `d` (inputs remapped from the case by token_of) and compares each of
-// its tokens with token_of[t] of the case's run; a failure names `how`.
-std::optional<PropertyResult> compare_derived(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                                              const KernelRun& full, const Case& d,
-                                              const std::vector<std::int64_t>& token_of, const std::string& how) {
+// A case derived from the property's: its tokens are tokens token_of[t] of
+// the case, run another way, which a failure names (`how`).
+struct Derived {
+  const Case& d;
+  const std::vector<std::int64_t>& token_of;
+  const std::string& how;
+};
+
+// Runs the derived case (inputs remapped from the case's) and compares each of
+// its tokens with token_of[t] of the case's run `full`.
+std::optional<PropertyResult> compare_derived(const ropecheck_impl_t& impl, CaseContext& ctx, const KernelRun& full,
+                                              const Derived& derived) {
+  const Case& c = ctx.spec();
+  const Case& d = derived.d;
   if (!outside_capabilities(impl, d).empty()) return std::nullopt;  // nothing to compare with
   KernelRun r;
-  if (auto f = call_or_fail(impl, d, remap_inputs(c, in, d, token_of), &r)) return f;
+  if (auto f = call_or_fail(impl, d, remap_inputs(c, ctx.inputs(), d, derived.token_of), &r)) return f;
   for (std::int64_t t = 0; t < d.tokens; ++t) {
-    const std::int64_t src = token_of[static_cast<std::size_t>(t)];
-    if (std::string diff = first_token_difference(c, full.out, src, d, r.out, t); !diff.empty())
+    const std::int64_t src = derived.token_of[static_cast<std::size_t>(t)];
+    if (std::string diff = first_token_difference({c, full.out, src}, {d, r.out, t}); !diff.empty())
       return PropertyResult::fail("token " + std::to_string(src) + " (position " +
                                   c.token_positions(src) + ") of " +
-                                  std::to_string(c.tokens) + " has other bits " + how + ": " + diff);
+                                  std::to_string(c.tokens) + " has other bits " + derived.how + ": " + diff);
   }
   return std::nullopt;
 }
@@ -38,7 +47,6 @@ std::optional<PropertyResult> compare_derived(const ropecheck_impl_t& impl, cons
 PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx) {
   const Case& c = ctx.spec();
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
-  const QkBuffers& in = ctx.inputs();
   const KernelRun* base = nullptr;
   if (auto f = base_run_or_fail(impl, ctx, &base)) return *f;
   const KernelRun& full = *base;
@@ -52,7 +60,8 @@ PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx
     one.seq_len = 0;
     one.seq_pad = 0;
     one.positions = c.positions_of({t});
-    if (auto f = compare_derived(impl, c, in, full, one, {t}, "when rotated alone")) return *f;
+    const std::vector<std::int64_t> alone{t};
+    if (auto f = compare_derived(impl, ctx, full, {one, alone, "when rotated alone"})) return *f;
 
     // The whole batch with the token order reversed, as one run of tokens.
     Case rev = c;
@@ -61,7 +70,7 @@ PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx
     std::vector<std::int64_t> order;
     for (std::int64_t i = c.tokens - 1; i >= 0; --i) order.push_back(i);
     rev.positions = c.positions_of(order);
-    if (auto f = compare_derived(impl, c, in, full, rev, order, "with the token order reversed")) return *f;
+    if (auto f = compare_derived(impl, ctx, full, {rev, order, "with the token order reversed"})) return *f;
   }
 
   // Another thread count: one thread, or four when the case asked for one.
@@ -69,10 +78,9 @@ PropertyResult is_batch_invariant(const ropecheck_impl_t& impl, CaseContext& ctx
   threads.num_threads = c.num_threads == 1 ? 4 : 1;
   std::vector<std::int64_t> same;
   for (std::int64_t i = 0; i < c.tokens; ++i) same.push_back(i);
-  if (auto f = compare_derived(impl, c, in, full, threads, same,
-                               "with num_threads " + std::to_string(threads.num_threads) + " instead of " +
-                                   std::to_string(c.num_threads)))
-    return *f;
+  const std::string how =
+      "with num_threads " + std::to_string(threads.num_threads) + " instead of " + std::to_string(c.num_threads);
+  if (auto f = compare_derived(impl, ctx, full, {threads, same, how})) return *f;
   return {};
 }
 

@@ -7,6 +7,8 @@
 // determinant m^2 > 0: a reflection (det -1) fails here; a flipped direction
 // (det +1) is left to conformance.
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/cases/rng.h"
@@ -43,6 +45,110 @@ std::vector<int> probed_pairs(const Case& c, int pairs) {
   return out;
 }
 
+// The probe: one head per tensor, one token per probed basis vector e_j
+// (both channels of each probed pair), all at one position.
+struct Probe {
+  Case c;
+  std::vector<int> columns;   // the channels j probed, in token order
+  std::vector<int> token_of;  // channel j -> its token (-1: not probed)
+  std::vector<int> partner;   // channel j -> the other channel of its pair
+};
+
+Probe make_probe(const Case& base, const std::vector<int>& pairs) {
+  const int d = base.shape.rotary_dim;
+  Probe p{base, {}, std::vector<int>(d, -1), std::vector<int>(d)};
+  for (int i = 0; i < d / 2; ++i) {
+    int a, b;
+    pair_channels(base.layout, d, i, &a, &b);
+    p.partner[a] = b;
+    p.partner[b] = a;
+  }
+  for (int i : pairs) {
+    int a, b;
+    pair_channels(base.layout, d, i, &a, &b);
+    for (int j : {a, b}) {
+      p.token_of[j] = static_cast<int>(p.columns.size());
+      p.columns.push_back(j);
+    }
+  }
+  Case& c = p.c;
+  c.tokens = static_cast<std::int64_t>(p.columns.size());
+  c.seq_len = 0;  // one run of the probe tokens
+  c.seq_pad = 0;
+  c.q_heads = c.kv_heads = 1;
+  c.head_pad = c.token_pad = 0;
+  c.positions = base.positions_of(std::vector<std::int64_t>(p.columns.size(), 0));
+  return p;
+}
+
+// The kernel's matrix on the probe: R(k, j) = channel k of the output for
+// input e_j, tensor q. Column j is m times a unit vector inside pair(j),
+// moved by at most P(j) (the rotation-invariant pair budget without the
+// angle term: an angle error keeps R orthogonal) and exactly zero outside
+// pair(j).
+struct Matrix {
+  const Probe& p;
+  const Geometry& g;
+  const KernelRun& run;
+  const ElementBudgets& jd;
+  double R(int k, int j) const {
+    return stored_value(run.out, 0, g.offset(0, p.token_of[j], 0, k), p.c.dtype);
+  }
+  double P(int j) const { return jd.pair_budget_no_angle[0][g.offset(0, p.token_of[j], 0, j)]; }
+};
+
+// Entries outside each column's pair block must be exactly zero.
+std::optional<PropertyResult> off_block_entries(const Matrix& mx, const std::string& at) {
+  const int d = mx.p.c.shape.rotary_dim;
+  for (int j : mx.p.columns)
+    for (int k = 0; k < d; ++k)
+      if (k != j && k != mx.p.partner[j] && !exactly_equal(mx.R(k, j), 0.0))
+        return PropertyResult::fail("R[" + std::to_string(k) + "][" + std::to_string(j) + "] = " +
+                                    std::to_string(mx.R(k, j)) + " outside the pair of channel " + std::to_string(j) +
+                                    at);
+  return std::nullopt;
+}
+
+// R^T R = m^2 I within budget on each pair block; the worst error in budget
+// units goes to *worst.
+std::optional<PropertyResult> gram_entries(const Matrix& mx, const std::string& at, double* worst) {
+  const double m = mx.jd.attention_factor, m2 = m * m;
+  for (int a : mx.p.columns)
+    for (int b : {a, mx.p.partner[a]}) {
+      double gab = 0, mag = 0;
+      for (int k : {a, mx.p.partner[a]}) {
+        gab += mx.R(k, a) * mx.R(k, b);
+        mag += std::fabs(mx.R(k, a) * mx.R(k, b));
+      }
+      const double budget = m * (mx.P(a) + mx.P(b)) + mx.P(a) * mx.P(b) + 4 * 0x1p-53 * mag;
+      const double expect = a == b ? m2 : 0.0;
+      const double units = std::fabs(gab - expect) / budget;
+      *worst = std::max(*worst, std::isnan(units) ? HUGE_VAL : units);
+      if (!(units <= 1.0))
+        return PropertyResult::fail("(R^T R)[" + std::to_string(a) + "][" + std::to_string(b) + "] = " +
+                                        std::to_string(gab) + ", expected " + std::to_string(expect) + " within " +
+                                        std::to_string(budget) + at,
+                                    units);
+    }
+  return std::nullopt;
+}
+
+// Every probed pair block has determinant m^2 > 0 (a reflection has -m^2).
+std::optional<PropertyResult> block_determinants(const Matrix& mx, const std::vector<int>& pairs,
+                                                 const std::string& at) {
+  const double m = mx.jd.attention_factor, m2 = m * m;
+  for (int i : pairs) {
+    int a, b;
+    pair_channels(mx.p.c.layout, mx.p.c.shape.rotary_dim, i, &a, &b);
+    const double det = mx.R(a, a) * mx.R(b, b) - mx.R(a, b) * mx.R(b, a);
+    const double budget = 2 * m * (mx.P(a) + mx.P(b)) + 2 * mx.P(a) * mx.P(b) + 4 * 0x1p-53 * m2;
+    if (!(det > 0) || !(std::fabs(det - m2) <= budget))
+      return PropertyResult::fail("pair " + std::to_string(i) + " block has determinant " + std::to_string(det) +
+                                  " (expected +" + std::to_string(m2) + (det < 0 ? ": a reflection" : "") + ")" + at);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& impl, CaseContext& ctx) {
@@ -53,31 +159,8 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
       static_cast<int>(pairs.size()) < d / 2
           ? " (probing " + std::to_string(pairs.size()) + " of " + std::to_string(d / 2) + " pairs, seeded by the case)"
           : "";
-  // One head per tensor, one token per probed basis vector e_j (both
-  // channels of each probed pair), all at one position.
-  Case c = base;
-  std::vector<int> partner(d), token_of(d, -1);
-  for (int i = 0; i < d / 2; ++i) {
-    int a, b;
-    pair_channels(c.layout, d, i, &a, &b);
-    partner[a] = b;
-    partner[b] = a;
-  }
-  std::vector<int> columns;
-  for (int i : pairs) {
-    int a, b;
-    pair_channels(c.layout, d, i, &a, &b);
-    for (int j : {a, b}) {
-      token_of[j] = static_cast<int>(columns.size());
-      columns.push_back(j);
-    }
-  }
-  c.tokens = static_cast<std::int64_t>(columns.size());
-  c.seq_len = 0;  // one run of the probe tokens
-  c.seq_pad = 0;
-  c.q_heads = c.kv_heads = 1;
-  c.head_pad = c.token_pad = 0;
-  c.positions = base.positions_of(std::vector<std::int64_t>(columns.size(), 0));
+  const Probe p = make_probe(base, pairs);
+  const Case& c = p.c;
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const Geometry g = geometry(c);
   // The probe is the same for every kernel (CaseContext::derived).
@@ -85,54 +168,18 @@ PropertyResult is_orthogonal_with_positive_orientation(const ropecheck_impl_t& i
     QkBuffers in;
     for (int w = 0; w < 2; ++w) {
       in.bytes[w].assign(static_cast<std::size_t>(g.elements[w]) * g.esize, 0);  // +0 in every dtype
-      for (int j : columns) store_value(in.bytes[w].data(), g.offset(w, token_of[j], 0, j), c.dtype, 1.0);
+      for (int j : p.columns) store_value(in.bytes[w].data(), g.offset(w, p.token_of[j], 0, j), c.dtype, 1.0);
     }
     return CaseContext(c, std::move(in));
   });
   KernelRun run;
   if (auto f = call_or_fail(impl, c, probe.inputs(), &run)) return *f;
-  const ElementBudgets& jd = element_budgets(impl, probe);
-  const double m2 = jd.attention_factor * jd.attention_factor;
-  // R[k][j] = channel k of the output for input e_j, tensor q. Column j is
-  // m times a unit vector inside pair(j), moved by at most P_j (the
-  // rotation-invariant pair budget without the angle term: an angle error
-  // keeps R orthogonal) and exactly zero outside pair(j).
-  auto R = [&](int k, int j) { return stored_value(run.out, 0, g.offset(0, token_of[j], 0, k), c.dtype); };
-  auto P = [&](int j) { return jd.pair_budget_no_angle[0][g.offset(0, token_of[j], 0, j)]; };
-  const double m = jd.attention_factor;
+  const Matrix mx{p, g, run, element_budgets(impl, probe)};
   const std::string at = " at position " + c.token_positions(0) + sampled;
   double worst = 0;
-  for (int j : columns)
-    for (int k = 0; k < d; ++k)
-      if (k != j && k != partner[j] && !exactly_equal(R(k, j), 0.0))
-        return PropertyResult::fail("R[" + std::to_string(k) + "][" + std::to_string(j) + "] = " +
-                                    std::to_string(R(k, j)) + " outside the pair of channel " + std::to_string(j) + at);
-  for (int a : columns)
-    for (int b : {a, partner[a]}) {
-      double gab = 0, mag = 0;
-      for (int k : {a, partner[a]}) {
-        gab += R(k, a) * R(k, b);
-        mag += std::fabs(R(k, a) * R(k, b));
-      }
-      const double budget = m * (P(a) + P(b)) + P(a) * P(b) + 4 * 0x1p-53 * mag;
-      const double expect = a == b ? m2 : 0.0;
-      const double units = std::fabs(gab - expect) / budget;
-      worst = std::max(worst, std::isnan(units) ? HUGE_VAL : units);
-      if (!(units <= 1.0))
-        return PropertyResult::fail("(R^T R)[" + std::to_string(a) + "][" + std::to_string(b) + "] = " +
-                                        std::to_string(gab) + ", expected " + std::to_string(expect) + " within " +
-                                        std::to_string(budget) + at,
-                                    units);
-    }
-  for (int i : pairs) {
-    int a, b;
-    pair_channels(c.layout, d, i, &a, &b);
-    const double det = R(a, a) * R(b, b) - R(a, b) * R(b, a);
-    const double budget = 2 * m * (P(a) + P(b)) + 2 * P(a) * P(b) + 4 * 0x1p-53 * m2;
-    if (!(det > 0) || !(std::fabs(det - m2) <= budget))
-      return PropertyResult::fail("pair " + std::to_string(i) + " block has determinant " + std::to_string(det) +
-                                  " (expected +" + std::to_string(m2) + (det < 0 ? ": a reflection" : "") + ")" + at);
-  }
+  if (auto f = off_block_entries(mx, at)) return *f;
+  if (auto f = gram_entries(mx, at, &worst)) return *f;
+  if (auto f = block_determinants(mx, pairs, at)) return *f;
   return {Outcome::kPass, {}, worst, {}};
 }
 

@@ -102,18 +102,17 @@ QkBuffers remap_inputs(const Case& from, const QkBuffers& in, const Case& to, co
   return out;
 }
 
-std::string first_token_difference(const Case& ca, const QkBuffers& a, std::int64_t ta, const Case& cb,
-                                   const QkBuffers& b, std::int64_t tb, bool q_only) {
-  const Geometry ga = geometry(ca), gb = geometry(cb);
+std::string first_token_difference(const TokenOf& a, const TokenOf& b, bool q_only) {
+  const Geometry ga = geometry(a.c), gb = geometry(b.c);
   for (int w = 0; w < (q_only ? 1 : 2); ++w)
     for (int h = 0; h < std::min(ga.heads[w], gb.heads[w]); ++h) {
-      const int j = first_differing_channel(a.bytes[w].data() + ga.offset(w, ta, h, 0) * ga.esize,
-                                            b.bytes[w].data() + gb.offset(w, tb, h, 0) * gb.esize, ga.head_dim,
-                                            ga.esize);
+      const int j = first_differing_channel(a.out.bytes[w].data() + ga.offset(w, a.token, h, 0) * ga.esize,
+                                            b.out.bytes[w].data() + gb.offset(w, b.token, h, 0) * gb.esize,
+                                            ga.head_dim, ga.esize);
       if (j < 0) continue;
-      const std::int64_t oa = ga.offset(w, ta, h, j), ob = gb.offset(w, tb, h, j);
+      const std::int64_t oa = ga.offset(w, a.token, h, j), ob = gb.offset(w, b.token, h, j);
       char buf[256];
-      const double x = stored_value(a, w, oa, ca.dtype), y = stored_value(b, w, ob, cb.dtype);
+      const double x = stored_value(a.out, w, oa, a.c.dtype), y = stored_value(b.out, w, ob, b.c.dtype);
       std::snprintf(buf, sizeof buf, "%s[head %d, channel %d]: %.9g (%a) vs %.9g (%a)", w == 0 ? "q" : "k", h, j, x,
                     x, y, y);
       return buf;

@@ -114,11 +114,18 @@ PropertyResult compare_pairs(const Case& c, const QkBuffers& got, const QkBuffer
 // (its heads are a prefix of from's), all channels; padding holds canaries.
 QkBuffers remap_inputs(const Case& from, const QkBuffers& in, const Case& to, const std::vector<std::int64_t>& token_of);
 
-// First element of token tb of run `b` (case cb) whose bits differ from
-// token ta of run `a` (case ca), over every head both have and every channel,
-// as "q[head 1, channel 7]: x (hex) vs y (hex)"; empty when identical.
-std::string first_token_difference(const Case& ca, const QkBuffers& a, std::int64_t ta, const Case& cb,
-                                   const QkBuffers& b, std::int64_t tb, bool q_only = false);
+// One token of a run's outputs: the case it ran, the outputs, the token.
+struct TokenOf {
+  const Case& c;
+  const QkBuffers& out;
+  std::int64_t token;
+};
+
+// First element of token b.token of run b whose bits differ from token
+// a.token of run a, over every head both have and every channel (q alone
+// with q_only), as "q[head 1, channel 7]: x (hex) vs y (hex)"; empty when
+// identical.
+std::string first_token_difference(const TokenOf& a, const TokenOf& b, bool q_only = false);
 
 // Bitwise equality of two stored elements, treating +0 and -0 as equal.
 bool same_value(const QkBuffers& a, const QkBuffers& b, int w, std::int64_t off, ropecheck_dtype_t dt);

@@ -27,7 +27,7 @@ PropertyResult rotates_q_the_same_without_k(const ropecheck_impl_t& impl, CaseCo
   for (std::int64_t i = 0; i < c.tokens; ++i) same.push_back(i);
   if (auto f = call_or_fail(impl, q_alone, remap_inputs(c, in, q_alone, same), &alone)) return *f;
   for (std::int64_t t = 0; t < c.tokens; ++t)
-    if (std::string diff = first_token_difference(c, both.out, t, q_alone, alone.out, t, true); !diff.empty())
+    if (std::string diff = first_token_difference({c, both.out, t}, {q_alone, alone.out, t}, true); !diff.empty())
       return PropertyResult::fail("token " + std::to_string(t) + " (position " +
                                   c.token_positions(t) +
                                   "): q rotated without k has other bits than with k: " + diff);
