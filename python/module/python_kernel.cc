@@ -92,47 +92,76 @@ ropecheck_status_t PythonKernel::apply(void* ctx, const ropecheck_apply_params_t
   return self->call(*p, err, n);
 }
 
+namespace {
+
+// The call's positions as the kernel receives them: [tokens], or
+// [num_axes, tokens] for a multi-axis call (ABI 1.3).
+py::array_t<std::int64_t> call_positions(const ropecheck_apply_params_t& p) {
+  const int axes = impl::axes_of(&p);
+  py::array_t<std::int64_t> positions(axes > 0 ? std::vector<py::ssize_t>{axes, p.num_tokens}
+                                                : std::vector<py::ssize_t>{p.num_tokens});
+  std::int64_t* out = positions.mutable_data();
+  for (int a = 0; a < std::max(axes, 1); ++a)
+    for (std::int64_t t = 0; t < p.num_tokens; ++t) out[a * p.num_tokens + t] = impl::position_at(&p, t, a);
+  return positions;
+}
+
+ropecheck_status_t refuse(char* err, std::size_t n, const std::string& why) {
+  std::snprintf(err, n, "%s", why.c_str());
+  return ROPECHECK_INTERNAL_ERROR;
+}
+
+}  // namespace
+
 ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* err, std::size_t n) {
   const auto dtype = static_cast<ropecheck_dtype_t>(p.dtype);
   const impl::TensorStrides qs = impl::q_strides(p), ks = impl::k_strides(p);
   const StridedView views[2] = {
       {p.q_in, p.q_out, p.num_tokens, p.num_q_heads, p.head_dim, qs.token, qs.head, dtype, qs.seq_len, qs.seq},
       {p.k_in, p.k_out, p.num_tokens, p.num_kv_heads, p.head_dim, ks.token, ks.head, dtype, ks.seq_len, ks.seq}};
-  const char* names[2] = {"q", "k"};
-  py::array host_in[2], pristine[2];
-  py::object arg[2];
+  CallArrays a{views, dtype, {}, {}, {}};
   for (int w = 0; w < 2; ++w) {
-    host_in[w] = dense_copy(views[w]);
-    pristine[w] = dense_copy(views[w]);
-    arg[w] = to_kernel_array(host_in[w], dtype, o_.arrays);
+    a.host_in[w] = dense_copy(views[w]);
+    a.pristine[w] = dense_copy(views[w]);
+    a.arg[w] = to_kernel_array(a.host_in[w], dtype, o_.arrays);
   }
-  // [tokens], or [num_axes, tokens] for a multi-axis call (ABI 1.3).
-  const int axes = impl::axes_of(&p);
-  py::array_t<std::int64_t> positions(axes > 0 ? std::vector<py::ssize_t>{axes, p.num_tokens}
-                                                : std::vector<py::ssize_t>{p.num_tokens});
-  std::int64_t* pos_out = positions.mutable_data();
-  for (int a = 0; a < std::max(axes, 1); ++a)
-    for (std::int64_t t = 0; t < p.num_tokens; ++t) pos_out[a * p.num_tokens + t] = impl::position_at(&p, t, a);
+  const py::array_t<std::int64_t> positions = call_positions(p);
   const py::array positions_before = py::module_::import("numpy").attr("array")(positions, py::arg("copy") = true);
-  py::object pos_arg = o_.arrays.torch ? to_kernel_array(positions, ROPECHECK_DTYPE_F64, ArrayKind{true, o_.arrays.device})
-                                       : py::object(positions);
+  const py::object pos_arg = o_.arrays.torch
+                                 ? to_kernel_array(positions, ROPECHECK_DTYPE_F64, ArrayKind{true, o_.arrays.device})
+                                 : py::object(positions);
   // ABI 1.4: a fused kernel's cache write, the fifth argument (None for a
   // call without one).
   const ropecheck_kv_write_t* kw = kv_write_of(p);
-  if (kw != nullptr)
-    if (const std::string why = kv_door_refusal(p, *kw); !why.empty()) {
-      // The door's limit, not the kernel's choice: never a declined case.
-      std::snprintf(err, n, "%s", why.c_str());
-      return ROPECHECK_INTERNAL_ERROR;
-    }
+  if (kw != nullptr)  // the door's limit, not the kernel's choice: never a declined case
+    if (const std::string why = kv_door_refusal(p, *kw); !why.empty()) return refuse(err, n, why);
   std::optional<KvHandOff> kv;
   if (kw != nullptr) kv = hand_over(p, *kw, o_.arrays);
   py::object result;
+  if (const ropecheck_status_t st = invoke(p, {a.arg[0], a.arg[1], pos_arg, kv ? &*kv : nullptr}, &result, err, n))
+    return st;
+  py::array got[2];
+  if (const std::string why = take_outputs(result, a, got); !why.empty()) return refuse(err, n, why);
+  if (!same_bits(to_host_copy(pos_arg, ROPECHECK_DTYPE_F64, ArrayKind{o_.arrays.torch, "cpu"}), positions_before))
+    return refuse(err, n, "the kernel modified its input positions");
+  if (kv) {
+    if (const std::string changed = changed_kv_input(*kv, p, o_.arrays); !changed.empty())
+      return refuse(err, n, "the kernel modified its input " + changed);
+    take_back_caches(*kv, p, *kw, o_.arrays);
+  }
+  for (int w = 0; w < 2; ++w)
+    if (views[w].heads > 0) write_back(got[w], views[w]);
+  return ROPECHECK_OK;
+}
+
+ropecheck_status_t PythonKernel::invoke(const ropecheck_apply_params_t& p, const KernelArgs& args, py::object* result,
+                                        char* err, std::size_t n) {
   try {
     if (fused())
-      result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)), kv ? py::cast(kv->call) : py::none());
+      *result = fn_(args.q, args.k, args.positions, py::cast(rope_call(p)),
+                    args.kv != nullptr ? py::cast(args.kv->call) : py::none());
     else
-      result = fn_(arg[0], arg[1], pos_arg, py::cast(rope_call(p)));
+      *result = fn_(args.q, args.k, args.positions, py::cast(rope_call(p)));
   } catch (py::error_already_set& e) {
     if (e.matches(PyExc_KeyboardInterrupt)) throw;
     // ropecheck.Unsupported("why"): the kernel declines this case (every
@@ -147,40 +176,29 @@ ropecheck_status_t PythonKernel::call(const ropecheck_apply_params_t& p, char* e
                   std::string(py::str(e.value())).substr(0, 300).c_str());
     return ROPECHECK_INTERNAL_ERROR;
   }
-  py::array got[2];
+  return ROPECHECK_OK;
+}
+
+std::string PythonKernel::take_outputs(const py::object& result, const CallArrays& a, py::array (&got)[2]) const {
+  const char* names[2] = {"q", "k"};
   if (o_.in_place) {
     if (!result.is_none()) throw KernelContractError("a kernel declared in_place must return None");
-    for (int w = 0; w < 2; ++w) got[w] = checked_result(arg[w], names[w], views[w], o_.arrays);
-  } else {
-    if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
-      throw KernelContractError("the kernel must return (q_out, k_out), got " +
-                                std::string(py::str(py::type::of(result).attr("__name__"))));
-    const py::sequence seq = result;
-    if (py::len(seq) != 2) throw KernelContractError("the kernel must return (q_out, k_out): 2 items, got " +
-                                                     std::to_string(py::len(seq)));
-    for (int w = 0; w < 2; ++w) got[w] = checked_result(seq[static_cast<std::size_t>(w)], names[w], views[w], o_.arrays);
-    // An out-of-place kernel must not touch what it was given.
-    for (int w = 0; w < 2; ++w)
-      if (!same_bits(to_host_copy(arg[w], dtype, o_.arrays), pristine[w])) {
-        std::snprintf(err, n, "the kernel modified its input %s (declare in_place=True if it rotates in place)",
-                      names[w]);
-        return ROPECHECK_INTERNAL_ERROR;
-      }
+    for (int w = 0; w < 2; ++w) got[w] = checked_result(a.arg[w], names[w], a.views[w], o_.arrays);
+    return {};
   }
-  if (!same_bits(to_host_copy(pos_arg, ROPECHECK_DTYPE_F64, ArrayKind{o_.arrays.torch, "cpu"}), positions_before)) {
-    std::snprintf(err, n, "the kernel modified its input positions");
-    return ROPECHECK_INTERNAL_ERROR;
-  }
-  if (kv) {
-    if (const std::string changed = changed_kv_input(*kv, p, o_.arrays); !changed.empty()) {
-      std::snprintf(err, n, "the kernel modified its input %s", changed.c_str());
-      return ROPECHECK_INTERNAL_ERROR;
-    }
-    take_back_caches(*kv, p, *kw, o_.arrays);
-  }
+  if (!py::isinstance<py::tuple>(result) && !py::isinstance<py::list>(result))
+    throw KernelContractError("the kernel must return (q_out, k_out), got " +
+                              std::string(py::str(py::type::of(result).attr("__name__"))));
+  const py::sequence seq = result;
+  if (py::len(seq) != 2)
+    throw KernelContractError("the kernel must return (q_out, k_out): 2 items, got " + std::to_string(py::len(seq)));
+  for (int w = 0; w < 2; ++w) got[w] = checked_result(seq[static_cast<std::size_t>(w)], names[w], a.views[w], o_.arrays);
+  // An out-of-place kernel must not touch what it was given.
   for (int w = 0; w < 2; ++w)
-    if (views[w].heads > 0) write_back(got[w], views[w]);
-  return ROPECHECK_OK;
+    if (!same_bits(to_host_copy(a.arg[w], a.dtype, o_.arrays), a.pristine[w]))
+      return std::string("the kernel modified its input ") + names[w] +
+             " (declare in_place=True if it rotates in place)";
+  return {};
 }
 
 }  // namespace ropecheck::python

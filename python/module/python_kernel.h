@@ -83,6 +83,8 @@ struct PythonKernelOptions {
   ropecheck_kv_policy_t kv_policy{};
 };
 
+struct KvHandOff;  // python/module/kv_cache_bridge.h
+
 class PythonKernel {
  public:
   PythonKernel(py::object fn, PythonKernelOptions options);
@@ -93,8 +95,33 @@ class PythonKernel {
   const std::vector<std::string>& tracebacks() const { return tracebacks_; }
 
  private:
+  // One call's q and k: the views of the ABI's buffers, dense host copies
+  // (one handed to the kernel, one kept to prove an out-of-place kernel left
+  // its inputs alone) and the arrays the kernel receives.
+  struct CallArrays {
+    const StridedView* views;  // q, k
+    ropecheck_dtype_t dtype;
+    py::array host_in[2], pristine[2];
+    py::object arg[2];
+  };
+  // The callable's arguments beside the RopeCall; kv: the cache write, or null.
+  struct KernelArgs {
+    const py::object& q;
+    const py::object& k;
+    const py::object& positions;
+    const KvHandOff* kv;
+  };
+
   static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n);
   ropecheck_status_t call(const ropecheck_apply_params_t& p, char* err, std::size_t n);
+  // Calls the callable; a raise becomes a declined case (ropecheck.Unsupported)
+  // or an error with its traceback kept.
+  ropecheck_status_t invoke(const ropecheck_apply_params_t& p, const KernelArgs& args, py::object* result, char* err,
+                            std::size_t n);
+  // q and k as the callable returned them (or, in place, as it left them),
+  // checked against the calling convention (KernelContractError); the
+  // returned text names an input an out-of-place kernel modified.
+  std::string take_outputs(const py::object& result, const CallArrays& a, py::array (&got)[2]) const;
   bool fused() const { return (o_.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE) != 0; }
 
   py::object fn_;
