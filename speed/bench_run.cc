@@ -126,14 +126,27 @@ std::string milliseconds(std::uint64_t ns) {
   return os.str();
 }
 
+// The kernel a row times: the table the user named (shown: its name and
+// declaration) and the one called (the same, or its in-process wrapper).
+struct RowKernels {
+  const ropecheck_impl_t& shown;
+  const ropecheck_impl_t& kernel;
+};
+
+// A row's case and the seed its inputs and call order are drawn from.
+struct RowCase {
+  const Case& c;
+  std::uint64_t seed;
+};
+
 class RowRun {
  public:
-  RowRun(const ropecheck_impl_t& shown, const ropecheck_impl_t& kernel, const Baselines& b, const Case& c,
-         const BenchOptions& o, std::uint64_t seed, BenchRow* row)
-      : shown_(shown), kernel_(kernel), b_(b), c_(c), o_(o), fresh_(c, seed), rng_(seed, 1), row_(*row) {
-    copy_case_ = c;
+  RowRun(const RowKernels& k, const Baselines& b, const BenchOptions& o, const RowCase& rc, BenchRow* row)
+      : shown_(k.shown), kernel_(k.kernel), b_(b), c_(rc.c), o_(o), fresh_(rc.c, rc.seed), rng_(rc.seed, 1),
+        row_(*row) {
+    copy_case_ = rc.c;
     copy_case_.in_place = false;
-    rmw_case_ = c;
+    rmw_case_ = rc.c;
     rmw_case_.in_place = true;
   }
 
@@ -291,7 +304,7 @@ BenchReport run_bench(const std::vector<const ropecheck_impl_t*>& impls, const B
             row.status = RowStatus::kSkipped;
             row.reason = "outside its declared capabilities: " + why;
           } else {
-            RowRun run(*shown, *kernel, b, c, o, Rng::mix(o.seed + ++row_index), &row);
+            RowRun run({*shown, *kernel}, b, o, {c, Rng::mix(o.seed + ++row_index)}, &row);
             const bool ok = run.run();
             if (run.interrupted()) break;  // a row cut short is left out
             row.copy.bytes = row.rmw.bytes = baseline_bytes(c);
