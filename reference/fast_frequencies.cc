@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 
 #include "reference/bounded_real.h"
 #include "reference/checked_rounding.h"
@@ -69,29 +70,61 @@ bool decide(const BoundedReal& v, FastValue* fv, double* d) {
 }  // namespace
 
 std::vector<std::uint64_t> freq_key(const FreqSpec& f, int rotary_dim) {
-  // Every field of FreqSpec: one added there must be added here too, or
-  // two specs differing only in it would share frequencies.
+  // Every field of FreqSpec is either read by compute_frequencies
+  // (frequencies.h) for some scheme, and then in that scheme's key, or
+  // not read: one added there must be added here too, or two specs
+  // differing only in it would share frequencies.
 #if defined(__x86_64__) || defined(__aarch64__)
   static_assert(sizeof(FreqSpec) == 184, "FreqSpec changed: add its new field to freq_key");
 #endif
-  std::vector<std::uint64_t> key = {static_cast<std::uint64_t>(rotary_dim),
-                                    static_cast<std::uint64_t>(f.scheme),
-                                    word(f.base),
-                                    word(f.factor),
-                                    static_cast<std::uint64_t>(f.original_max_position),
-                                    static_cast<std::uint64_t>(f.seq_len),
-                                    word(f.beta_fast),
-                                    word(f.beta_slow),
-                                    f.truncate,
-                                    f.attention_factor.has_value(),
-                                    word(f.attention_factor.value_or(0.0)),
-                                    word(f.mscale),
-                                    word(f.mscale_all_dim),
-                                    word(f.low_freq_factor),
-                                    word(f.high_freq_factor)};
-  append(f.short_factor, &key);
-  append(f.long_factor, &key);
-  append(f.inv_freq, &key);
+  // Read by every scheme: m is the attention factor when one is given.
+  std::vector<std::uint64_t> key = {static_cast<std::uint64_t>(rotary_dim), static_cast<std::uint64_t>(f.scheme),
+                                    f.attention_factor.has_value(), word(f.attention_factor.value_or(0.0))};
+  // Only the fields the scheme's formulas read (compute_frequencies'
+  // switches): the case generator draws base and original_max_position
+  // for every scheme, and libFuzzer's mutations of the bytes behind a field
+  // the scheme ignores made a new key, and a miss, for the same frequencies.
+  const auto add = [&](std::initializer_list<std::uint64_t> words) { key.insert(key.end(), words); };
+  switch (f.scheme) {
+    case ROPECHECK_SCHEME_DEFAULT:
+      add({word(f.base)});
+      break;
+    case ROPECHECK_SCHEME_LINEAR:
+    case ROPECHECK_SCHEME_NTK_AWARE:
+      add({word(f.base), word(f.factor)});
+      break;
+    case ROPECHECK_SCHEME_DYNAMIC_NTK:
+      add({word(f.base), word(f.factor), static_cast<std::uint64_t>(f.seq_len),
+           static_cast<std::uint64_t>(f.original_max_position)});
+      break;
+    case ROPECHECK_SCHEME_YARN:
+      add({word(f.base), word(f.factor), static_cast<std::uint64_t>(f.original_max_position), word(f.beta_fast),
+           word(f.beta_slow), f.truncate, word(f.mscale), word(f.mscale_all_dim)});
+      break;
+    case ROPECHECK_SCHEME_LLAMA3:
+      add({word(f.base), word(f.factor), static_cast<std::uint64_t>(f.original_max_position),
+           word(f.low_freq_factor), word(f.high_freq_factor)});
+      break;
+    case ROPECHECK_SCHEME_LONGROPE: {
+      // seq_len only picks the factors (long past original_max_position).
+      const bool long_ctx = f.seq_len > f.original_max_position;
+      add({word(f.base), word(f.factor), static_cast<std::uint64_t>(f.original_max_position), long_ctx});
+      append(long_ctx ? f.long_factor : f.short_factor, &key);
+      break;
+    }
+    case ROPECHECK_SCHEME_EXPLICIT:
+      append(f.inv_freq, &key);
+      break;
+    default:
+      // A scheme this key does not know: every field, as before.
+      add({word(f.base), word(f.factor), static_cast<std::uint64_t>(f.original_max_position),
+           static_cast<std::uint64_t>(f.seq_len), word(f.beta_fast), word(f.beta_slow), f.truncate, word(f.mscale),
+           word(f.mscale_all_dim), word(f.low_freq_factor), word(f.high_freq_factor)});
+      append(f.short_factor, &key);
+      append(f.long_factor, &key);
+      append(f.inv_freq, &key);
+      break;
+  }
   return key;
 }
 

@@ -12,33 +12,32 @@ namespace ropecheck {
 
 BudgetTable budget_table(const ErrorModel& model, const ReferenceResult& ref) {
   BudgetTable t;
-  for (int w = 0; w < 2; ++w) {
-    const std::size_t pairs = ref.pairs[static_cast<std::size_t>(w)].size();
-    auto& budget = t.budget[static_cast<std::size_t>(w)];
-    auto& dominant = t.dominant[static_cast<std::size_t>(w)];
-    auto& pair = t.pair[static_cast<std::size_t>(w)];
-    auto& no_angle = t.pair_no_angle[static_cast<std::size_t>(w)];
-    auto& norm = t.norm[static_cast<std::size_t>(w)];
-    budget.reserve(2 * pairs);
-    dominant.reserve(2 * pairs);
-    pair.reserve(pairs);
-    no_angle.reserve(pairs);
-    norm.reserve(pairs);
+  for (std::size_t w = 0; w < 2; ++w) {
+    const std::size_t pairs = ref.pairs[w].size();
+    // Sized once and written by index: a push_back's capacity check per
+    // value was a tenth of a table in the differential fuzzer's profile.
+    double* budget = (t.budget[w].resize(2 * pairs), t.budget[w].data());
+    std::uint8_t* dominant = (t.dominant[w].resize(2 * pairs), t.dominant[w].data());
+    double* pair = (t.pair[w].resize(pairs), t.pair[w].data());
+    double* no_angle = (t.pair_no_angle[w].resize(pairs), t.pair_no_angle[w].data());
+    double* norm = (t.norm[w].resize(pairs), t.norm[w].data());
     // The angle's part of a pair's budget is the same for every head of a
     // token (ErrorModel::angle_shared): worked out at head 0, where the walk
     // (token, head, pair) meets each token's pairs first.
     std::vector<ErrorModel::AngleShared> angle(static_cast<std::size_t>(ref.geo.rotary_dim / 2));
-    ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
+    std::size_t k = 0;  // the pair's place in walk order
+    ref.for_each_pair(static_cast<int>(w), [&](const ReferenceResult::PairElements& pe) {
       ErrorModel::AngleShared& a = angle[static_cast<std::size_t>(pe.pair)];
       if (pe.head == 0) a = model.angle_shared(pe.terms[0]);
       const ErrorModel::PairBudgets b = model.pair_budgets(pe.terms, a);
-      for (int side = 0; side < 2; ++side) {
-        budget.push_back(b.terms[static_cast<std::size_t>(side)].total());
-        dominant.push_back(static_cast<std::uint8_t>(dominant_term(b.terms[static_cast<std::size_t>(side)])));
+      for (std::size_t side = 0; side < 2; ++side) {
+        budget[2 * k + side] = b.terms[side].total();
+        dominant[2 * k + side] = static_cast<std::uint8_t>(dominant_term(b.terms[side]));
       }
-      pair.push_back(b.pair);
-      no_angle.push_back(b.pair_no_angle);
-      norm.push_back(b.norm);
+      pair[k] = b.pair;
+      no_angle[k] = b.pair_no_angle;
+      norm[k] = b.norm;
+      ++k;
     });
   }
   return t;

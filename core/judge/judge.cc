@@ -13,6 +13,7 @@
 #include "core/kernel/declined_call.h"
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
+#include "reference/power_of_two_division.h"
 #include "reference/rounding.h"
 
 namespace ropecheck {
@@ -129,19 +130,32 @@ void judge_non_finite(Judging& s, const ReferenceResult::PairElements& pe, int s
             "", stored_bits(s.got, at, s.c.dtype), 0, static_cast<int>(s.g.esize), 0});
 }
 
-// One element's error: |err| / budget, in ulps of the storage dtype at the
-// element and at the pair's magnitude (infinite for a NaN), and its
-// budget's dominant term.
-struct ElementError {
-  double units = 0, ulps = 0, pair_ulps = 0;
+// What the statistics take of one judged element: the kernel's value, its
+// |err| / budget, the pair's magnitude m r and the budget's dominant term.
+struct ElementJudged {
+  double v = 0, units = 0, pair_norm = 0;
   int term = 0;
 };
 
-// Adds an element's error to the statistics: per budget term, per position
-// bin, per position, overall.
-void add_to_statistics(Judging& s, const ElementTerms& e, const ElementError& err) {
-  const double u = err.units, l = err.ulps;
-  const int term = err.term;
+// Adds an element's error to the statistics: |err| / budget, in ulps of the
+// storage dtype at the element and at the pair's magnitude (infinite for a
+// NaN), per budget term, per position bin, per position, overall. Out of
+// line and out of libFuzzer's coverage (fuzz/coverage_ignorelist.txt), as
+// judged_value: it runs for every element judged, and its compares (the
+// dtype's, an ulp's binade, the position's bin, the last point) told the
+// fuzzer nothing the case generator's own edges do not, at a traced
+// compare each (bench/RESULTS.md, issue 53).
+[[gnu::noinline]] void add_to_statistics(Judging& s, const ReferenceResult::PairElements& pe, int side,
+                                         const ElementJudged& j) {
+  const ElementTerms& e = pe.terms[side];
+  const double rounded = pe.rounded[side];
+  const double ulps = (std::isinf(j.v) && exactly_equal(j.v, rounded))
+                          ? 0.0
+                          : ref::divide_by_power_of_two(std::fabs(j.v - rounded), ref::ulp_of(rounded, s.c.dtype));
+  const double pair_ulps =
+      ref::divide_by_power_of_two(std::fabs(j.v - e.value), ref::ulp_of(j.pair_norm, s.c.dtype));
+  const double u = std::isnan(j.units) ? HUGE_VAL : j.units, l = std::isnan(ulps) ? HUGE_VAL : ulps;
+  const int term = j.term;
   BinStats& b = s.out.bins[position_bin(e.position)];
   ++b.elements;
   ++s.out.elements_by_term[term];
@@ -155,21 +169,26 @@ void add_to_statistics(Judging& s, const ElementTerms& e, const ElementError& er
   PositionPoint& pt = *s.last_point;
   pt.worst_units = std::max(pt.worst_units, u);
   pt.worst_ulps = std::max(pt.worst_ulps, l);
-  pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, err.pair_ulps);
+  pt.worst_pair_ulps = std::max(pt.worst_pair_ulps, std::isnan(pair_ulps) ? HUGE_VAL : pair_ulps);
   s.out.worst_units = std::max(s.out.worst_units, u);
   s.out.worst_ulps = std::max(s.out.worst_ulps, l);
   s.out.sum_units += u;
   ++s.out.units_elements;
 }
 
+// The kernel's value of element `at` of the tensor walked, as a double (a
+// switch on the dtype and the narrow formats' decoding: out of line and
+// out of libFuzzer's coverage, as add_to_statistics).
+[[gnu::noinline]] double judged_value(const Judging& s, std::size_t at) { return load_as_double(s.got, at, s.c.dtype); }
+
 // One rotated element of the tensor walked, the pair's `pair_at`-th in walk
-// order, against its budget.
+// order, against its budget; pair_norm: the pair's magnitude m r.
 void judge_rotated(Judging& s, const ReferenceResult::PairElements& pe, int side, std::size_t pair_at,
-                   double pair_ulp) {
+                   double pair_norm) {
   const ElementTerms& e = pe.terms[side];
   const auto at = static_cast<std::size_t>(pe.offset[side]);
   const ropecheck_dtype_t dt = s.c.dtype;
-  const double v = load_as_double(s.got, at, dt);
+  const double v = judged_value(s, at);
   if (!std::isfinite(e.x) || !std::isfinite(e.y)) return judge_non_finite(s, pe, side, v);
   if (std::fmax(std::fabs(e.x), std::fabs(e.y)) > s.domain) {
     ++s.out.outside_domain;
@@ -186,9 +205,6 @@ void judge_rotated(Judging& s, const ReferenceResult::PairElements& pe, int side
   if (std::isinf(v) &&
       (v > 0 ? e.value + budget >= overflow_threshold(dt) : e.value - budget <= -overflow_threshold(dt)))
     units = 0;
-  const double ulps = (std::isinf(v) && exactly_equal(v, pe.rounded[side]))
-                          ? 0.0
-                          : std::fabs(v - pe.rounded[side]) / ref::ulp_of(pe.rounded[side], dt);
   // Also catches NaN. The budget's breakdown is written for the first
   // violation alone: formatting it for every element of a wrong
   // output cost more than judging them.
@@ -197,12 +213,7 @@ void judge_rotated(Judging& s, const ReferenceResult::PairElements& pe, int side
                        : Violation{kTensorNames[s.w], pe.token, pe.head, pe.channel[side], e.position, v, e.value,
                                    budget, "outside budget", s.model.explain(e), stored_bits(s.got, at, dt), 0,
                                    static_cast<int>(s.g.esize), 0});
-  const double pair_ulps = std::fabs(v - e.value) / pair_ulp;
-  add_to_statistics(s, e,
-                    {.units = std::isnan(units) ? HUGE_VAL : units,
-                     .ulps = std::isnan(ulps) ? HUGE_VAL : ulps,
-                     .pair_ulps = std::isnan(pair_ulps) ? HUGE_VAL : pair_ulps,
-                     .term = (*s.dominant_of)[index]});
+  add_to_statistics(s, pe, side, {.v = v, .units = units, .pair_norm = pair_norm, .term = (*s.dominant_of)[index]});
 }
 
 // Everything else of the tensor walked: pass-through channels must be
@@ -261,12 +272,10 @@ CaseOutcome judge(const ropecheck_impl_t& impl, const JudgedCase& j, const Kerne
     s.walk(w);
     const std::vector<double>& norm_of = budgets->norm[static_cast<std::size_t>(w)];
     std::size_t k = 0;  // the pair's place in walk order
-    // Pair by pair: both elements share x and y, so the pair's ulp is
-    // worked out once for both.
     ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
       const std::size_t pair_at = k++;
-      const double pair_ulp = ref::ulp_of(ref.attention_factor * norm_of[pair_at], c.dtype);
-      for (int side = 0; side < 2; ++side) judge_rotated(s, pe, side, pair_at, pair_ulp);
+      const double pair_norm = ref.attention_factor * norm_of[pair_at];
+      for (int side = 0; side < 2; ++side) judge_rotated(s, pe, side, pair_at, pair_norm);
     });
     judge_unrotated(s);
   }

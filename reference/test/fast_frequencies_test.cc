@@ -150,6 +150,43 @@ TEST(FastFrequencyCache, ExplicitFrequenciesAndRotaryDimArePartOfTheKey) {
   EXPECT_EQ(d128->w_d.size(), 64u);
 }
 
+// Fields a scheme's formulas do not read (the generator draws base and
+// original_max_position for every scheme): a spec differing only in them
+// shares the entry, and the entry is what computing it gives.
+TEST(FastFrequencyCache, FieldsTheSchemeIgnoresAreNotPartOfTheKey) {
+  struct Ignored {
+    std::string field;
+    FreqSpec base;
+    std::function<void(FreqSpec&)> change;
+  };
+  FreqSpec explicit_spec;
+  explicit_spec.scheme = ROPECHECK_SCHEME_EXPLICIT;
+  explicit_spec.inv_freq.assign(32, 0.5);
+  const std::vector<Ignored> ignored = {
+      {"default original_max_position", FreqSpec{}, [](FreqSpec& f) { f.original_max_position = 4096; }},
+      {"default factor", FreqSpec{}, [](FreqSpec& f) { f.factor = 8; }},
+      {"linear beta_fast", linear(), [](FreqSpec& f) { f.beta_fast = 4; }},
+      {"yarn low_freq_factor", yarn(), [](FreqSpec& f) { f.low_freq_factor = 2; }},
+      {"llama3 seq_len", llama3(), [](FreqSpec& f) { f.seq_len = 100; }},
+      {"longrope seq_len, the same side", longrope(32, 8192), [](FreqSpec& f) { f.seq_len = 8193; }},
+      {"longrope short_factor past the switch", longrope(32, 8192), [](FreqSpec& f) { f.short_factor[3] = 1.5; }},
+      {"explicit base", explicit_spec, [](FreqSpec& f) { f.base = 500000; }},
+  };
+  for (const Ignored& v : ignored) {
+    FreqSpec changed = v.base;
+    v.change(changed);
+    EXPECT_EQ(freq_key(v.base, 64), freq_key(changed, 64)) << v.field;
+    const auto before = cached_fast_frequencies(v.base, 64);
+    const auto after = cached_fast_frequencies(changed, 64);
+    EXPECT_EQ(before.get(), after.get()) << v.field;
+    expect_same(*after, compute_fast_frequencies(changed, 64), v.field);
+    const Frequencies<Real> want = compute_frequencies<Real>(changed, 64);
+    const auto exact = cached_exact_frequencies(changed, 64);
+    EXPECT_EQ(exact->attention_factor, want.attention_factor) << v.field;
+    for (std::size_t i = 0; i < want.inv_freq.size(); ++i) EXPECT_EQ(exact->inv_freq[i], want.inv_freq[i]) << v.field;
+  }
+}
+
 TEST(FastFrequencyCache, TheSameSpecAgainIsAHit) {
   const FreqSpec y = yarn();
   const auto first = cached_fast_frequencies(y, 96);

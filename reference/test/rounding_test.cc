@@ -13,6 +13,7 @@
 
 #include "ropecheck/dtype.h"
 #include "ropecheck/float_compare.h"
+#include "reference/power_of_two_division.h"
 #include "reference/rounding.h"
 #include "core/cases/rng.h"
 
@@ -173,6 +174,26 @@ TEST(ReferenceRounding, UlpOfMatchesItsDefinition) {
   }
   for (const ropecheck_dtype_t t : dtypes)
     for (const double x : xs) EXPECT_TRUE(same_bits(ulp_of(x, t), ulp_of_by_libm(x, t))) << std::hexfloat << x << " " << t;
+}
+
+// Dividing by an ulp through its reciprocal gives the division's bits for
+// every power of two, subnormal ones (divided) and the largest (whose
+// reciprocal is subnormal: divided) included, and for every kind of
+// numerator: zeros, subnormals, huge values, infinities and NaN.
+TEST(ReferenceRounding, DivideByPowerOfTwoIsTheDivision) {
+  Rng rng(53);
+  std::vector<double> nums = {0.0, -0.0, 1.0, 0x1p-1074, 0x1.8p-1070, DBL_MIN, DBL_MAX, 0x1.fffffffffffffp-1,
+                              std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 200; ++i) nums.push_back(std::ldexp(rng.uniform(1, 2), static_cast<int>(rng.range(-1074, 1023))));
+  for (int e = -1074; e <= 1023; ++e) {
+    const double p = std::ldexp(1.0, e);
+    for (const double n : nums) {
+      const double want = n / p, got = divide_by_power_of_two(n, p);
+      ASSERT_TRUE(same_bits(got, want) || (std::isnan(got) && std::isnan(want))) << std::hexfloat << n << " / " << p;
+    }
+  }
+  // Not a power of two: the division itself.
+  EXPECT_TRUE(same_bits(divide_by_power_of_two(1.0, 3.0), 1.0 / 3.0));
 }
 
 }  // namespace
