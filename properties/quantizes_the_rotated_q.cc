@@ -14,6 +14,7 @@
 // fp8 values), the two fp8 formats confused (e4m3fn's bits written for
 // e5m2 or the reverse).
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "core/judge/kv_cache_judge.h"
@@ -52,10 +53,16 @@ PropertyResult quantizes_the_rotated_q(const ropecheck_impl_t& impl, CaseContext
   if (auto s = skip_outside_capabilities(impl, {&c})) return *s;
   const ropecheck_quant_policy_t& policy = impl.quant_policy;
   const bool not_returned = policy.k_output == ROPECHECK_QUANT_K_NOT_RETURNED;
-  if (not_returned && !kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds))
+  const std::optional<KvWriteCase> write = kv_write_case(c, impl.kv_policy, impl.kv_cache_kinds);
+  if (not_returned && !write)
     return PropertyResult::skip("k goes only to the KV cache, and the case has no cache write");
   const ReferenceResult& ref = ctx.reference();
-  const QuantOutCase q = quant_out_case(c, policy, largest_output(ref, 0), largest_output(ref, 1));
+  QuantOutCase q = quant_out_case(c, policy, largest_output(ref, 0), largest_output(ref, 1));
+  // A kernel that appends k to its cache quantizes q in the cache's fp8 where it can (FlashInfer's one
+  // QuantType for q_rope_out and the paged cache, pos_enc.cuh:1327-1333).
+  const auto cache_dtype = write ? static_cast<std::uint32_t>(write->dtype) : 0u;
+  if (not_returned && (policy.dtypes & (1u << cache_dtype)))
+    q.dtype = static_cast<ropecheck_kv_dtype_t>(cache_dtype);
   const std::string form = " (" + q.describe(policy) + ")";
   CallOptions o;
   o.quant = &q;
