@@ -26,6 +26,7 @@
 #include "mutants/cos_sin_cache_mutants.h"
 #include "mutants/kv_write_mutants.h"
 #include "mutants/qk_norm_mutants.h"
+#include "mutants/quant_out_mutants.h"
 #include "mutants/policy_mutants.h"
 
 namespace ropecheck::mutant {
@@ -329,6 +330,7 @@ const ropecheck_impl_t* mutant_impl(Bug bug) {
       t[i] = policy_row                         ? impl::policy_kernel_table(policy_row)
              : is_kv_write_bug(kBugs[i].bug) ? kv_write_mutant_table(kBugs[i], &t[0])
              : is_qk_norm_bug(kBugs[i].bug)  ? qk_norm_mutant_table(kBugs[i], &t[0])
+             : is_quant_out_bug(kBugs[i].bug) ? quant_out_mutant_table(kBugs[i], &t[0])
              : is_cos_sin_cache_bug(kBugs[i].bug) ? cos_sin_cache_mutant_table(kBugs[i])
                                              : table_of(&kernels[i], kBugs[i]);
     }

@@ -32,6 +32,8 @@ inline constexpr const char* kNotShownQkNorm =
     "wrong only in a call fused with a qk-norm";
 inline constexpr const char* kNotShownCallerCache =
     "wrong only with a cos/sin cache the caller passes in (ABI 1.6)";
+inline constexpr const char* kNotShownQuant =
+    "wrong only in a quantized (fp8) output (ABI 1.8)";
 inline constexpr const char* kNotShownCrashes =
     "under GQA it writes past k's end: a crash (isolation names it), not an output";
 
@@ -300,7 +302,16 @@ inline constexpr const char* kNotShownCrashes =
     "Direction", "", kNotShownCallerCache)                                                                   \
   X(cos_sin_cache_row_of_token, "caller's cos/sin cache: the row of the token index, not of its position (a " \
     "chunked prefill's offset dropped at the lookup)", "ConformsToReference", "",                            \
-    "Positions", "", kNotShownCallerCache)
+    "Positions", "", kNotShownCallerCache)                                                                   \
+  X(quant_scale_divided, "quantized output: x / scale where the table declares x * scale (FlashInfer's "     \
+    "quant_scale read as vLLM's dequantization scale)", "QuantizesTheRotatedQ", "",                          \
+    "QuantizedOutput", "", kNotShownQuant)                                                                   \
+  X(quant_before_rotation, "quantized output: q and k scaled and cast to fp8 before the rotation, which then " \
+    "runs on the fp8 values", "QuantizesTheRotatedQ", "",                                                    \
+    "QuantizedOutput", "", kNotShownQuant)                                                                   \
+  X(quant_formats_swapped, "quantized output: e5m2's bits written where e4m3fn is asked, and e4m3fn's "      \
+    "where e5m2 is", "QuantizesTheRotatedQ", "",                                                             \
+    "QuantizedOutput", "", kNotShownQuant)
 
 #define ROPECHECK_MUTANT_ENUM(name, text, props, suite, bug_class, published, not_shown) name,
 enum class Bug { ROPECHECK_MUTANTS(ROPECHECK_MUTANT_ENUM) };

@@ -32,6 +32,7 @@ PropertyResult caches_the_rotated_k_and_v(const ropecheck_impl_t&, CaseContext&)
 PropertyResult leaves_the_rest_of_the_cache_unchanged(const ropecheck_impl_t&, CaseContext&);
 PropertyResult normalises_each_head_then_rotates(const ropecheck_impl_t&, CaseContext&);
 PropertyResult permuting_slots_permutes_the_cache(const ropecheck_impl_t&, CaseContext&);
+PropertyResult quantizes_the_rotated_q(const ropecheck_impl_t&, CaseContext&);
 
 namespace {
 constexpr std::uint32_t kAnyAxisForm = kAxisAssignmentCaps;
@@ -82,6 +83,10 @@ constexpr Property kProperties[] = {
      "qk-norm: every head RMS-normalised over head_dim, then rotated, within E10 carried through the rotation",
      normalises_each_head_then_rotates, ROPECHECK_CAP_QK_NORM, 0, false, 0, qk_norm_form,
      "E10 and the rotation, the fused qk-norm"},
+    {"QuantizesTheRotatedQ",
+     "quantized output: each code of q (and k) the rotated value scaled and rounded to fp8 as declared",
+     quantizes_the_rotated_q, ROPECHECK_CAP_QUANTIZED_OUTPUT, 0, false, 0, nullptr,
+     "E11 (E9's fp8 rounding), the quantized output"},
 };
 }  // namespace
 

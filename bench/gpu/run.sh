@@ -15,7 +15,9 @@
 #      (python/frameworks/flashinfer/, docs/FRAMEWORKS.md): `ropecheck check
 #      --plugin` on the three tables of its rows (quick suite, seed 1, as
 #      run_frameworks.py runs them), and, reported apart, the table that does
-#      not decline a rotary_dim FlashInfer's vectors do not fit.
+#      not decline a rotary_dim FlashInfer's vectors do not fit and the
+#      rope + quantize + append table (ABI 1.8, Rope/QuantizesTheRotatedQ
+#      with the paged fp8 cache) on its first run.
 # Where the GPU machine can build (the project's packages installed):
 #   bash bench/gpu/run.sh
 # Where it cannot (no network, no libraries), pack here and carry the folder:
@@ -93,6 +95,12 @@ if [[ -f "$fi_plugin" ]]; then
   step flashinfer_any_rotary_dim_report_only 150 - bash -c '"$0" check --quiet --seed 1 --plugin "$1" \
     --impl flashinfer_rope_pos_ids_any_rotary_dim --json "$2"; echo "exit $? (report only)"' \
     "$ropecheck" "$fi_plugin" "$out/flashinfer_any_rotary_dim.json" &
+  # reported, not judged yet: rope_quantize_fp8_append_paged_kv_cache's first run (its JSON). Expected to
+  # fail on a case with padding tokens: FlashInfer skips a token with batch index -1 whole, q included
+  # (pos_enc.cuh:951-952), where the ABI asks for every token's q (flashinfer_args.h, paged_mapping).
+  step flashinfer_quantize_append_report_only 150 - bash -c '"$0" check --quiet --seed 1 --plugin "$1" \
+    --impl flashinfer_rope_quantize_append --json "$2"; echo "exit $? (report only)"' \
+    "$ropecheck" "$fi_plugin" "$out/flashinfer_quantize_append.json" &
 else
   say "flashinfer plugin: not found at $fi_plugin (bench/gpu/pack.sh packs it)"
 fi

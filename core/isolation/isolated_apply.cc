@@ -18,6 +18,7 @@
 #include "ropecheck/dtype.h"
 #include "ropecheck/kv_write.h"
 #include "ropecheck/qk_norm.h"
+#include "ropecheck/quant_out.h"
 
 namespace ropecheck {
 namespace {
@@ -53,6 +54,8 @@ struct ApplyCopies {
   const ropecheck_apply_params_t& p;
   const ropecheck_kv_write_t* kv = nullptr;
   const ropecheck_qk_norm_t* qn = nullptr;
+  const ropecheck_quant_out_t* qo = nullptr;  // 1.8: no pointers inside, copied as it is
+  int quant = -1;
   std::size_t es = 0, qb = 0, kb = 0;  // element size; q's and k's bytes
   std::int64_t q_elements = 0, k_elements = 0;
   int cache = -1, q_out = -1, k_out = -1, q_in = -1, k_in = -1, positions = -1, sections = -1, table = -1, params = -1;
@@ -64,6 +67,7 @@ struct ApplyCopies {
   ropecheck_freq_spec_t freq{};
   ropecheck_kv_write_t kv_write{};
   ropecheck_qk_norm_t qk_norm{};
+  ropecheck_quant_out_t quant_out{};
 };
 
 // The cos/sin cache first: its place in a worker's region then depends on
@@ -106,6 +110,10 @@ void plan_copies(GuardedCopies& b, ApplyCopies& a) {
   a.fc = plan_freq(b, p.freq, p.rotary_dim, &a.freq);
   if (a.kv) a.kc = plan_kv_write(b, p, *a.kv, &a.kv_write);
   if (a.qn) a.nc = plan_qk_norm(b, p, *a.qn, &a.qk_norm);
+  if (a.qo) {
+    a.quant_out = *a.qo;
+    a.quant = b.plan("quant_out", &a.quant_out, sizeof a.quant_out, true);
+  }
   a.params = b.plan("params", &a.c, sizeof a.c, true);
 }
 
@@ -123,6 +131,7 @@ void patch_copies(const GuardedCopies& b, ApplyCopies& a) {
   c.freq = patch_freq(b, a.fc, a.p.freq, &a.freq);
   if (a.kv) c.kv_write = patch_kv_write(b, a.kc, *a.kv, &a.kv_write);
   if (a.qn) c.qk_norm = patch_qk_norm(b, a.nc, *a.qn, &a.qk_norm);
+  if (a.quant >= 0) c.quant_out = reinterpret_cast<const ropecheck_quant_out_t*>(b.data(a.quant));
 }
 
 // A child per call is a new process each time: a kernel's memory of
@@ -171,7 +180,7 @@ ropecheck_status_t isolated_apply_unguarded(void* ctx, const ropecheck_apply_par
     return refuse_in_child(
         w, [&](char* e, std::size_t en) { return in.apply(in.ctx, p, e, en); }, err, n);
   GuardedCopies b;
-  ApplyCopies a{.p = *p, .kv = kv_write_of(*p), .qn = qk_norm_of(*p)};
+  ApplyCopies a{.p = *p, .kv = kv_write_of(*p), .qn = qk_norm_of(*p), .qo = quant_out_of(*p)};
   plan_copies(b, a);
   IsolatedCall call(w, b, /*apply=*/true, a.named);
   patch_copies(b, a);

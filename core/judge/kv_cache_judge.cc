@@ -61,6 +61,27 @@ std::uint32_t cache_code(const ByteBuffer& cache, std::int64_t i, KvDtype d) {
   return code;
 }
 
+double code_tightness(std::uint32_t code, const CacheElementBudget& b, KvDtype d) {
+  if (!std::isfinite(b.center) || !std::isfinite(b.radius)) return 0;
+  const double reach = std::fabs(b.center) + b.radius;
+  const std::uint32_t near = round_to_cache_code(reach, d, true);
+  const double at = cache_code_value(near, d);
+  const double top = cache_code_value(round_to_cache_code(HUGE_VAL, d, true), d);
+  if (reach > top) return 0;
+  // Half a step of the cache dtype at the reach: half the larger of the
+  // gaps on either side of the code it rounds to (the gap holding it is
+  // one of them, and no value below it rounds by more).
+  double gap = 0;
+  const double next = cache_code_value(near + 1, d);
+  if (std::isfinite(next) && next > at) gap = next - at;
+  if (near > 0) {
+    const double prev = cache_code_value(near - 1, d);
+    if (std::isfinite(prev) && prev < at) gap = std::max(gap, at - prev);
+  }
+  const double allowed = b.radius + gap / 2;
+  return allowed > 0 ? std::fabs(cache_code_value(code, d) - b.center) / allowed : 0;
+}
+
 KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<KvCacheElement>& elements) {
   const KvWriteCase& w = kv.spec;
   KvCacheVerdict r;
@@ -72,27 +93,7 @@ KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<
       r.first =
           cache_element_name(c, w, e) + ": " + explain_cache_element(code, b, w.dtype) + " (" + w.describe() + ")";
     r.worst = std::max(r.worst, out);
-    if (out == 0 && std::isfinite(b.center) && std::isfinite(b.radius)) {
-      const double reach = std::fabs(b.center) + b.radius;
-      const std::uint32_t near = round_to_cache_code(reach, w.dtype, true);
-      const double at = cache_code_value(near, w.dtype);
-      const double top = cache_code_value(round_to_cache_code(HUGE_VAL, w.dtype, true), w.dtype);
-      if (reach <= top) {
-        // Half a step of the cache dtype at the reach: half the larger of the
-        // gaps on either side of the code it rounds to (the gap holding it is
-        // one of them, and no value below it rounds by more).
-        double gap = 0;
-        const double next = cache_code_value(near + 1, w.dtype);
-        if (std::isfinite(next) && next > at) gap = next - at;
-        if (near > 0) {
-          const double prev = cache_code_value(near - 1, w.dtype);
-          if (std::isfinite(prev) && prev < at) gap = std::max(gap, at - prev);
-        }
-        const double allowed = b.radius + gap / 2;
-        if (allowed > 0)
-          r.tightness = std::max(r.tightness, std::fabs(cache_code_value(code, w.dtype) - b.center) / allowed);
-      }
-    }
+    if (out == 0) r.tightness = std::max(r.tightness, code_tightness(code, b, w.dtype));
   }
   return r;
 }

@@ -57,6 +57,10 @@ struct KvCacheVerdict {
   // the elements inside the finite range; at most 1 for a correct kernel.
   double tightness = 0;
 };
+// E9's tightness of one admitted code: |its value - center| over the
+// radius plus half a step of d there; 0 outside the finite range (the
+// quantized output of ABI 1.8 reads its codes the same way).
+double code_tightness(std::uint32_t code, const CacheElementBudget& b, KvDtype d);
 // The codes kv's caches hold at each of `elements`.
 KvCacheVerdict judge_kv_cache(const Case& c, const KvRun& kv, const std::vector<KvCacheElement>& elements);
 

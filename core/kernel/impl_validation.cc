@@ -24,7 +24,8 @@ constexpr std::uint32_t kKnownFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT
                                       ROPECHECK_CAP_AXES_INTERLEAVED | ROPECHECK_CAP_AXES_TABLE |
                                       ROPECHECK_CAP_AXIS_FREQUENCIES | ROPECHECK_CAP_KV_CACHE_WRITE |
                                       ROPECHECK_CAP_QK_NORM | ROPECHECK_CAP_CALLER_COS_SIN_CACHE |
-                                      ROPECHECK_CAP_NO_YARN_MSCALE | ROPECHECK_CAP_MAY_DECLINE;
+                                      ROPECHECK_CAP_NO_YARN_MSCALE | ROPECHECK_CAP_MAY_DECLINE |
+                                      ROPECHECK_CAP_QUANTIZED_OUTPUT;
 // Storage dtypes the gate can run a kernel on: fp32, fp16, bf16.
 constexpr std::uint32_t kStorageDtypes =
     (1u << ROPECHECK_DTYPE_F32) | (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
@@ -199,6 +200,43 @@ std::string check_1_7_members(const ropecheck_impl_t& raw, const ropecheck_impl_
   return {};
 }
 
+// What 1.8 appends: the quantized output's policy, with the grant
+// QUANTIZED_OUTPUT; a table of an older minor version (or one not
+// granting) may set neither.
+std::string check_1_8_members(const ropecheck_impl_t& raw, const ropecheck_impl_t& t) {
+  const ropecheck_quant_policy_t& q = t.quant_policy;
+  if (!(t.caps.flags & ROPECHECK_CAP_QUANTIZED_OUTPUT)) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&q);
+    if (std::any_of(b, b + sizeof q, [](unsigned char x) { return x != 0; }))
+      return "quant_policy: set, but caps.flags does not grant QUANTIZED_OUTPUT (bit 22)";
+    return {};
+  }
+  if (t.abi_minor < 8 || raw.struct_size < ROPECHECK_IMPL_SIZE_1_8)
+    return "caps.flags: QUANTIZED_OUTPUT (bit 22) needs abi_minor >= 8 and struct_size >= " +
+           std::to_string(ROPECHECK_IMPL_SIZE_1_8) + " (ABI 1.8; got abi_minor " + std::to_string(t.abi_minor) +
+           ", struct_size " + std::to_string(raw.struct_size) + ")";
+  if (q.struct_size != sizeof q)
+    return "quant_policy.struct_size: must be sizeof(ropecheck_quant_policy_t) = " + std::to_string(sizeof q) +
+           " (got " + std::to_string(q.struct_size) + ")";
+  const std::uint32_t fp8 = (1u << ROPECHECK_KV_FP8_E4M3FN) | (1u << ROPECHECK_KV_FP8_E5M2);
+  if (q.dtypes == 0 || (q.dtypes & ~fp8))
+    return "quant_policy.dtypes: must be a non-empty subset of fp8_e4m3fn|fp8_e5m2 = " + bits(fp8) + " (got " +
+           bits(q.dtypes) + ")";
+  if (q.scale_direction > ROPECHECK_KV_SCALE_MULTIPLY)
+    return "quant_policy.scale_direction: must be DIVIDE (0) or MULTIPLY (1) (got " +
+           std::to_string(q.scale_direction) + ")";
+  if (q.saturate > 1) return "quant_policy.saturate: must be 0 or 1 (got " + std::to_string(q.saturate) + ")";
+  if (q.k_output >= ROPECHECK_QUANT_K_COUNT)
+    return "quant_policy.k_output: must be STORAGE (0), QUANTIZED (1) or NOT_RETURNED (2) (got " +
+           std::to_string(q.k_output) + ")";
+  if (q.k_output == ROPECHECK_QUANT_K_NOT_RETURNED && !(t.caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE))
+    return "quant_policy.k_output: NOT_RETURNED needs KV_CACHE_WRITE (bit 17): k must go somewhere";
+  if (q.reserved != 0) return "quant_policy.reserved: must be 0";
+  if (!(t.caps.flags & ROPECHECK_CAP_OUT_OF_PLACE))
+    return "caps.flags: QUANTIZED_OUTPUT (bit 22) needs OUT_OF_PLACE (fp8 codes cannot overwrite the input)";
+  return {};
+}
+
 }  // namespace
 
 ropecheck_impl_t host_table(const ropecheck_impl_t& t) {
@@ -265,6 +303,7 @@ std::string validate_impl_table(const ropecheck_impl_t* raw) {
   if (std::string bad = check_1_5_members(*raw, *t); !bad.empty()) return bad;
   if (std::string bad = check_1_6_members(*raw, *t); !bad.empty()) return bad;
   if (std::string bad = check_1_7_members(*raw, *t); !bad.empty()) return bad;
+  if (std::string bad = check_1_8_members(*raw, *t); !bad.empty()) return bad;
   if ((c.flags & ROPECHECK_CAP_AXIS_FREQUENCIES) &&
       !(c.flags & kAxisAssignmentCaps))
     return "caps.flags: AXIS_FREQUENCIES needs one of AXES_SECTIONS, AXES_INTERLEAVED, AXES_TABLE";

@@ -15,6 +15,7 @@
 #include "core/isolation/isolation.h"
 #include "core/kernel/call_parts/base_parts.h"
 #include "core/kernel/call_parts/fused_parts.h"
+#include "core/kernel/call_parts/quant_out_part.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
@@ -74,9 +75,10 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   FreqPart freq;
   KvWritePart kv_write;
   QkNormPart qk_norm;
+  QuantOutPart quant_out;
   OwnCachePart own_cache;
   CallerCachePart caller_cache;
-  CallPart* const before_guard[] = {&qk, &positions, &freq, &kv_write, &qk_norm};
+  CallPart* const before_guard[] = {&qk, &positions, &freq, &kv_write, &qk_norm, &quant_out};
   CallPart* const after_guard[] = {&own_cache, &caller_cache};
   for (CallPart* part : before_guard)
     if (!part->set_up(s)) return r;
@@ -99,7 +101,7 @@ KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffe
   if (r.status != ROPECHECK_OK) r.message = err;
   const std::string fp = restore_fp_control(s.fp_before);
   note_isolation_finding(r);
-  const CallPart* const all[] = {&qk, &positions, &freq, &kv_write, &qk_norm, &own_cache, &caller_cache};
+  const CallPart* const all[] = {&qk, &positions, &freq, &kv_write, &qk_norm, &quant_out, &own_cache, &caller_cache};
   for (const CallPart* part : all)
     if (r.misbehaviour.empty()) r.misbehaviour = part->changed(s);
   if (r.misbehaviour.empty()) r.misbehaviour = fp;

@@ -13,6 +13,7 @@
 #include "core/cases/cases.h"
 #include "core/cases/kv_write_case.h"
 #include "core/cases/qk_norm_case.h"
+#include "core/cases/quant_out_case.h"
 #include "core/kernel/declared_capabilities.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -84,13 +85,18 @@ void note_isolation_finding(KernelRun& r);
 //                     read theirs from files): its spec, its v, and the
 //                     caches' bytes before the call (k_initial, v_initial);
 //                     the caller checks the kernel declares it
-//                     (kv_write_outside_declared).
+//                     (kv_write_outside_declared);
+//   quant             the quantized output (ABI 1.8) the call carries, for a
+//                     kernel granting QUANTIZED_OUTPUT on an out-of-place
+//                     case (core/cases/quant_out_case.h): q_out's bytes
+//                     then hold fp8 codes.
 struct CallOptions {
   int cache_rows_short = 0;
   std::optional<PoisonKind> poison;
   const QkNormCase* norm = nullptr;
   const std::vector<std::int64_t>* slot_mapping = nullptr;
   const KvRun* kv_given = nullptr;
+  const QuantOutCase* quant = nullptr;
 };
 
 // One call of impl on case c: every input the kernel receives is a private

@@ -84,7 +84,7 @@ TEST(ImplValidation, BadDeclarationsNameTheirField) {
   t.policy.sincos = ROPECHECK_SINCOS_FAST;  // without its bound
   EXPECT_EQ(validate_impl_table(&t).rfind("policy.sincos_max_abs_error", 0), 0u);
   t = table();
-  t.caps.flags |= 1u << 22;  // past 1.7's last bit
+  t.caps.flags |= 1u << 23;  // past 1.8's last bit
   EXPECT_EQ(validate_impl_table(&t).rfind("caps.flags: unknown bits", 0), 0u);
   t = table();
   t.caps.flags |= ROPECHECK_CAP_YARN_TRUNCATED_ONLY | ROPECHECK_CAP_NO_EXPLICIT_ATTENTION_FACTOR |

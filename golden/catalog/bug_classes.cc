@@ -33,6 +33,8 @@ constexpr BugClassInfo kClasses[] = {
                      "cached"},
     {"QkNorm", "a fused per-head qk-norm gone wrong: applied after the rotation, the wrong weight form, eps or "
                "statistic"},
+    {"QuantizedOutput", "a quantized (fp8) rotated output gone wrong: the scale applied the wrong way, the "
+                        "input quantized before the rotation, the other fp8 format's bits"},
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "ropecheck/capabilities.h"
 #include "ropecheck/kv_write.h"
 #include "ropecheck/qk_norm.h"
+#include "ropecheck/quant_out.h"
 
 namespace ropecheck::impl {
 
@@ -158,12 +159,15 @@ ropecheck_status_t check_axes(const ropecheck_caps_t& caps, const ropecheck_appl
   return ROPECHECK_OK;
 }
 
-ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p,
-                               char* err, std::size_t n) {
-  if (p == nullptr) {
-    set_error(err, n, "params: must not be null");
-    return ROPECHECK_INVALID_ARGUMENT;
-  }
+namespace {
+
+// The checkers check_apply runs in order, one concern each; the first that
+// returns a status decides. Each may rely on what the ones before it checked.
+using Checker = ropecheck_status_t (*)(const ropecheck_caps_t&, const ropecheck_apply_params_t*, char*, std::size_t);
+
+// The params' size and the call's shape: enums, dimensions, sequences, heads.
+ropecheck_status_t check_shape(const ropecheck_caps_t& /*caps*/, const ropecheck_apply_params_t* p, char* err,
+                               std::size_t n) {
   // A 1.1 host's params are complete for a 1.1 call: the 1.2 fields read as
   // absent (token_offsets.h).
   if (p->struct_size < ROPECHECK_APPLY_PARAMS_SIZE_1_1) {
@@ -191,6 +195,17 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
               static_cast<long long>(p->num_tokens), p->num_q_heads, p->num_kv_heads);
     return ROPECHECK_INVALID_ARGUMENT;
   }
+  if (p->num_kv_heads > 0 && p->num_q_heads % p->num_kv_heads != 0) {
+    set_error(err, n, "num_q_heads: must be a multiple of num_kv_heads = %d (got %d)",
+              p->num_kv_heads, p->num_q_heads);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  return ROPECHECK_OK;
+}
+
+// ABI 1.2's batched sequences and thread count.
+ropecheck_status_t check_sequences(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                   std::size_t n) {
   const std::int64_t seq_len = seq_len_of(*p);
   if (seq_len < 0 || (seq_len > 0 && p->num_tokens % seq_len != 0)) {
     set_error(err, n, "seq_len: must be 0 or divide num_tokens = %lld (got %lld)",
@@ -211,12 +226,12 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
     set_error(err, n, "num_threads/reserved1: must be >= 0 / 0 (got %d/%d)", p->num_threads, p->reserved1);
     return ROPECHECK_INVALID_ARGUMENT;
   }
-  if (p->num_kv_heads > 0 && p->num_q_heads % p->num_kv_heads != 0) {
-    set_error(err, n, "num_q_heads: must be a multiple of num_kv_heads = %d (got %d)",
-              p->num_kv_heads, p->num_q_heads);
-    return ROPECHECK_INVALID_ARGUMENT;
-  }
-  // Capabilities.
+  return ROPECHECK_OK;
+}
+
+// What the implementation's capabilities allow of the call's shape.
+ropecheck_status_t check_capabilities(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                      std::size_t n) {
   if (!(caps.dtypes & (1u << p->dtype)) || !(caps.layouts & (1u << p->layout))) {
     set_error(err, n, "dtype/layout: %u/%u not among this implementation's capabilities", p->dtype,
               p->layout);
@@ -241,7 +256,12 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
     set_error(err, n, "position_type: %u not supported by this implementation", p->position_type);
     return ROPECHECK_UNSUPPORTED;
   }
-  if (p->num_tokens == 0) return ROPECHECK_OK;
+  return ROPECHECK_OK;
+}
+
+// q's and k's pointers and strides, and the positions pointer.
+ropecheck_status_t check_tensors(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                 std::size_t n) {
   if (p->num_q_heads > 0)
     if (auto s = check_tensor(caps, "q", p->q_in, p->q_out, p->q_token_stride, p->q_head_stride, p->num_tokens,
                               p->num_q_heads, p->head_dim, err, n))
@@ -254,13 +274,23 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
     set_error(err, n, "positions: must not be null");
     return ROPECHECK_INVALID_ARGUMENT;
   }
-  // A cache of its own (COS_SIN_CACHE, fp32 from build_cache) or the
-  // caller's (1.6, CALLER_COS_SIN_CACHE: fp32, fp16 or bf16; which of them a
-  // kernel reads its table's cos_sin_cache_dtypes says, and the kernel
-  // checks).
+  return ROPECHECK_OK;
+}
+
+// A cache of its own (COS_SIN_CACHE, fp32 from build_cache) or the
+// caller's (1.6, CALLER_COS_SIN_CACHE: fp32, fp16 or bf16; which of them a
+// kernel reads its table's cos_sin_cache_dtypes says, and the kernel
+// checks).
+bool reads_cache(const ropecheck_caps_t& caps) {
+  return (caps.flags & (ROPECHECK_CAP_CALLER_COS_SIN_CACHE | ROPECHECK_CAP_COS_SIN_CACHE)) != 0;
+}
+
+// The cos/sin cache, or without one the frequency spec; its scheme and
+// the spec's flags the capabilities restrict.
+ropecheck_status_t check_frequencies(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                     std::size_t n) {
   const bool caller_cache = (caps.flags & ROPECHECK_CAP_CALLER_COS_SIN_CACHE) != 0;
-  const bool cache = caller_cache || (caps.flags & ROPECHECK_CAP_COS_SIN_CACHE) != 0;
-  if (cache) {
+  if (reads_cache(caps)) {
     if (p->cos_sin_cache == nullptr || p->cache_max_position < 1) {
       set_error(err, n, "cos_sin_cache: required by this implementation (got %s, %lld rows)",
                 p->cos_sin_cache ? "a pointer" : "null",
@@ -289,30 +319,64 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
       return ROPECHECK_UNSUPPORTED;
     }
   }
-  if (auto s = check_axes(caps, p, err, n)) return s;
-  // ABI 1.4: a cache write only for a kernel granting it; its fields for
-  // one that does.
-  if (const ropecheck_kv_write_t* kw = kv_write_of(*p)) {
-    if (!(caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)) {
-      set_error(err, n, "kv_write: a KV-cache write is not supported by this implementation");
-      return ROPECHECK_UNSUPPORTED;
-    }
-    if (const char* why = kv_write_error(*kw, p->num_tokens, p->num_kv_heads, p->head_dim, p->rotary_dim)) {
-      set_error(err, n, "%s", why);
-      return ROPECHECK_INVALID_ARGUMENT;
-    }
+  return ROPECHECK_OK;
+}
+
+// ABI 1.4: a cache write only for a kernel granting it; its fields for one
+// that does.
+ropecheck_status_t check_kv_write(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                  std::size_t n) {
+  const ropecheck_kv_write_t* kw = kv_write_of(*p);
+  if (kw == nullptr) return ROPECHECK_OK;
+  if (!(caps.flags & ROPECHECK_CAP_KV_CACHE_WRITE)) {
+    set_error(err, n, "kv_write: a KV-cache write is not supported by this implementation");
+    return ROPECHECK_UNSUPPORTED;
   }
-  // ABI 1.5: a qk-norm only for a kernel granting it.
-  if (const ropecheck_qk_norm_t* qn = qk_norm_of(*p)) {
-    if (!(caps.flags & ROPECHECK_CAP_QK_NORM)) {
-      set_error(err, n, "qk_norm: a qk-norm is not supported by this implementation");
-      return ROPECHECK_UNSUPPORTED;
-    }
-    if (const char* why = qk_norm_error(*qn, p->num_kv_heads)) {
-      set_error(err, n, "%s", why);
-      return ROPECHECK_INVALID_ARGUMENT;
-    }
+  if (const char* why = kv_write_error(*kw, p->num_tokens, p->num_kv_heads, p->head_dim, p->rotary_dim)) {
+    set_error(err, n, "%s", why);
+    return ROPECHECK_INVALID_ARGUMENT;
   }
+  return ROPECHECK_OK;
+}
+
+// ABI 1.5: a qk-norm only for a kernel granting it.
+ropecheck_status_t check_qk_norm(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                 std::size_t n) {
+  const ropecheck_qk_norm_t* qn = qk_norm_of(*p);
+  if (qn == nullptr) return ROPECHECK_OK;
+  if (!(caps.flags & ROPECHECK_CAP_QK_NORM)) {
+    set_error(err, n, "qk_norm: a qk-norm is not supported by this implementation");
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (const char* why = qk_norm_error(*qn, p->num_kv_heads)) {
+    set_error(err, n, "%s", why);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  return ROPECHECK_OK;
+}
+
+// ABI 1.8: a quantized output only for a kernel granting it; its fields
+// (the fp8 dtype, finite positive scales, out of place) for one that does.
+ropecheck_status_t check_quant_out(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                   std::size_t n) {
+  const ropecheck_quant_out_t* qo = quant_out_of(*p);
+  if (qo == nullptr) return ROPECHECK_OK;
+  if (!(caps.flags & ROPECHECK_CAP_QUANTIZED_OUTPUT)) {
+    set_error(err, n, "quant_out: a quantized output is not supported by this implementation");
+    return ROPECHECK_UNSUPPORTED;
+  }
+  if (const char* why = quant_out_error(*qo, p->num_q_heads > 0 && p->q_out == p->q_in)) {
+    set_error(err, n, "%s", why);
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  return ROPECHECK_OK;
+}
+
+// Every position id: inside the cache a kernel reads, negative only where
+// the capabilities allow.
+ropecheck_status_t check_positions(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p, char* err,
+                                   std::size_t n) {
+  const bool cache = reads_cache(caps);
   const int axes = std::max(axes_of(p), 1);
   // "positions[7]", or "positions[axis 1, token 7]" for multi-axis calls:
   // formatted only for the error (a format per token was a tenth of a
@@ -340,6 +404,27 @@ ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_app
         return ROPECHECK_UNSUPPORTED;
       }
     }
+  return ROPECHECK_OK;
+}
+
+// Run on every call, then (for a call with tokens) on its data.
+constexpr Checker kCallCheckers[] = {check_shape, check_sequences, check_capabilities};
+constexpr Checker kDataCheckers[] = {check_tensors, check_frequencies, check_axes,      check_kv_write,
+                                     check_qk_norm, check_quant_out,   check_positions};
+
+}  // namespace
+
+ropecheck_status_t check_apply(const ropecheck_caps_t& caps, const ropecheck_apply_params_t* p,
+                               char* err, std::size_t n) {
+  if (p == nullptr) {
+    set_error(err, n, "params: must not be null");
+    return ROPECHECK_INVALID_ARGUMENT;
+  }
+  for (const Checker check : kCallCheckers)
+    if (auto s = check(caps, p, err, n)) return s;
+  if (p->num_tokens == 0) return ROPECHECK_OK;
+  for (const Checker check : kDataCheckers)
+    if (auto s = check(caps, p, err, n)) return s;
   return ROPECHECK_OK;
 }
 

@@ -41,7 +41,8 @@ constexpr ropecheck_impl_t kernel_table(
     const char* (*target)(void*) = nullptr, void* ctx = nullptr) {
   return ropecheck_impl_t{sizeof(ropecheck_impl_t), ROPECHECK_ABI_VERSION, name, description, caps, policy.base, ctx,
                           apply, build_cache, target, ROPECHECK_ABI_VERSION_MINOR, 0u, policy.ext,
-                          ropecheck_kv_policy_t{}, 0u, 0u, ropecheck_norm_policy_t{}, 0, 0u, 0u, policy.ext2};
+                          ropecheck_kv_policy_t{}, 0u, 0u, ropecheck_norm_policy_t{}, 0, 0u, 0u, policy.ext2,
+                          ropecheck_quant_policy_t{}};
 }
 
 }  // namespace ropecheck::impl

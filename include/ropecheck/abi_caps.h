@@ -86,6 +86,12 @@
  * numbers, so the skip table counts like cases together. */
 #define ROPECHECK_CAP_MAY_DECLINE (1u << 21)
 
+/* 1.8, a grant: apply takes a quant_out (abi_quant_out.h) and writes q (and
+ * k, as quant_policy.k_output says) as fp8 codes scaled as quant_policy
+ * declares. The host hands one only on the calls of its quantized-output
+ * property; every other call carries none. */
+#define ROPECHECK_CAP_QUANTIZED_OUTPUT (1u << 22)
+
 /* 1.6: in ropecheck_impl_t's cos_sin_cache_dtypes beside the bits
  * (1 << ropecheck_dtype_t): a cache in the call's q/k storage dtype,
  * whatever that is (vLLM casts its cache to query.dtype). */

@@ -71,6 +71,15 @@
  *        its capabilities, naming why: the case is skipped and counted by
  *        reason). Only a table of minor >= 7 may set them. The params do
  *        not grow.
+ *   1.8  a quantized (fp8) rotated output: ropecheck_apply_params_t gains
+ *        quant_out (ropecheck_quant_out_t: the fp8 dtype, e4m3fn or e5m2,
+ *        and the per-tensor scales of q and k the host chose); q_out then
+ *        holds one code per element (abi_quant_out.h). ropecheck_impl_t
+ *        gains quant_policy (the fp8 dtypes, the scale's direction,
+ *        saturation, and whether k_out is quantized, in the storage dtype
+ *        or not written at all); capability grant QUANTIZED_OUTPUT. A host
+ *        passes quant_out != NULL only to a table of minor >= 8 granting it;
+ *        a table of minor < 8 may set neither.
  *
  * Conventions
  *   - q is [tokens, q_heads, head_dim], k is [tokens, kv_heads, head_dim];
@@ -95,19 +104,20 @@
 #include <stdint.h>
 
 #define ROPECHECK_ABI_VERSION 1u
-#define ROPECHECK_ABI_VERSION_MINOR 7u
+#define ROPECHECK_ABI_VERSION_MINOR 8u
 
 /* The parts, one job each: a call's vocabulary and frequency spec, the
  * precision policy (1.7's frequency form and subnormals among it), the
  * capability flags and multi-axis assignments, the 1.4 KV-cache write (and
  * 1.5's MLA caches), 1.5's qk-norm (1.6's caller cos/sin cache is a caps
- * grant and a table field). This file: the
+ * grant and a table field), 1.8's quantized output. This file: the
  * call, the table, the entry point. */
 #include "ropecheck/abi_types.h"
 #include "ropecheck/abi_policy.h"
 #include "ropecheck/abi_caps.h"
 #include "ropecheck/abi_kv_write.h"
 #include "ropecheck/abi_qk_norm.h"
+#include "ropecheck/abi_quant_out.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -185,6 +195,11 @@ typedef struct ropecheck_apply_params_t {
   /* NULL: no norm, a plain rotation (every call before 1.5, every call to a
    * table not granting QK_NORM, and every call the gate makes without one). */
   const ropecheck_qk_norm_t* qk_norm;
+  /* ---- ABI 1.8: a 1.5-1.7 host's params end here (ROPECHECK_APPLY_PARAMS_SIZE_1_7). ---- */
+  /* NULL: q_out (and k_out) in the storage dtype (every call before 1.8,
+   * every call to a table not granting QUANTIZED_OUTPUT, and every call the
+   * gate makes but its quantized-output property's). */
+  const ropecheck_quant_out_t* quant_out;
 } ropecheck_apply_params_t;
 
 /* struct_size of the params of each minor version. */
@@ -192,10 +207,11 @@ typedef struct ropecheck_apply_params_t {
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_2 offsetof(ropecheck_apply_params_t, num_axes)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_3 offsetof(ropecheck_apply_params_t, kv_write)
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_4 offsetof(ropecheck_apply_params_t, qk_norm)
-#define ROPECHECK_APPLY_PARAMS_SIZE_1_5 sizeof(ropecheck_apply_params_t)
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_5 offsetof(ropecheck_apply_params_t, quant_out)
 /* 1.6 and 1.7 append nothing to the params. */
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_6 ROPECHECK_APPLY_PARAMS_SIZE_1_5
 #define ROPECHECK_APPLY_PARAMS_SIZE_1_7 ROPECHECK_APPLY_PARAMS_SIZE_1_5
+#define ROPECHECK_APPLY_PARAMS_SIZE_1_8 sizeof(ropecheck_apply_params_t)
 
 typedef struct ropecheck_impl_t {
   uint32_t struct_size;
@@ -246,6 +262,10 @@ typedef struct ropecheck_impl_t {
   /* The frequency form and subnormal handling (abi_policy.h); struct_size 0
    * (every field 0): POWER, subnormals KEPT, what a 1.6 table means. */
   ropecheck_policy_ext2_t policy_ext2;
+  /* ---- ABI 1.8: a 1.7 table ends here (struct_size ROPECHECK_IMPL_SIZE_1_7) ---- */
+  /* With CAP_QUANTIZED_OUTPUT: the quantized output's fp8 dtypes, scale
+   * direction, saturation and k output (abi_quant_out.h); all 0 without. */
+  ropecheck_quant_policy_t quant_policy;
   /* Later minor versions append here. */
 } ropecheck_impl_t;
 
@@ -261,6 +281,7 @@ typedef struct ropecheck_impl_t {
 #define ROPECHECK_IMPL_SIZE_1_5 (offsetof(ropecheck_impl_t, max_position) + sizeof(int64_t))
 #define ROPECHECK_IMPL_SIZE_1_6 (offsetof(ropecheck_impl_t, reserved2) + sizeof(uint32_t))
 #define ROPECHECK_IMPL_SIZE_1_7 (offsetof(ropecheck_impl_t, policy_ext2) + sizeof(ropecheck_policy_ext2_t))
+#define ROPECHECK_IMPL_SIZE_1_8 (offsetof(ropecheck_impl_t, quant_policy) + sizeof(ropecheck_quant_policy_t))
 
 /* Entry point a plugin shared library exports. Returns its implementations
  * (count in *count) or NULL if it cannot serve host_abi_version. */

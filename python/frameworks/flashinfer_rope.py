@@ -14,6 +14,12 @@ they compute (the plugin's comment derives each part from the kernel's source).
 - flashinfer_rope_cos_sin_cache: BatchQKApplyRotaryPosIdsCosSinCache
   (apply_rope_with_cos_sin_cache) on the caller's fp32 cache (ABI 1.6), any
   scheme.
+- flashinfer_rope_quantize_append: RopeQuantizeAppendPagedKVCache
+  (rope_quantize_fp8_append_paged_kv_cache, GQA/MHA) on the caller's fp32
+  cache: q written as fp8 codes scaled by quant_scale_q (ABI 1.8), k and v
+  appended to a paged fp8 cache scaled by quant_scale_kv (ABI 1.4); judged by
+  Rope/QuantizesTheRotatedQ, every other property's call declined (it has no
+  plain output).
 
 The plugin declines (ABI 1.7 MAY_DECLINE) a head_dim FlashInfer's pos_ids
 launchers do not dispatch (64, 128, 256, 512) and a rotary_dim its vectors do
@@ -45,4 +51,6 @@ def _row(id, variant, schemes, policy):
 
 ROWS = [_row("flashinfer_rope_pos_ids", "apply_rope_pos_ids, CUDA plugin", ["default", "linear"], POLICY),
         _row("flashinfer_rope_llama31_pos_ids", "apply_llama31_rope_pos_ids, CUDA plugin", ["llama3"], POLICY),
-        _row("flashinfer_rope_cos_sin_cache", "apply_rope_with_cos_sin_cache, CUDA plugin", _ALL, CACHE_POLICY)]
+        _row("flashinfer_rope_cos_sin_cache", "apply_rope_with_cos_sin_cache, CUDA plugin", _ALL, CACHE_POLICY),
+        _row("flashinfer_rope_quantize_append", "rope_quantize_fp8_append_paged_kv_cache, CUDA plugin", _ALL,
+             CACHE_POLICY)]

@@ -14,7 +14,9 @@
  * without 1.6's cos_sin_cache_dtypes; against the frozen 1.6 headers
  * (core/test/abi_1_6), the 1.6 plugin: 1.6's size, abi_minor 6, without
  * 1.7's policy_ext2 (its policy read as POWER frequencies, subnormals
- * kept).
+ * kept); against the frozen 1.7 headers (core/test/abi_1_7), the 1.7
+ * plugin: 1.7's size, abi_minor 7, without 1.8's quant_policy (never
+ * handed a quantized output).
  *
  * The kernel: default frequency scheme, fp32 storage, both layouts,
  * frequencies and angles in double, sin/cos in double rounded to fp32, the
@@ -75,7 +77,10 @@ static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, ch
   return ROPECHECK_OK;
 }
 
-#if defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 6u /* the 1.6 headers */
+#if defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 7u /* the 1.7 headers */
+#define PLUGIN_NAME "abi_1_7_plugin"
+#define PLUGIN_HEADER "built against the frozen ABI 1.7 headers"
+#elif defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 6u /* the 1.6 headers */
 #define PLUGIN_NAME "abi_1_6_plugin"
 #define PLUGIN_HEADER "built against the frozen ABI 1.6 headers"
 #elif defined(ROPECHECK_ABI_VERSION_MINOR) && ROPECHECK_ABI_VERSION_MINOR == 5u /* the 1.5 headers */
@@ -93,7 +98,7 @@ static ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, ch
 #endif
 
 static const ropecheck_impl_t kImpl = {
-    sizeof(ropecheck_impl_t), /* the 1.0 size: ends before abi_minor (1.3: the 1.1 size; 1.4-1.6: theirs) */
+    sizeof(ropecheck_impl_t), /* the 1.0 size: ends before abi_minor (1.3: the 1.1 size; 1.4-1.7: theirs) */
     ROPECHECK_ABI_VERSION,
     PLUGIN_NAME,
     PLUGIN_HEADER ": default scheme, f32, angles in double",
@@ -108,7 +113,7 @@ static const ropecheck_impl_t kImpl = {
     NULL,
     NULL,
 #ifdef ROPECHECK_ABI_VERSION_MINOR
-    ROPECHECK_ABI_VERSION_MINOR, /* 3 to 6 (what follows left zero: no cache write, no qk-norm, no caller cache) */
+    ROPECHECK_ABI_VERSION_MINOR, /* 3 to 7 (what follows left zero: no cache write, no qk-norm, no caller cache) */
     0u,
     {0}, /* no policy extension: the 1.0 defaults */
 #endif

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "python/frameworks/flashinfer/flashinfer_args.h"
 
@@ -75,6 +76,67 @@ int main() {
   // head_dim 96 on the cache form: RopeQuantize's 16-channel vector over a full rotation, half 48 fits
   expect(vector_fit(Entry::kCosSinCache, 96, 96, ROPECHECK_LAYOUT_HALF_SPLIT, 2).empty(), "cache 96/96 fits");
   expect(!vector_fit(Entry::kCosSinCache, 80, 80, ROPECHECK_LAYOUT_HALF_SPLIT, 2).empty(), "cache 80/80 misfits");
+
+  // rope_quantize_fp8_append_paged_kv_cache: 16-channel vectors for fp16/bf16
+  expect(vector_size(Entry::kRopeQuantizeAppend, 128, 2) == 16, "quant append: 32 / sizeof(DType)");
+  // the paged cache: slots 0, 17, padding, 40 of blocks of 16, NHD [5 blocks, 16, 2 heads, 64]
+  const int64_t slots[4] = {0, 17, -1, 40};
+  float k_scale = 0.5f, v_scale = 0.5f;
+  ropecheck_kv_write_t w{};
+  w.struct_size = sizeof w;
+  w.cache_dtype = ROPECHECK_KV_FP8_E4M3FN;
+  w.num_blocks = 5;
+  w.block_size = 16;
+  w.block_stride = 16 * 2 * 64;
+  w.slot_stride = 2 * 64;
+  w.head_stride = 64;
+  w.slot_mapping = slots;
+  w.k_scale = &k_scale;
+  w.v_scale = &v_scale;
+  unsigned char cache[1], v_in[1];  // pointers the mapping never reads
+  w.k_cache = w.v_cache = cache;
+  w.v = v_in;
+  PagedMapping m = paged_mapping(w, 4);
+  expect(m.indptr == std::vector<int32_t>({0, 5}) && m.indices == std::vector<int32_t>({0, 1, 2, 3, 4}) &&
+             m.last_page_len == std::vector<int32_t>({16}),
+         "one request owning every block in order");
+  // FlashInfer's page location indptr[0] * 16 + positions[t], divided by 16, is the slot's block and entry
+  expect(m.positions == std::vector<int32_t>({0, 17, 0, 40}) && m.batch_indices == std::vector<int32_t>({0, 0, -1, 0}),
+         "positions the slots, padding batch index -1");
+  expect(!m.hnd && m.kv_strides[0] == 2048 && m.kv_strides[1] == 128 && m.kv_strides[2] == 64,
+         "NHD: {page, n, h} strides");
+  w.slot_stride = 64;  // HND [5, 2 heads, 16, 64]
+  w.head_stride = 16 * 64;
+  m = paged_mapping(w, 4);
+  expect(m.hnd && m.kv_strides[1] == 1024 && m.kv_strides[2] == 64, "HND: {page, h, n} strides");
+  // the declines
+  ropecheck_quant_out_t q{sizeof q, ROPECHECK_KV_FP8_E4M3FN, 2.0f, 1.0f};
+  ropecheck_apply_params_t p{};
+  p.struct_size = sizeof p;
+  p.dtype = ROPECHECK_DTYPE_BF16;
+  p.layout = ROPECHECK_LAYOUT_HALF_SPLIT;
+  p.head_dim = 128;
+  p.rotary_dim = 64;
+  p.kv_write = &w;
+  expect(!quant_append_decline(p).empty(), "no quant_out: declined");
+  p.quant_out = &q;
+  expect(quant_append_decline(p).empty(), "bf16, e4m3fn both, one scale, 128/64 half split: taken");
+  q.dtype = ROPECHECK_KV_FP8_E5M2;
+  expect(!quant_append_decline(p).empty(), "q e5m2, cache e4m3fn: declined (one QuantType)");
+  q.dtype = ROPECHECK_KV_FP8_E4M3FN;
+  v_scale = 0.25f;
+  expect(!quant_append_decline(p).empty(), "k and v scales differ: declined (one quant_scale_kv)");
+  v_scale = 0.5f;
+  p.rotary_dim = 48;
+  expect(!quant_append_decline(p).empty(), "no-rope 80 not a multiple of 48: declined");
+  p.rotary_dim = 128;
+  p.layout = ROPECHECK_LAYOUT_INTERLEAVED;
+  expect(quant_append_decline(p).empty(), "a full interleaved rotation: taken");
+  w.v = nullptr;
+  expect(!quant_append_decline(p).empty(), "no v: declined (FlashInfer appends one with every k)");
+  w.v = v_in;
+  p.dtype = ROPECHECK_DTYPE_F32;
+  expect(!quant_append_decline(p).empty(), "fp32 inputs: declined");
 
   if (failures) return 1;
   std::printf("flashinfer_args_test: all passed\n");
