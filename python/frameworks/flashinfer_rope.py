@@ -18,8 +18,9 @@ they compute (the plugin's comment derives each part from the kernel's source).
   (rope_quantize_fp8_append_paged_kv_cache, GQA/MHA) on the caller's fp32
   cache: q written as fp8 codes scaled by quant_scale_q (ABI 1.8), k and v
   appended to a paged fp8 cache scaled by quant_scale_kv (ABI 1.4); judged by
-  Rope/QuantizesTheRotatedQ, every other property's call declined (it has no
-  plain output).
+  Rope/QuantizesTheRotatedQ and Rope/CachesTheRotatedKAndV alone (the row's
+  check_args): it has no plain output, so every other property's call is
+  declined.
 
 The plugin declines (ABI 1.7 MAY_DECLINE) a head_dim FlashInfer's pos_ids
 launchers do not dispatch (64, 128, 256, 512) and a rotary_dim its vectors do
@@ -42,15 +43,17 @@ CACHE_POLICY = "freq f32, angle f32 product, libm sincos (1 ulp), math f32 fma, 
 _ALL = ["default", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope", "explicit"]
 
 
-def _row(id, variant, schemes, policy):
+def _row(id, variant, schemes, policy, **extra):
     return dict(id=id, framework=FRAMEWORK, variant=variant, plugin=PLUGIN, impl=id, dtypes=["bf16", "f16"],
                 layouts=["half_split", "interleaved"], schemes=schemes, policy=policy, needs_gpu=True,
                 not_run_text=NO_GPU, refusal="CaseOutsideFramework",
-                refusal_reason="none: the plugin declines (MAY_DECLINE) what FlashInfer cannot take")
+                refusal_reason="none: the plugin declines (MAY_DECLINE) what FlashInfer cannot take", **extra)
 
 
 ROWS = [_row("flashinfer_rope_pos_ids", "apply_rope_pos_ids, CUDA plugin", ["default", "linear"], POLICY),
         _row("flashinfer_rope_llama31_pos_ids", "apply_llama31_rope_pos_ids, CUDA plugin", ["llama3"], POLICY),
         _row("flashinfer_rope_cos_sin_cache", "apply_rope_with_cos_sin_cache, CUDA plugin", _ALL, CACHE_POLICY),
+        # the properties its outputs can be judged by: it has no plain q output, so every other property's call
+        # is declined, and those properties would fail the verdict floor on declines, not on FlashInfer's output
         _row("flashinfer_rope_quantize_append", "rope_quantize_fp8_append_paged_kv_cache, CUDA plugin", _ALL,
-             CACHE_POLICY)]
+             CACHE_POLICY, check_args=["--property", "QuantizesTheRotatedQ", "--property", "CachesTheRotatedKAndV"])]

@@ -48,7 +48,8 @@ def run_check(row, venvs, extra=()):
         # scheme and axes; the command runs from the root so its reproduce lines name it as the table does
         config = ["--config", row["config"]] if row.get("config") else []
         cmd = [binary, "check", "--plugin", plugin_path(row, venvs), "--impl", row["impl"], "--suite",
-               row.get("suite", "quick"), "--seed", "1", "--json", out, "--quiet", *config, *extra]
+               row.get("suite", "quick"), "--seed", "1", "--json", out, "--quiet", *config,
+               *row.get("check_args", []), *extra]
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
         if proc.returncode not in (0, 1) or not os.path.exists(out):
             raise RuntimeError(f"plugin_runner: {' '.join(cmd)} exited {proc.returncode}:\n"
