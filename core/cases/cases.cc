@@ -335,7 +335,12 @@ std::string Case::describe() const {
   return os.str();
 }
 
-double draw_input(Choices& rng, ropecheck_dtype_t dtype) {
+namespace {
+
+// One body for both draw_input overloads: Ch is Choices (any source) or the
+// final Rng, whose draws then inline.
+template <class Ch>
+double draw_input_from(Ch& rng, ropecheck_dtype_t dtype) {
   const DtypeFormat f = dtype_format(dtype);
   const double sign = rng.chance(0.5) ? -1.0 : 1.0;
   const double u = rng.uniform();
@@ -354,5 +359,10 @@ double draw_input(Choices& rng, ropecheck_dtype_t dtype) {
                              (sign < 0 ? std::uint64_t{1} << 63 : 0);
   return std::bit_cast<double>(bits);
 }
+
+}  // namespace
+
+double draw_input(Choices& ch, ropecheck_dtype_t dtype) { return draw_input_from(ch, dtype); }
+double draw_input(Rng& rng, ropecheck_dtype_t dtype) { return draw_input_from(rng, dtype); }
 
 }  // namespace ropecheck

@@ -171,6 +171,8 @@ ref::FreqSpec draw_scheme(Choices& ch, int rotary_dim, ropecheck_scheme_t scheme
 // signs over several binades, plus signed zeros, subnormals and the smallest
 // normal of the storage dtype. Returns the stored value (exact as double).
 double draw_input(Choices& ch, ropecheck_dtype_t dtype);
+// The same draws from an Rng, called directly (rng.h): the same values.
+double draw_input(Rng& rng, ropecheck_dtype_t dtype);
 
 }  // namespace ropecheck
 
