@@ -71,75 +71,15 @@
 #include <vector>
 
 #include "flashinfer/pos_enc.cuh"
+#include "python/frameworks/flashinfer/device_staging.cuh"
 #include "python/frameworks/flashinfer/flashinfer_args.h"
+#include "python/frameworks/flashinfer/plugin_policies.cuh"
+#include "python/frameworks/flashinfer/quant_append.cuh"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/policy.h"
 
 namespace flashinfer_adapter {
 namespace {
-
-ropecheck_status_t fail(char* err, std::size_t n, ropecheck_status_t st, const std::string& why) {
-  if (n) std::snprintf(err, n, "%s", why.c_str());
-  return st;
-}
-
-// The device: "" when the CUDA runtime finds one, else why not.
-std::string device_missing() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    cudaGetLastError();  // clear it
-    return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  }
-  return count > 0 ? "" : "cudaGetDeviceCount: no CUDA device";
-}
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (p) cudaFree(p);
-  }
-  // bytes from the host (or none: left as cudaMalloc gives it)
-  cudaError_t stage(std::size_t bytes, const void* host) {
-    if (bytes == 0) return cudaSuccess;
-    cudaError_t e = cudaMalloc(&p, bytes);
-    if (e == cudaSuccess && host) e = cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
-    return e;
-  }
-};
-
-// Elements spanned by a [tokens, heads, head_dim] tensor (strides >= 0).
-std::size_t extent(int64_t tokens, int heads, int head_dim, int64_t ts, int64_t hs) {
-  if (tokens == 0 || heads == 0) return 0;
-  return static_cast<std::size_t>((tokens - 1) * ts + static_cast<int64_t>(heads - 1) * hs + head_dim);
-}
-
-// One of q / k on the device: the input, and the output (the input's buffer
-// in place; else a copy of the caller's output, so the elements between its
-// heads come back as they were).
-struct Tensor {
-  DeviceBuffer in, out_own;
-  void* d_in = nullptr;
-  void* d_out = nullptr;
-  std::size_t bytes = 0;
-  cudaError_t stage(const void* host_in, void* host_out, std::size_t elems) {
-    bytes = elems * 2;  // fp16 / bf16
-    if (bytes == 0) return cudaSuccess;
-    cudaError_t e = in.stage(bytes, host_in);
-    d_in = d_out = in.p;
-    if (e == cudaSuccess && host_out != host_in) {
-      e = out_own.stage(bytes, host_out);
-      d_out = out_own.p;
-    }
-    return e;
-  }
-  cudaError_t fetch(void* host_out) const {
-    return bytes ? cudaMemcpy(host_out, d_out, bytes, cudaMemcpyDeviceToHost) : cudaSuccess;
-  }
-};
 
 struct Table {
   Entry entry;
@@ -187,101 +127,6 @@ cudaError_t launch_id(const Table& t, const ropecheck_apply_params_t& p, const R
                       void* d_pos, float* d_cache) {
   return p.position_type == ROPECHECK_INDEX_INT64 ? launch<DType, int64_t>(t, p, a, q, k, d_pos, d_cache)
                                                   : launch<DType, int32_t>(t, p, a, q, k, d_pos, d_cache);
-}
-
-std::string cuda_error(cudaError_t e, const char* what) {
-  return std::string(what) + ": " + cudaGetErrorString(e);
-}
-
-// q and the caches in fp8 (one QuantType for both): RopeQuantizeAppendPagedKVCache.
-template <typename DType, typename IdType, typename QuantT>
-cudaError_t launch_quant_append(const ropecheck_apply_params_t& p, const PagedMapping& m, void* const* d) {
-  const ropecheck_kv_write_t& w = *p.kv_write;
-  const ropecheck_quant_out_t& q = *p.quant_out;
-  auto* qi = static_cast<DType*>(d[0]);
-  auto* ki = static_cast<DType*>(d[1]);
-  auto* vi = static_cast<DType*>(d[2]);
-  auto* qo = static_cast<QuantT*>(d[3]);
-  const auto rd = static_cast<uint32_t>(p.rotary_dim), nope = static_cast<uint32_t>(p.head_dim - p.rotary_dim);
-  flashinfer::paged_kv_t<QuantT, int32_t> kv(
-      static_cast<uint32_t>(p.num_kv_heads), static_cast<uint32_t>(w.block_size), static_cast<uint32_t>(p.head_dim),
-      1, m.hnd ? flashinfer::QKVLayout::kHND : flashinfer::QKVLayout::kNHD, static_cast<QuantT*>(d[4]),
-      static_cast<QuantT*>(d[5]), m.kv_strides, static_cast<int32_t*>(d[6]), static_cast<int32_t*>(d[7]),
-      static_cast<int32_t*>(d[8]));
-  const auto qs = static_cast<std::size_t>(p.q_token_stride), qh = static_cast<std::size_t>(p.q_head_stride);
-  const auto ks = static_cast<std::size_t>(p.k_token_stride), kh = static_cast<std::size_t>(p.k_head_stride);
-  const auto vs = static_cast<std::size_t>(w.v_token_stride), vh = static_cast<std::size_t>(w.v_head_stride);
-  // q's and k's no-rope channels follow their rope channels in the same rows
-  return flashinfer::RopeQuantizeAppendPagedKVCache<DType, IdType, int32_t, QuantT>(
-      qi, ki, qi + rd, ki + rd, vi, qo, qo + rd, kv, static_cast<int32_t*>(d[9]), static_cast<int32_t*>(d[10]),
-      static_cast<float*>(d[11]), static_cast<IdType*>(d[12]), static_cast<uint32_t>(p.num_tokens),
-      static_cast<uint32_t>(p.num_q_heads), static_cast<uint32_t>(p.num_kv_heads), rd, nope, qs, qh, qs, qh, qs, qh, qs,
-      qh, ks, kh, ks, kh, vs, vh, q.q_scale, w.k_scale[0], p.layout == ROPECHECK_LAYOUT_INTERLEAVED);
-}
-
-template <typename DType, typename IdType>
-cudaError_t launch_quant_append_fp8(const ropecheck_apply_params_t& p, const PagedMapping& m, void* const* d) {
-  return p.quant_out->dtype == ROPECHECK_KV_FP8_E5M2 ? launch_quant_append<DType, IdType, __nv_fp8_e5m2>(p, m, d)
-                                                     : launch_quant_append<DType, IdType, __nv_fp8_e4m3>(p, m, d);
-}
-
-template <typename DType>
-cudaError_t launch_quant_append_ids(const ropecheck_apply_params_t& p, const PagedMapping& m, void* const* d) {
-  return p.position_type == ROPECHECK_INDEX_INT64 ? launch_quant_append_fp8<DType, int64_t>(p, m, d)
-                                                  : launch_quant_append_fp8<DType, int32_t>(p, m, d);
-}
-
-// The rope + quantize + append table's call: everything staged on the
-// device, FlashInfer's launcher, then q's codes and both caches copied back.
-ropecheck_status_t apply_quant_append(const ropecheck_apply_params_t& p, char* err, std::size_t n) {
-  if (!p.cos_sin_cache || p.cache_dtype != ROPECHECK_DTYPE_F32)
-    return fail(err, n, ROPECHECK_INVALID_ARGUMENT, "cos_sin_cache: an fp32 cache (FlashInfer reads float)");
-  // FlashInfer reads the row unchecked (pos_enc.cuh:969-970): the bound is the adapter's, before any decline
-  for (int64_t i = 0; i < p.num_tokens; ++i) {
-    const int64_t id = p.position_type == ROPECHECK_INDEX_INT64 ? static_cast<const int64_t*>(p.positions)[i]
-                                                                : static_cast<const int32_t*>(p.positions)[i];
-    if (id < 0 || id >= p.cache_max_position)
-      return fail(err, n, ROPECHECK_POSITION_OUT_OF_RANGE, "a position outside the cos/sin cache");
-  }
-  if (std::string why = quant_append_decline(p); !why.empty()) return fail(err, n, ROPECHECK_UNSUPPORTED, why);
-  if (std::string why = device_missing(); !why.empty()) return fail(err, n, ROPECHECK_INTERNAL_ERROR, why);
-  if (p.num_tokens == 0) return ROPECHECK_OK;
-  const ropecheck_kv_write_t& w = *p.kv_write;
-  const PagedMapping m = paged_mapping(w, p.num_tokens);
-  const std::size_t id_bytes = p.position_type == ROPECHECK_INDEX_INT64 ? 8 : 4;
-  const std::size_t q_elems = extent(p.num_tokens, p.num_q_heads, p.head_dim, p.q_token_stride, p.q_head_stride);
-  const std::size_t k_elems = extent(p.num_tokens, p.num_kv_heads, p.head_dim, p.k_token_stride, p.k_head_stride);
-  const std::size_t v_elems = extent(p.num_tokens, p.num_kv_heads, p.head_dim, w.v_token_stride, w.v_head_stride);
-  const std::size_t cache_bytes = static_cast<std::size_t>(w.num_blocks * w.block_stride);  // fp8: a byte each
-  const std::size_t cos_sin_bytes = static_cast<std::size_t>(p.cache_max_position) * p.rotary_dim * sizeof(float);
-  // 0 q_in, 1 k_in, 2 v, 3 q_out, 4 k_cache, 5 v_cache, 6 indices, 7 indptr, 8 last_page_len,
-  // 9 batch_indices, 10 positions, 11 cos_sin_cache, 12 pos_ids
-  const std::pair<std::size_t, const void*> staged[13] = {
-      {q_elems * 2, p.q_in}, {k_elems * 2, p.k_in}, {v_elems * 2, w.v}, {q_elems, p.q_out},
-      {cache_bytes, w.k_cache}, {cache_bytes, w.v_cache}, {m.indices.size() * 4, m.indices.data()},
-      {m.indptr.size() * 4, m.indptr.data()}, {m.last_page_len.size() * 4, m.last_page_len.data()},
-      {m.batch_indices.size() * 4, m.batch_indices.data()}, {m.positions.size() * 4, m.positions.data()},
-      {cos_sin_bytes, p.cos_sin_cache}, {static_cast<std::size_t>(p.num_tokens) * id_bytes, p.positions}};
-  DeviceBuffer b[13];
-  void* d[13];
-  cudaError_t e = cudaSuccess;
-  for (int i = 0; i < 13 && e == cudaSuccess; ++i) {
-    e = b[i].stage(staged[i].first, staged[i].second);
-    d[i] = b[i].p;
-  }
-  if (e != cudaSuccess) return fail(err, n, ROPECHECK_INTERNAL_ERROR, cuda_error(e, "staging"));
-  try {
-    e = p.dtype == ROPECHECK_DTYPE_F16 ? launch_quant_append_ids<half>(p, m, d)
-                                       : launch_quant_append_ids<nv_bfloat16>(p, m, d);
-  } catch (const std::exception& ex) {
-    return fail(err, n, ROPECHECK_INTERNAL_ERROR, std::string("FlashInfer: ") + ex.what());
-  }
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = cudaMemcpy(p.q_out, d[3], q_elems, cudaMemcpyDeviceToHost);
-  if (e == cudaSuccess) e = cudaMemcpy(w.k_cache, d[4], cache_bytes, cudaMemcpyDeviceToHost);
-  if (e == cudaSuccess) e = cudaMemcpy(w.v_cache, d[5], cache_bytes, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) return fail(err, n, ROPECHECK_INTERNAL_ERROR, cuda_error(e, "launch or copy back"));
-  return ROPECHECK_OK;
 }
 
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
@@ -349,42 +194,6 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
   if (e != cudaSuccess) return fail(err, n, ROPECHECK_INTERNAL_ERROR, cuda_error(e, "copy back"));
   return ROPECHECK_OK;
 }
-
-// The policy of the pos_ids kernels (the file's comment says why each part).
-constexpr double kCosAbsError = 4.1799e-07;  // 2^-21.19 = 4.17998e-7 (__cosf on [-pi, pi]), rounded up
-constexpr double kPi32 = 3.14159274101257324;  // fl32(pi): __sincosf's documented range
-constexpr double kPhaseSlope = 1.5955e-7;  // docs/ERROR_MODEL.md, "__sinf / __cosf"
-constexpr double kPowUlps = 5.0;           // __powf as exp2f(y * __log2f(x)) under -prec-div=false
-constexpr ropecheck::Policy kPosIdsPolicy = ropecheck::with_subnormals_flushed(ropecheck::with_freq_form(
-    ropecheck::with_libm_ulps(
-        ropecheck::with_rotation(
-            ropecheck::with_fast_range(ropecheck::fast_sincos_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT,
-                                                                     kCosAbsError, ROPECHECK_DTYPE_F32,
-                                                                     ROPECHECK_DTYPE_F32),
-                                       kPi32, kPhaseSlope),
-            ROPECHECK_ROTATION_FMA),
-        0.0, kPowUlps),
-    ROPECHECK_FREQ_EXP_LOG));
-// The cache form: the caller's fp32 cos/sin, fp32 FMA rotation, FTZ (no angle, no sin/cos of its own).
-constexpr ropecheck::Policy kCachePolicy = ropecheck::with_subnormals_flushed(ropecheck::with_rotation(
-    ropecheck::libm_policy(ROPECHECK_DTYPE_F32, ROPECHECK_ANGLE_F32_PRODUCT, ROPECHECK_DTYPE_F32, ROPECHECK_DTYPE_F32),
-    ROPECHECK_ROTATION_FMA));
-
-// rope_quantize_fp8_append_paged_kv_cache's fp8 (FlashInfer's binding
-// takes e4m3fn and e5m2): x * quant_scale, saturated, from the fp32 rotation
-// (not a stored value); one PER_TENSOR scale; k only appended.
-constexpr uint32_t kFp8 = (1u << ROPECHECK_KV_FP8_E4M3FN) | (1u << ROPECHECK_KV_FP8_E5M2);
-constexpr ropecheck_kv_policy_t kFp8KvPolicy{sizeof(ropecheck_kv_policy_t), kFp8,
-                                             1u << ROPECHECK_KV_SCALE_PER_TENSOR, ROPECHECK_KV_SCALE_MULTIPLY, 1u, 0u};
-constexpr ropecheck_quant_policy_t kFp8QuantPolicy{sizeof(ropecheck_quant_policy_t), kFp8,
-                                                   ROPECHECK_KV_SCALE_MULTIPLY, 1u, ROPECHECK_QUANT_K_NOT_RETURNED, 0u};
-
-constexpr uint32_t kBothLayouts = (1u << ROPECHECK_LAYOUT_INTERLEAVED) | (1u << ROPECHECK_LAYOUT_HALF_SPLIT);
-constexpr uint32_t kDtypes = (1u << ROPECHECK_DTYPE_F16) | (1u << ROPECHECK_DTYPE_BF16);
-// In place (q == q_rope, pos_enc.cuh:700) and out of place, partial rotary, int32 and int64 ids
-// (DISPATCH_DLPACK_IDTYPE_TO_CTYPE, csrc/rope.cu:101), declines (head_dim, and the vector misfit).
-constexpr uint32_t kFlags = ROPECHECK_CAP_IN_PLACE | ROPECHECK_CAP_OUT_OF_PLACE | ROPECHECK_CAP_PARTIAL_ROTARY |
-                            ROPECHECK_CAP_POS_INT32 | ROPECHECK_CAP_POS_INT64 | ROPECHECK_CAP_MAY_DECLINE;
 
 ropecheck_impl_t table(const char* name, const char* description, Entry e, void* ctx) {
   ropecheck_impl_t t{};
