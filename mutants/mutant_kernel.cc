@@ -220,92 +220,131 @@ ropecheck_apply_params_t shape_bug_params(Bug bug, const ropecheck_apply_params_
   return q;
 }
 
+// One call's walk over its heads, with the row's bug: what every head shares
+// (frequencies, direction, the positions' addressing) set once, then each
+// head's angles, layout, rotation and pass-through in steps of their own.
+class HeadPass {
+ public:
+  HeadPass(Bug bug, const ropecheck_apply_params_t* p)
+      : bug_(bug), p_(*p), d_(p->rotary_dim), pairs_(p->rotary_dim / 2), axes_(axis_map(bug, *p)),
+        multi_(axes_.axes > 0),
+        // Per-axis frequencies (multi-axis calls that ask for them) or the
+        // scheme's over rotary_dim, with the frequency bugs of the 1D rows.
+        f_(multi_ && p->axis_frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS && bug != Bug::axis_frequencies_shared
+               ? impl::pair_frequencies<double>(*p, axes_)
+               : frequencies(bug, *p->freq, p->rotary_dim, p->head_dim)),
+        sign_((p->direction == ROPECHECK_DIRECTION_INVERSE) != (bug == Bug::direction_flipped) ? -1 : 1),
+        c_(pairs_), s_(pairs_), pos_(pairs_), seq_len_(impl::seq_len_of(*p)), rows_(*p),
+        q_rows_(p->num_tokens * p->num_q_heads) {
+    if (bug == Bug::axis_stride_ignored) rows_.position_axis_stride = p->num_tokens;  // how it addresses the rows
+  }
+
+  // The position the kernel reads for token t on an axis.
+  std::int64_t position_of(std::int64_t t, int axis) const {
+    if (bug_ == Bug::position_offset_ignored) return t;
+    if (bug_ == Bug::mrope_temporal_only) axis = 0;
+    if (bug_ == Bug::decode_first_row_position && seq_len_ == 1) return impl::position_at(&rows_, 0, axis);
+    if (bug_ == Bug::batch_positions_ignored && seq_len_ > 0) return impl::position_at(&rows_, t % seq_len_, axis);
+    return impl::position_at(&rows_, t, axis);
+  }
+
+  void head(const impl::HeadRef& h, std::int64_t kv_heads) {
+    if (dropped(kv_heads)) return;
+    angles(h);
+    rotate(h, layout(h));
+    if (bug_ == Bug::pass_through_scaled)  // the attention factor applied to the whole head
+      for (int j = d_; j < p_.head_dim; ++j)
+        impl::store_f32(h.out, h.offset + j, p_.dtype,
+                        static_cast<float>(f_.attention_factor) * impl::load_f32(h.in, h.offset + j, p_.dtype));
+  }
+
+ private:
+  // partition_drops_tail_rows: the walk's row (q's rows first) past the
+  // last whole block of 64 is skipped.
+  bool dropped(std::int64_t kv_heads) {
+    if (bug_ != Bug::partition_drops_tail_rows) return false;
+    const bool in_q = row_ < q_rows_;
+    const std::int64_t local = in_q ? row_ : row_ - q_rows_;
+    const std::int64_t rows = in_q ? q_rows_ : p_.num_tokens * kv_heads;
+    ++row_;
+    return rows > 64 && local >= rows / 64 * 64;
+  }
+
+  // Each pair's cos and sin for the head, with the angle bugs.
+  void angles(const impl::HeadRef& h) {
+    for (int i = 0; i < pairs_; ++i) pos_[i] = multi_ ? position_of(h.token, axes_.axis[i]) : h.position;
+    if (bug_ == Bug::cache_no_bounds_check) {
+      for (int i = 0; i < pairs_; ++i) {
+        const float* row = static_cast<const float*>(p_.cos_sin_cache) + pos_[i] * d_;
+        c_[i] = row[i];
+        s_[i] = static_cast<float>(sign_) * row[pairs_ + i];
+      }
+    } else {
+      float running = static_cast<float>(h.position);
+      for (int i = 0; i < pairs_; ++i) trig(bug_, f_, &p_, pos_[i], i, sign_, &running, &c_[i], &s_[i]);
+    }
+    if (bug_ == Bug::last_pair_unrotated) {
+      c_[pairs_ - 1] = 1;
+      s_[pairs_ - 1] = 0;
+    }
+    if (bug_ == Bug::tail_pairs_unrotated && pairs_ > 8)
+      for (int i = pairs_ / 8 * 8; i < pairs_; ++i) c_[i] = 1, s_[i] = 0;
+  }
+
+  // The pairing the kernel uses for the head, with the layout bugs.
+  unsigned layout(const impl::HeadRef& h) const {
+    unsigned layout = p_.layout;
+    if (bug_ == Bug::layout_swapped || (bug_ == Bug::layout_swapped_above_4096 && h.position > 4096) ||
+        (bug_ == Bug::layout_swapped_head_dim_192 && p_.head_dim >= 192))
+      layout = 1u - layout;
+    if (bug_ == Bug::mrope_layout_hard_coded && multi_) layout = ROPECHECK_LAYOUT_HALF_SPLIT;
+    return layout;
+  }
+
+  void rotate(const impl::HeadRef& h, unsigned layout) {
+    if (bug_ == Bug::mrope_partial_over_head_dim && multi_ && layout == ROPECHECK_LAYOUT_HALF_SPLIT &&
+        d_ < p_.head_dim) {
+      // Partners at i + head_dim/2 (inside the head, outside the rotary part).
+      for (int i = 0; i < pairs_; ++i) {
+        const std::int64_t a = h.offset + i, b = h.offset + i + p_.head_dim / 2;
+        const float x = impl::load_f32(h.in, a, p_.dtype), y = impl::load_f32(h.in, b, p_.dtype);
+        impl::store_f32(h.out, a, p_.dtype, x * c_[i] - y * s_[i]);
+        impl::store_f32(h.out, b, p_.dtype, x * s_[i] + y * c_[i]);
+      }
+    } else if ((bug_ == Bug::fma_when_many_tokens && p_.num_tokens > 32) ||
+               (bug_ == Bug::fma_when_q_alone && p_.num_kv_heads == 0)) {
+      rotate_head_pairs_fma(p_, h, layout, c_.data(), s_.data());
+    } else {
+      impl::rotate_head_pairs(p_, h, layout, c_.data(), s_.data());
+    }
+  }
+
+  const Bug bug_;
+  const ropecheck_apply_params_t& p_;
+  const int d_, pairs_;
+  const impl::PairAxisMap axes_;
+  const bool multi_;
+  const EngineFreqs<double> f_;
+  const double sign_;
+  std::vector<float> c_, s_;
+  std::vector<std::int64_t> pos_;
+  const std::int64_t seq_len_;
+  ropecheck_apply_params_t rows_;
+  const std::int64_t q_rows_;
+  std::int64_t row_ = 0;
+};
+
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
-  const Kernel& k = *static_cast<const Kernel*>(ctx);
-  const Bug bug = k.bug;
+  const Bug bug = static_cast<const Kernel*>(ctx)->bug;
   ropecheck_apply_params_t checked = *p;
   // The missing bounds check: positions are not compared with the cache.
   if (bug == Bug::cache_no_bounds_check) checked.cache_max_position = INT64_MAX;
   if (auto st = impl::check_apply(caps_of(bug), &checked, err, n)) return st;
-  const int d = p->rotary_dim, pairs = d / 2;
-  const impl::PairAxisMap axes = axis_map(bug, *p);
-  const bool multi = axes.axes > 0;
-  // Per-axis frequencies (multi-axis calls that ask for them) or the
-  // scheme's over rotary_dim, with the frequency bugs of the 1D rows.
-  const EngineFreqs<double> f = multi && p->axis_frequencies == ROPECHECK_AXIS_FREQ_PER_AXIS &&
-                                        bug != Bug::axis_frequencies_shared
-                                    ? impl::pair_frequencies<double>(*p, axes)
-                                    : frequencies(bug, *p->freq, d, p->head_dim);
-  const double m = f.attention_factor;
-  const double sign = (p->direction == ROPECHECK_DIRECTION_INVERSE) != (bug == Bug::direction_flipped) ? -1 : 1;
-  std::vector<float> c(pairs), s(pairs);
-  std::vector<std::int64_t> pos(pairs);
+  HeadPass pass(bug, p);
   const ropecheck_apply_params_t q = shape_bug_params(bug, p);
-  const std::int64_t seq_len = impl::seq_len_of(*p);
-  ropecheck_apply_params_t rows = *p;  // how the kernel addresses the position rows
-  if (bug == Bug::axis_stride_ignored) rows.position_axis_stride = p->num_tokens;
-  auto position_of = [&](std::int64_t t, int axis) -> std::int64_t {
-    if (bug == Bug::position_offset_ignored) return t;
-    if (bug == Bug::mrope_temporal_only) axis = 0;
-    if (bug == Bug::decode_first_row_position && seq_len == 1) return impl::position_at(&rows, 0, axis);
-    if (bug == Bug::batch_positions_ignored && seq_len > 0) return impl::position_at(&rows, t % seq_len, axis);
-    return impl::position_at(&rows, t, axis);
-  };
-  // partition_drops_tail_rows: the walk's row, q's rows first.
-  std::int64_t row = 0;
-  const std::int64_t q_rows = p->num_tokens * p->num_q_heads;
   impl::for_each_head(
-      q, [&](std::int64_t t) { return position_of(t, 0); },
-      [&](const impl::HeadRef& h) {
-        if (bug == Bug::partition_drops_tail_rows) {
-          const bool in_q = row < q_rows;
-          const std::int64_t local = in_q ? row : row - q_rows;
-          const std::int64_t rows = in_q ? q_rows : p->num_tokens * q.num_kv_heads;
-          ++row;
-          if (rows > 64 && local >= rows / 64 * 64) return;
-        }
-        for (int i = 0; i < pairs; ++i) pos[i] = multi ? position_of(h.token, axes.axis[i]) : h.position;
-        if (bug == Bug::cache_no_bounds_check) {
-          for (int i = 0; i < pairs; ++i) {
-            const float* row = static_cast<const float*>(p->cos_sin_cache) + pos[i] * d;
-            c[i] = row[i];
-            s[i] = static_cast<float>(sign) * row[pairs + i];
-          }
-        } else {
-          float running = static_cast<float>(h.position);
-          for (int i = 0; i < pairs; ++i) trig(bug, f, p, pos[i], i, sign, &running, &c[i], &s[i]);
-        }
-        if (bug == Bug::last_pair_unrotated) {
-          c[pairs - 1] = 1;
-          s[pairs - 1] = 0;
-        }
-        if (bug == Bug::tail_pairs_unrotated && pairs > 8)
-          for (int i = pairs / 8 * 8; i < pairs; ++i) c[i] = 1, s[i] = 0;
-        unsigned layout = p->layout;
-        if (bug == Bug::layout_swapped || (bug == Bug::layout_swapped_above_4096 && h.position > 4096) ||
-            (bug == Bug::layout_swapped_head_dim_192 && p->head_dim >= 192))
-          layout = 1u - layout;
-        if (bug == Bug::mrope_layout_hard_coded && multi) layout = ROPECHECK_LAYOUT_HALF_SPLIT;
-        if (bug == Bug::mrope_partial_over_head_dim && multi && layout == ROPECHECK_LAYOUT_HALF_SPLIT &&
-            d < p->head_dim) {
-          // Partners at i + head_dim/2 (inside the head, outside the rotary part).
-          for (int i = 0; i < pairs; ++i) {
-            const std::int64_t a = h.offset + i, b = h.offset + i + p->head_dim / 2;
-            const float x = impl::load_f32(h.in, a, p->dtype), y = impl::load_f32(h.in, b, p->dtype);
-            impl::store_f32(h.out, a, p->dtype, x * c[i] - y * s[i]);
-            impl::store_f32(h.out, b, p->dtype, x * s[i] + y * c[i]);
-          }
-        } else if ((bug == Bug::fma_when_many_tokens && p->num_tokens > 32) ||
-                   (bug == Bug::fma_when_q_alone && p->num_kv_heads == 0)) {
-          rotate_head_pairs_fma(*p, h, layout, c.data(), s.data());
-        } else {
-          impl::rotate_head_pairs(*p, h, layout, c.data(), s.data());
-        }
-        if (bug == Bug::pass_through_scaled)  // the attention factor applied to the whole head
-          for (int j = d; j < p->head_dim; ++j)
-            impl::store_f32(h.out, h.offset + j, p->dtype,
-                            static_cast<float>(m) * impl::load_f32(h.in, h.offset + j, p->dtype));
-      });
+      q, [&](std::int64_t t) { return pass.position_of(t, 0); },
+      [&](const impl::HeadRef& h) { pass.head(h, q.num_kv_heads); });
   return ROPECHECK_OK;
 }
 
