@@ -63,9 +63,10 @@ QkBuffers make_inputs(const Case& c);
 inline unsigned char canary_byte(std::size_t i) { return (i % 2) ? 0x7f : 0xa5; }
 void fill_canary(unsigned char* p, std::size_t bytes);
 // What an out-of-place output holds before a call (core/kernel/kernel_call.h),
-// fresh per call and drawn from the system's entropy (its first 64 KiB,
-// repeated beyond), so that no kernel can tell the harness's buffer from a
-// production one, nor predict it:
+// drawn per call (its first 64 KiB, repeated beyond) from a stream keyed by
+// the call itself (seed_poison below): other calls get other bytes, so no
+// kernel can tell the harness's buffer from a production one, and the same
+// call gets the same bytes, so a failure reproduces from its line:
 //   kNan     a NaN with a random sign and payload in every element: an
 //            element never written is judged wrong;
 //   kFinite  random finite values (any sign, magnitudes 2^-8 .. 2^8): what
@@ -86,12 +87,19 @@ PoisonKind draw_poison_kind(const PoisonKind* other_than = nullptr);
 // `input`: the input bytes for kInput (as many as `bytes`).
 void fill_poison(unsigned char* p, std::size_t bytes, ropecheck_dtype_t dtype, PoisonKind kind = PoisonKind::kNan,
                  const unsigned char* input = nullptr);
-// Random bytes from the system's entropy, fresh per call (one of the states
-// a KV cache arrives in: core/cases/kv_write_case.h, fill_cache_initial).
+// Random bytes from this thread's poison stream, fresh per call (one of the
+// states a KV cache arrives in: core/cases/kv_write_case.h, fill_cache_initial).
 void fill_random_bytes(unsigned char* p, std::size_t bytes);
-// A number from the same entropy, below n (> 0): which state a buffer
+// A number from the same stream, below n (> 0): which state a buffer
 // arrives in, drawn per call.
 std::uint64_t draw_below(std::uint64_t n);
+// Restarts this thread's poison stream (the poisons, a KV cache's initial
+// state and its random bytes) at `key`. call_kernel restarts it from the call
+// itself (core/kernel/poison_key.h), so what every buffer arrives holding
+// follows from the case and the kernel, and a failure's one-line reproduce
+// command hands the kernel the same bytes again, whichever jobs, threads or
+// other properties ran before it.
+void seed_poison(std::uint64_t key);
 // Stores v (exactly representable in dtype) at element i.
 void store_value(unsigned char* base, std::int64_t i, ropecheck_dtype_t t, double v);
 

@@ -7,15 +7,21 @@
 #include <vector>
 
 #include "core/cases/kv_write_case.h"
+#include "core/kernel/poison_key.h"
 #include "ropecheck/dtype.h"
 
 namespace ropecheck {
+
+namespace {
+constexpr std::uint64_t kTwiceSalt = 0x74776963ull;  // "twic": no single call's salt (0 .. kPoisonKinds)
+}  // namespace
 
 KernelRun call_kernel_twice(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const QkNormCase* norm,
                             const KvRun* kv_given) {
   CallOptions o;
   o.norm = norm;
   o.kv_given = kv_given;
+  seed_poison(poison_key(c, impl.name, kTwiceSalt));  // the pair's kinds follow from the call too
   const PoisonKind kind = draw_poison_kind();
   o.poison = kind;
   KernelRun first = call_kernel(impl, c, in, o);

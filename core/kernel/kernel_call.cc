@@ -16,6 +16,7 @@
 #include "core/kernel/call_parts/base_parts.h"
 #include "core/kernel/call_parts/fused_parts.h"
 #include "core/kernel/call_parts/quant_out_part.h"
+#include "core/kernel/poison_key.h"
 #include "ropecheck/axes.h"
 #include "ropecheck/capabilities.h"
 #include "ropecheck/dtype.h"
@@ -53,6 +54,10 @@ std::string KernelRun::failure() const {
 KernelRun::~KernelRun() = default;
 
 KernelRun call_kernel(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const CallOptions& o) {
+  // What the buffers arrive holding (poison, a KV cache's state) follows
+  // from this call alone: the salt tells a pair's calls apart by the poison
+  // each asked for.
+  seed_poison(poison_key(c, impl.name, o.poison ? 1 + static_cast<std::uint64_t>(*o.poison) : 0));
   KernelRun r;
   CallSetup s{impl, c, in, o, geometry(c), isolated_inner(impl) != nullptr, r};
   ropecheck_apply_params_t& p = s.p;
