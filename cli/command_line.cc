@@ -6,6 +6,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/build_commands.h"
 #include "cli/list_command.h"
 #include "cli/properties_command.h"
 #include "cli/run_main.h"
@@ -21,11 +22,8 @@ CommandLine::CommandLine() {
   check = add_check_command(app, check_args);
   merge = add_merge_command(app, merge_args);
   props = add_properties_command(app);
-  fuzz = add_fuzz_command(app, fuzz_args);
-  mutants = add_mutants_command(app, mutants_args);
-  golden = add_golden_command(app, golden_args);
   zoo = add_zoo_command(app, zoo_args);
-  bench = add_bench_command(app, bench_args);
+  add_build_commands(*this);  // fuzz, mutants, golden, bench: cli/build_commands.h
 }
 
 int parse_command_line(CommandLine& cl, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -45,10 +43,8 @@ int parse_command_line(CommandLine& cl, int argc, const char* const* argv, std::
   if (*cl.check) {
     GateOptions o;
     bad = validate_check_args(cl.check_args, &o);
-  } else if (*cl.golden) {
-    bad = validate_golden_args(cl.golden_args);
-  } else if (*cl.bench) {
-    bad = validate_bench_args(cl.bench_args);
+  } else {
+    bad = validate_build_command(cl);
   }
   if (!bad.empty()) {
     err << "error: " << bad << "\n";
@@ -63,11 +59,8 @@ int run_command(CommandLine& cl, const char* argv0) {
     if (*cl.check) return run_check(cl.check_args);
     if (*cl.merge) return run_merge(cl.merge_args);
     if (*cl.props) return run_properties();
-    if (*cl.fuzz) return run_fuzz(cl.fuzz_args, argv0);
-    if (*cl.mutants) return run_mutants(cl.mutants_args);
-    if (*cl.golden) return run_golden(cl.golden_args);
     if (*cl.zoo) return run_zoo(cl.zoo_args);
-    if (*cl.bench) return run_bench_command(cl.bench_args);
+    if (const int rc = run_build_command(cl, argv0); rc != kNotABuildCommand) return rc;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return interrupt_signal() ? interrupted_exit_code() : 2;
