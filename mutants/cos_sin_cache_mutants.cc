@@ -67,6 +67,86 @@ class RowsCopy {
   std::vector<std::int64_t> rows_;
 };
 
+// What a row hands the control's lookup instead of the caller's cache or
+// positions: a copy of the rows it reads, or ids of its own. Alive until the
+// lookup has run.
+struct CacheCall {
+  const ropecheck_apply_params_t* p;
+  ropecheck_apply_params_t call;  // what the lookup is handed
+  std::size_t es;                 // bytes per cache element
+  std::optional<RowsCopy> copy;
+  std::vector<std::int64_t> rows64;
+  std::vector<std::int32_t> rows32;
+};
+
+// The fp32 cache rounded to the query dtype before use: the rows the call
+// reads, in a copy (cos_sin_cache_downcast) or in the caller's own buffer
+// (_in_place).
+ropecheck_status_t downcast(CacheCall& c, bool in_place) {
+  const ropecheck_apply_params_t* p = c.p;
+  if (p->dtype == ROPECHECK_DTYPE_F32 || p->cache_dtype != ROPECHECK_DTYPE_F32) return ROPECHECK_OK;
+  float* rows = static_cast<float*>(const_cast<void*>(p->cos_sin_cache));
+  if (!in_place) {
+    c.copy.emplace(*p, c.es);
+    if (!c.copy->ok()) return ROPECHECK_INTERNAL_ERROR;
+    rows = reinterpret_cast<float*>(c.copy->data());
+    c.call.cos_sin_cache = c.copy->data();
+  }
+  const int axes = impl::axes_of(p) > 0 ? impl::axes_of(p) : 1;
+  for (int a = 0; a < axes; ++a)
+    for (std::int64_t t = 0; t < p->num_tokens; ++t) {
+      float* row = rows + impl::position_at(p, t, a) * p->rotary_dim;
+      for (int j = 0; j < p->rotary_dim; ++j) row[j] = impl::round_to_storage(row[j], p->dtype);
+    }
+  return ROPECHECK_OK;
+}
+
+// Each row read as sin | cos.
+ropecheck_status_t halves_swapped(CacheCall& c) {
+  const std::size_t half_bytes = static_cast<std::size_t>(c.p->rotary_dim / 2) * c.es;
+  c.copy.emplace(*c.p, c.es);
+  if (!c.copy->ok()) return ROPECHECK_INTERNAL_ERROR;
+  std::vector<unsigned char> cos_half(half_bytes);
+  std::vector<std::int64_t> rows = c.copy->rows();
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  for (const std::int64_t r : rows) {
+    unsigned char* at = c.copy->row(r);
+    std::memcpy(cos_half.data(), at, half_bytes);
+    std::memmove(at, at + half_bytes, half_bytes);
+    std::memcpy(at + half_bytes, cos_half.data(), half_bytes);
+  }
+  c.call.cos_sin_cache = c.copy->data();
+  return ROPECHECK_OK;
+}
+
+// Row t for token t on every axis, bounds-checked as the positions are.
+ropecheck_status_t row_of_token(CacheCall& c, char* err, std::size_t n) {
+  const ropecheck_apply_params_t* p = c.p;
+  const int axes = impl::axes_of(p) > 0 ? impl::axes_of(p) : 1;
+  const std::int64_t stride = axes > 1 ? p->position_axis_stride : p->num_tokens;
+  const std::size_t ids = static_cast<std::size_t>(stride * (axes - 1) + p->num_tokens);
+  for (std::int64_t t = 0; t < p->num_tokens; ++t)
+    if (t >= p->cache_max_position) {
+      impl::set_error(err, n, "token %lld: past the cos/sin cache of %lld rows", static_cast<long long>(t),
+                      static_cast<long long>(p->cache_max_position));
+      return ROPECHECK_POSITION_OUT_OF_RANGE;
+    }
+  if (p->position_type == ROPECHECK_INDEX_INT32) {
+    c.rows32.assign(ids, 0);
+    for (int a = 0; a < axes; ++a)
+      for (std::int64_t t = 0; t < p->num_tokens; ++t)
+        c.rows32[static_cast<std::size_t>(a * stride + t)] = static_cast<std::int32_t>(t);
+    c.call.positions = c.rows32.data();
+  } else {
+    c.rows64.assign(ids, 0);
+    for (int a = 0; a < axes; ++a)
+      for (std::int64_t t = 0; t < p->num_tokens; ++t) c.rows64[static_cast<std::size_t>(a * stride + t)] = t;
+    c.call.positions = c.rows64.data();
+  }
+  return ROPECHECK_OK;
+}
+
 ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
   const Bug bug = static_cast<const CacheKernel*>(ctx)->bug;
   if (auto s = impl::check_apply(kCaps, p, err, n)) return s;
@@ -74,79 +154,18 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
     impl::set_error(err, n, "cache_dtype: %u not read by this implementation", p->cache_dtype);
     return ROPECHECK_UNSUPPORTED;
   }
-  ropecheck_apply_params_t call = *p;
-  const int half = p->rotary_dim / 2;
-  const bool narrow_q = p->dtype != ROPECHECK_DTYPE_F32 && p->cache_dtype == ROPECHECK_DTYPE_F32;
-  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->cache_dtype));
-  std::optional<RowsCopy> copy;
-  std::vector<std::int64_t> rows64;
-  std::vector<std::int32_t> rows32;
+  CacheCall c{.p = p, .call = *p, .es = dtype_size(static_cast<ropecheck_dtype_t>(p->cache_dtype)), .copy = {},
+              .rows64 = {}, .rows32 = {}};
+  ropecheck_status_t st = ROPECHECK_OK;
   switch (bug) {
-    case Bug::cos_sin_cache_downcast:
-    case Bug::cos_sin_cache_downcast_in_place: {
-      // The fp32 cache rounded to the query dtype before use: the rows the
-      // call reads, in a copy or (in place) in the caller's own buffer.
-      if (!narrow_q) break;
-      float* rows = static_cast<float*>(const_cast<void*>(p->cos_sin_cache));
-      if (bug == Bug::cos_sin_cache_downcast) {
-        copy.emplace(*p, es);
-        if (!copy->ok()) return ROPECHECK_INTERNAL_ERROR;
-        rows = reinterpret_cast<float*>(copy->data());
-        call.cos_sin_cache = copy->data();
-      }
-      const int axes = impl::axes_of(p) > 0 ? impl::axes_of(p) : 1;
-      for (int a = 0; a < axes; ++a)
-        for (std::int64_t t = 0; t < p->num_tokens; ++t) {
-          float* row = rows + impl::position_at(p, t, a) * p->rotary_dim;
-          for (int j = 0; j < p->rotary_dim; ++j) row[j] = impl::round_to_storage(row[j], p->dtype);
-        }
-      break;
-    }
-    case Bug::cos_sin_cache_halves_swapped: {
-      // Each row read as sin | cos.
-      const std::size_t half_bytes = static_cast<std::size_t>(half) * es;
-      copy.emplace(*p, es);
-      if (!copy->ok()) return ROPECHECK_INTERNAL_ERROR;
-      std::vector<unsigned char> cos_half(half_bytes);
-      std::vector<std::int64_t> rows = copy->rows();
-      std::sort(rows.begin(), rows.end());
-      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-      for (const std::int64_t r : rows) {
-        unsigned char* at = copy->row(r);
-        std::memcpy(cos_half.data(), at, half_bytes);
-        std::memmove(at, at + half_bytes, half_bytes);
-        std::memcpy(at + half_bytes, cos_half.data(), half_bytes);
-      }
-      call.cos_sin_cache = copy->data();
-      break;
-    }
-    case Bug::cos_sin_cache_row_of_token: {
-      // Row t for token t on every axis, bounds-checked as the positions are.
-      const int axes = impl::axes_of(p) > 0 ? impl::axes_of(p) : 1;
-      const std::int64_t stride = axes > 1 ? p->position_axis_stride : p->num_tokens;
-      const std::size_t ids = static_cast<std::size_t>(stride * (axes - 1) + p->num_tokens);
-      for (std::int64_t t = 0; t < p->num_tokens; ++t)
-        if (t >= p->cache_max_position) {
-          impl::set_error(err, n, "token %lld: past the cos/sin cache of %lld rows", static_cast<long long>(t),
-                          static_cast<long long>(p->cache_max_position));
-          return ROPECHECK_POSITION_OUT_OF_RANGE;
-        }
-      if (p->position_type == ROPECHECK_INDEX_INT32) {
-        rows32.assign(ids, 0);
-        for (int a = 0; a < axes; ++a)
-          for (std::int64_t t = 0; t < p->num_tokens; ++t) rows32[static_cast<std::size_t>(a * stride + t)] = static_cast<std::int32_t>(t);
-        call.positions = rows32.data();
-      } else {
-        rows64.assign(ids, 0);
-        for (int a = 0; a < axes; ++a)
-          for (std::int64_t t = 0; t < p->num_tokens; ++t) rows64[static_cast<std::size_t>(a * stride + t)] = t;
-        call.positions = rows64.data();
-      }
-      break;
-    }
+    case Bug::cos_sin_cache_downcast: st = downcast(c, false); break;
+    case Bug::cos_sin_cache_downcast_in_place: st = downcast(c, true); break;
+    case Bug::cos_sin_cache_halves_swapped: st = halves_swapped(c); break;
+    case Bug::cos_sin_cache_row_of_token: st = row_of_token(c, err, n); break;
     default: break;
   }
-  impl::rotate_from_cache(call);
+  if (st != ROPECHECK_OK) return st;
+  impl::rotate_from_cache(c.call);
   return ROPECHECK_OK;
 }
 

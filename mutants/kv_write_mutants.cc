@@ -135,102 +135,145 @@ ropecheck_status_t write_mla(const KvKernel& k, const ropecheck_apply_params_t& 
   return ROPECHECK_OK;
 }
 
-ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
-  const KvKernel& k = *static_cast<const KvKernel*>(ctx);
-  if (auto s = impl::check_apply(k.caps, p, err, n)) return s;
-  const ropecheck_kv_write_t* w = kv_write_of(*p);
-  const std::int64_t T = p->num_tokens;
-  const int H = p->num_kv_heads, D = p->head_dim;
-  const std::int64_t seq = p->seq_len;
-  const auto k_row = [&](std::int64_t t) {
-    return seq > 0 ? (t / seq) * p->k_seq_stride + (t % seq) * p->k_token_stride : t * p->k_token_stride;
-  };
-  // The unrotated k, kept for the row that caches it.
-  std::vector<float> k_before;
-  if (w && k.bug == Bug::kv_unrotated_k_cached) {
-    k_before.resize(static_cast<std::size_t>(T * H * D));
-    for (std::int64_t t = 0; t < T; ++t)
-      for (int h = 0; h < H; ++h)
-        for (int c = 0; c < D; ++c)
-          k_before[static_cast<std::size_t>((t * H + h) * D + c)] =
-              impl::load_f32(p->k_in, k_row(t) + h * p->k_head_stride + c, p->dtype);
+// One call of a KV-write row: its params, write and geometry, and what the
+// rows that need the inputs as given keep of them before the rotation.
+struct KvCall {
+  const KvKernel& k;
+  const ropecheck_apply_params_t* p;
+  const ropecheck_kv_write_t* w;
+  std::int64_t T;
+  int H, D;
+  std::vector<float> k_before;        // kv_unrotated_k_cached: every k element as given
+  std::vector<float> q_kept, k_kept;  // kv_padding_skips_rotation: the padding tokens' q and k as given
+
+  std::int64_t q_row(std::int64_t t) const {
+    return p->seq_len > 0 ? (t / p->seq_len) * p->q_seq_stride + (t % p->seq_len) * p->q_token_stride
+                          : t * p->q_token_stride;
   }
-  // The padding tokens' q and k as given, for the row that never rotates them.
-  const auto q_row = [&](std::int64_t t) {
-    return seq > 0 ? (t / seq) * p->q_seq_stride + (t % seq) * p->q_token_stride : t * p->q_token_stride;
-  };
-  std::vector<float> q_kept, k_kept;
-  const bool skips = w && k.bug == Bug::kv_padding_skips_rotation;
-  if (skips)
-    for (std::int64_t t = 0; t < T; ++t) {
-      if (w->slot_mapping[t] >= 0) continue;
-      for (int h = 0; h < p->num_q_heads; ++h)
-        for (int c = 0; c < D; ++c) q_kept.push_back(impl::load_f32(p->q_in, q_row(t) + h * p->q_head_stride + c, p->dtype));
-      for (int h = 0; h < H; ++h)
-        for (int c = 0; c < D; ++c) k_kept.push_back(impl::load_f32(p->k_in, k_row(t) + h * p->k_head_stride + c, p->dtype));
-    }
-  ropecheck_apply_params_t rp = without_write(*p);
-  // MLA's rope head with only its first half rotated (a partial rotary
-  // factor of 0.5 meant for other layers applied to qk_rope_head_dim).
-  if (w && kv_is_mla(*w) && k.bug == Bug::mla_rope_half_the_dims) rp.rotary_dim = p->rotary_dim / 2 / 2 * 2;
-  if (auto s = k.rotation->apply(k.rotation->ctx, &rp, err, n)) return s;
-  if (w == nullptr) return ROPECHECK_OK;
-  if (k.bug == Bug::kv_write_skipped_above_4096 && T > 4096) return ROPECHECK_OK;
-  if (k.bug == Bug::kv_write_sniffs_cache && looks_fresh(*w)) return ROPECHECK_OK;
-  if (kv_is_mla(*w)) return write_mla(k, *p, *w, err, n);
-  if (skips) {
-    std::size_t qi = 0, ki = 0;
-    for (std::int64_t t = 0; t < T; ++t) {
-      if (w->slot_mapping[t] >= 0) continue;
-      for (int h = 0; h < p->num_q_heads; ++h)
-        for (int c = 0; c < D; ++c) impl::store_f32(p->q_out, q_row(t) + h * p->q_head_stride + c, p->dtype, q_kept[qi++]);
-      for (int h = 0; h < H; ++h)
-        for (int c = 0; c < D; ++c) impl::store_f32(p->k_out, k_row(t) + h * p->k_head_stride + c, p->dtype, k_kept[ki++]);
-    }
+  std::int64_t k_row(std::int64_t t) const {
+    return p->seq_len > 0 ? (t / p->seq_len) * p->k_seq_stride + (t % p->seq_len) * p->k_token_stride
+                          : t * p->k_token_stride;
   }
-  const std::int64_t slots = w->num_blocks * w->block_size;
-  // The prefill path, for calls of more than 16 tokens whose slots ascend:
-  // the tokens written as one run from the first one's slot, the holes
-  // between a sequence's blocks ignored (never past the last slot: the n-th
-  // ascending slot is at least the first + n).
+  bool skips_padding() const { return w && k.bug == Bug::kv_padding_skips_rotation; }
+};
+
+// Before the rotation: the unrotated k, kept for the row that caches it,
+// and the padding tokens' q and k, for the row that never rotates them.
+void keep_inputs(KvCall& c) {
+  const ropecheck_apply_params_t* p = c.p;
+  if (c.w && c.k.bug == Bug::kv_unrotated_k_cached) {
+    c.k_before.resize(static_cast<std::size_t>(c.T * c.H * c.D));
+    for (std::int64_t t = 0; t < c.T; ++t)
+      for (int h = 0; h < c.H; ++h)
+        for (int ch = 0; ch < c.D; ++ch)
+          c.k_before[static_cast<std::size_t>((t * c.H + h) * c.D + ch)] =
+              impl::load_f32(p->k_in, c.k_row(t) + h * p->k_head_stride + ch, p->dtype);
+  }
+  if (!c.skips_padding()) return;
+  for (std::int64_t t = 0; t < c.T; ++t) {
+    if (c.w->slot_mapping[t] >= 0) continue;
+    for (int h = 0; h < p->num_q_heads; ++h)
+      for (int ch = 0; ch < c.D; ++ch)
+        c.q_kept.push_back(impl::load_f32(p->q_in, c.q_row(t) + h * p->q_head_stride + ch, p->dtype));
+    for (int h = 0; h < c.H; ++h)
+      for (int ch = 0; ch < c.D; ++ch)
+        c.k_kept.push_back(impl::load_f32(p->k_in, c.k_row(t) + h * p->k_head_stride + ch, p->dtype));
+  }
+}
+
+// After the rotation: the padding tokens' q and k put back as given.
+void restore_padding(const KvCall& c) {
+  const ropecheck_apply_params_t* p = c.p;
+  std::size_t qi = 0, ki = 0;
+  for (std::int64_t t = 0; t < c.T; ++t) {
+    if (c.w->slot_mapping[t] >= 0) continue;
+    for (int h = 0; h < p->num_q_heads; ++h)
+      for (int ch = 0; ch < c.D; ++ch)
+        impl::store_f32(p->q_out, c.q_row(t) + h * p->q_head_stride + ch, p->dtype, c.q_kept[qi++]);
+    for (int h = 0; h < c.H; ++h)
+      for (int ch = 0; ch < c.D; ++ch)
+        impl::store_f32(p->k_out, c.k_row(t) + h * p->k_head_stride + ch, p->dtype, c.k_kept[ki++]);
+  }
+}
+
+// The prefill path of kv_contiguous_prefill_slots, for calls of more than
+// 16 tokens whose slots ascend: the first one's slot, from which the tokens
+// are written as one run (the holes between a sequence's blocks ignored);
+// -1 where the row writes slot by slot.
+std::int64_t contiguous_run_start(const KvCall& c) {
+  if (c.k.bug != Bug::kv_contiguous_prefill_slots || c.T <= 16) return -1;
   std::int64_t run_start = -1, previous = -1;
-  bool ascending = k.bug == Bug::kv_contiguous_prefill_slots && T > 16;
-  for (std::int64_t t = 0; t < T && ascending; ++t) {
-    const std::int64_t s = w->slot_mapping[t];
+  for (std::int64_t t = 0; t < c.T; ++t) {
+    const std::int64_t s = c.w->slot_mapping[t];
     if (s < 0) continue;
-    ascending = s > previous;
+    if (s <= previous) return -1;
     if (run_start < 0) run_start = s;
     previous = s;
   }
-  std::int64_t run = 0;
-  for (std::int64_t t = 0; t < T; ++t) {
-    std::int64_t slot = w->slot_mapping[t];
-    if (slot < 0) {
-      if (k.bug != Bug::kv_padding_writes_last_slot) continue;
-      slot = ((slot % slots) + slots) % slots;  // Python's -1 % n: the last slot
-    } else if (ascending) {
-      slot = std::min(run_start + run++, slots - 1);
-    }
-    for (int h = 0; h < H; ++h) {
-      float ks = kv_scale_of(w->k_scale, w->scale_kind, h), vs = kv_scale_of(w->v_scale, w->scale_kind, h);
-      if (k.bug == Bug::kv_scales_swapped) std::swap(ks, vs);
-      if (k.bug == Bug::kv_scale_ignored) ks = vs = 1.0f;
-      const auto scaled = [&](float x, float s) { return k.bug == Bug::kv_scale_direction_flipped ? x * s : x / s; };
-      for (int c = 0; c < D; ++c) {
-        const std::int64_t at = kv_element_offset(*w, slot, h, c);
-        if (!(k.bug == Bug::kv_pass_through_not_cached && c >= p->rotary_dim)) {
-          const float kv = k.bug == Bug::kv_unrotated_k_cached
-                               ? k_before[static_cast<std::size_t>((t * H + h) * D + c)]
-                               : impl::load_f32(p->k_out, k_row(t) + h * p->k_head_stride + c, p->dtype);
-          store(k, w->k_cache, at, w->cache_dtype, scaled(kv, ks));
-        }
-        if (w->v_cache) {
-          const float v = impl::load_f32(w->v, t * w->v_token_stride + h * w->v_head_stride + c, p->dtype);
-          store(k, w->v_cache, at, w->cache_dtype, scaled(v, vs));
-        }
+  return run_start;
+}
+
+// Token t's k and v heads into slot `slot`, with the scale rows' bugs.
+void write_token(const KvCall& c, std::int64_t t, std::int64_t slot) {
+  const ropecheck_apply_params_t* p = c.p;
+  const ropecheck_kv_write_t& w = *c.w;
+  const Bug bug = c.k.bug;
+  for (int h = 0; h < c.H; ++h) {
+    float ks = kv_scale_of(w.k_scale, w.scale_kind, h), vs = kv_scale_of(w.v_scale, w.scale_kind, h);
+    if (bug == Bug::kv_scales_swapped) std::swap(ks, vs);
+    if (bug == Bug::kv_scale_ignored) ks = vs = 1.0f;
+    const auto scaled = [&](float x, float s) { return bug == Bug::kv_scale_direction_flipped ? x * s : x / s; };
+    for (int ch = 0; ch < c.D; ++ch) {
+      const std::int64_t at = kv_element_offset(w, slot, h, ch);
+      if (!(bug == Bug::kv_pass_through_not_cached && ch >= p->rotary_dim)) {
+        const float kv = bug == Bug::kv_unrotated_k_cached
+                             ? c.k_before[static_cast<std::size_t>((t * c.H + h) * c.D + ch)]
+                             : impl::load_f32(p->k_out, c.k_row(t) + h * p->k_head_stride + ch, p->dtype);
+        store(c.k, w.k_cache, at, w.cache_dtype, scaled(kv, ks));
+      }
+      if (w.v_cache) {
+        const float v = impl::load_f32(w.v, t * w.v_token_stride + h * w.v_head_stride + ch, p->dtype);
+        store(c.k, w.v_cache, at, w.cache_dtype, scaled(v, vs));
       }
     }
   }
+}
+
+// The write of every token with a slot (a padding token's too, for the row
+// that writes it to the last slot).
+void write_entries(const KvCall& c) {
+  const std::int64_t slots = c.w->num_blocks * c.w->block_size;
+  const std::int64_t run_start = contiguous_run_start(c);
+  std::int64_t run = 0;
+  for (std::int64_t t = 0; t < c.T; ++t) {
+    std::int64_t slot = c.w->slot_mapping[t];
+    if (slot < 0) {
+      if (c.k.bug != Bug::kv_padding_writes_last_slot) continue;
+      slot = ((slot % slots) + slots) % slots;  // Python's -1 % n: the last slot
+    } else if (run_start >= 0) {
+      slot = std::min(run_start + run++, slots - 1);  // never past the last slot
+    }
+    write_token(c, t, slot);
+  }
+}
+
+ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err, std::size_t n) {
+  const KvKernel& k = *static_cast<const KvKernel*>(ctx);
+  if (auto s = impl::check_apply(k.caps, p, err, n)) return s;
+  KvCall c{.k = k, .p = p, .w = kv_write_of(*p), .T = p->num_tokens, .H = p->num_kv_heads, .D = p->head_dim,
+           .k_before = {}, .q_kept = {}, .k_kept = {}};
+  keep_inputs(c);
+  ropecheck_apply_params_t rp = without_write(*p);
+  // MLA's rope head with only its first half rotated (a partial rotary
+  // factor of 0.5 meant for other layers applied to qk_rope_head_dim).
+  if (c.w && kv_is_mla(*c.w) && k.bug == Bug::mla_rope_half_the_dims) rp.rotary_dim = p->rotary_dim / 2 / 2 * 2;
+  if (auto s = k.rotation->apply(k.rotation->ctx, &rp, err, n)) return s;
+  if (c.w == nullptr) return ROPECHECK_OK;
+  if (k.bug == Bug::kv_write_skipped_above_4096 && c.T > 4096) return ROPECHECK_OK;
+  if (k.bug == Bug::kv_write_sniffs_cache && looks_fresh(*c.w)) return ROPECHECK_OK;
+  if (kv_is_mla(*c.w)) return write_mla(k, *p, *c.w, err, n);
+  if (c.skips_padding()) restore_padding(c);
+  write_entries(c);
   return ROPECHECK_OK;
 }
 

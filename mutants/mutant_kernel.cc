@@ -146,33 +146,6 @@ void taylor_sincos(double x, double* s, double* c) {
   *c = csum;
 }
 
-// The pair (c, s) of pair i at a position, with the bug's effect on it.
-void trig(Bug bug, const EngineFreqs<double>& f, const ropecheck_apply_params_t* p, std::int64_t position, int i,
-          double sign, float* running, float* c, float* s) {
-  const int d = p->rotary_dim;
-  const double m = f.attention_factor;
-  double a = static_cast<double>(position) * f.inv_freq[i];
-  if (bug == Bug::angle_in_bf16) a = round_bf16(static_cast<float>(a));
-  if (bug == Bug::angle_in_fp16) a = round_f16(static_cast<float>(a));
-  if (bug == Bug::running_product_angles) {  // ggml: theta *= theta_scale, in fp32
-    const double correction = f.inv_freq[i] / std::pow(p->freq->base, -2.0 * i / d);
-    a = static_cast<float>(*running * static_cast<float>(correction));
-    *running *= static_cast<float>(std::pow(p->freq->base, -2.0 / d));
-  }
-  double sa, ca;
-  if (bug == Bug::fast_sincos_no_range_reduction) {
-    taylor_sincos(a, &sa, &ca);
-  } else {
-    sa = std::sin(a);
-    ca = std::cos(a);
-  }
-  *c = static_cast<float>(m * ca);
-  *s = static_cast<float>(sign * m * sa);
-  if (bug == Bug::cos_sin_in_bf16) {
-    *c = round_bf16(*c);
-    *s = round_bf16(*s);
-  }
-}
 
 // x c - y s and x s + y c each as one fused multiply-add: the other
 // rounding of the rotation (in budget for a SEPARATE policy, other bits).
@@ -259,6 +232,33 @@ class HeadPass {
   }
 
  private:
+  // The pair (c_[i], s_[i]) of pair i at its position, with the bug's effect on it.
+  void trig(int i, float* running) {
+    const int d = p_.rotary_dim;
+    const double m = f_.attention_factor;
+    double a = static_cast<double>(pos_[i]) * f_.inv_freq[i];
+    if (bug_ == Bug::angle_in_bf16) a = round_bf16(static_cast<float>(a));
+    if (bug_ == Bug::angle_in_fp16) a = round_f16(static_cast<float>(a));
+    if (bug_ == Bug::running_product_angles) {  // ggml: theta *= theta_scale, in fp32
+      const double correction = f_.inv_freq[i] / std::pow(p_.freq->base, -2.0 * i / d);
+      a = static_cast<float>(*running * static_cast<float>(correction));
+      *running *= static_cast<float>(std::pow(p_.freq->base, -2.0 / d));
+    }
+    double sa, ca;
+    if (bug_ == Bug::fast_sincos_no_range_reduction) {
+      taylor_sincos(a, &sa, &ca);
+    } else {
+      sa = std::sin(a);
+      ca = std::cos(a);
+    }
+    c_[i] = static_cast<float>(m * ca);
+    s_[i] = static_cast<float>(sign_ * m * sa);
+    if (bug_ == Bug::cos_sin_in_bf16) {
+      c_[i] = round_bf16(c_[i]);
+      s_[i] = round_bf16(s_[i]);
+    }
+  }
+
   // partition_drops_tail_rows: the walk's row (q's rows first) past the
   // last whole block of 64 is skipped.
   bool dropped(std::int64_t kv_heads) {
@@ -281,7 +281,7 @@ class HeadPass {
       }
     } else {
       float running = static_cast<float>(h.position);
-      for (int i = 0; i < pairs_; ++i) trig(bug_, f_, &p_, pos_[i], i, sign_, &running, &c_[i], &s_[i]);
+      for (int i = 0; i < pairs_; ++i) trig(i, &running);
     }
     if (bug_ == Bug::last_pair_unrotated) {
       c_[pairs_ - 1] = 1;

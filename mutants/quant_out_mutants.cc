@@ -74,9 +74,8 @@ void quantize_input(std::vector<float>& v, float scale, Fp8Format f) {
 }
 
 // The control's rotation of both dense tensors in fp32 (its math dtype: the
-// fp32 result is the value before any store).
-ropecheck_status_t rotate_dense(const QuantKernel& k, const ropecheck_apply_params_t& p, Dense& q, Dense& kk,
-                                char* err, std::size_t n) {
+// fp32 result is the value before any store): the params of that call.
+ropecheck_apply_params_t dense_rotation(const ropecheck_apply_params_t& p, Dense& q, Dense& kk) {
   ropecheck_apply_params_t r = p;
   r.struct_size = ROPECHECK_APPLY_PARAMS_SIZE_1_7;  // no quant_out: a plain rotation
   r.dtype = ROPECHECK_DTYPE_F32;
@@ -91,10 +90,13 @@ ropecheck_status_t rotate_dense(const QuantKernel& k, const ropecheck_apply_para
   r.k_token_stride = static_cast<std::int64_t>(kk.heads) * p.head_dim;
   r.k_head_stride = p.head_dim;
   r.seq_len = r.q_seq_stride = r.k_seq_stride = 0;
-  return k.rotation->apply(k.rotation->ctx, &r, err, n);
+  return r;
 }
 
-void store_codes(Bug bug, const ropecheck_apply_params_t& p, const Dense& d, bool q, float scale, Fp8Format f) {
+// The fp8 codes of q (or k) under the call's quant_out, with the row's bug.
+void store_codes(Bug bug, const ropecheck_apply_params_t& p, const Dense& d, bool q, const ropecheck_quant_out_t& qo) {
+  const float scale = q ? qo.q_scale : qo.k_scale;
+  const Fp8Format f = quant_format(qo.dtype);
   const impl::TensorStrides st = q ? impl::q_strides(p) : impl::k_strides(p);
   auto* out = static_cast<std::uint8_t*>(q ? p.q_out : p.k_out);
   const std::int64_t D = p.head_dim;
@@ -116,9 +118,10 @@ ropecheck_status_t apply(void* ctx, const ropecheck_apply_params_t* p, char* err
     quantize_input(q.in, qo->q_scale, f);
     quantize_input(kk.in, qo->k_scale, f);
   }
-  if (auto s = rotate_dense(k, *p, q, kk, err, n)) return s;
-  store_codes(k.bug, *p, q, true, qo->q_scale, f);
-  if (kk.heads) store_codes(k.bug, *p, kk, false, qo->k_scale, f);
+  const ropecheck_apply_params_t r = dense_rotation(*p, q, kk);
+  if (auto s = k.rotation->apply(k.rotation->ctx, &r, err, n)) return s;
+  store_codes(k.bug, *p, q, true, *qo);
+  if (kk.heads) store_codes(k.bug, *p, kk, false, *qo);
   return ROPECHECK_OK;
 }
 

@@ -20,9 +20,14 @@ struct Rows {
   const unsigned char* at(std::int64_t t) const { return base + static_cast<std::size_t>(t) * token_bytes; }
 };
 
-Rows rows(const void* base, std::int64_t token_stride, int heads, std::int64_t head_stride, int head_dim, std::size_t es) {
+// The rows of q's (is_q) or k's strides and heads at `base` (its input or output).
+Rows rows(const ropecheck_apply_params_t* p, const void* base, bool is_q) {
+  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
+  const std::int64_t token_stride = is_q ? p->q_token_stride : p->k_token_stride;
+  const std::int64_t head_stride = is_q ? p->q_head_stride : p->k_head_stride;
+  const int heads = is_q ? p->num_q_heads : p->num_kv_heads;
   return {static_cast<const unsigned char*>(base), static_cast<std::size_t>(token_stride) * es,
-          static_cast<std::size_t>((heads - 1) * head_stride + head_dim) * es};
+          static_cast<std::size_t>((heads - 1) * head_stride + p->head_dim) * es};
 }
 
 // What the last call saw and wrote, per token, and its shape.
@@ -50,12 +55,11 @@ ropecheck_status_t diff_cached_apply(const ropecheck_impl_t& clean, const ropech
   static std::mutex mu;
   static Last last;
   std::lock_guard<std::mutex> lock(mu);
-  const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->dtype));
   const std::int64_t T = p->num_tokens;
   const bool has_k = p->num_kv_heads > 0;
   const bool plain = p->seq_len == 0 && impl::axes_of(p) == 0 && p->kv_write == nullptr;
-  const Rows qi = rows(p->q_in, p->q_token_stride, p->num_q_heads, p->q_head_stride, p->head_dim, es);
-  const Rows ki = has_k ? rows(p->k_in, p->k_token_stride, p->num_kv_heads, p->k_head_stride, p->head_dim, es) : Rows{};
+  const Rows qi = rows(p, p->q_in, true);
+  const Rows ki = has_k ? rows(p, p->k_in, false) : Rows{};
   std::vector<std::int64_t> positions(static_cast<std::size_t>(T));
   for (std::int64_t t = 0; t < T; ++t) positions[static_cast<std::size_t>(t)] = impl::position_at(p, t);
   // Which tokens differ from the last call's (all of them when its shape differs).
@@ -113,8 +117,8 @@ ropecheck_status_t diff_cached_apply(const ropecheck_impl_t& clean, const ropech
   last.positions = std::move(positions);
   last.q_in = std::move(q_in);
   last.k_in = std::move(k_in);
-  save(rows(p->q_out, p->q_token_stride, p->num_q_heads, p->q_head_stride, p->head_dim, es), T, &last.q_out);
-  if (has_k) save(rows(p->k_out, p->k_token_stride, p->num_kv_heads, p->k_head_stride, p->head_dim, es), T, &last.k_out);
+  save(rows(p, p->q_out, true), T, &last.q_out);
+  if (has_k) save(rows(p, p->k_out, false), T, &last.k_out);
   return ROPECHECK_OK;
 }
 
