@@ -234,15 +234,14 @@ class HeadPass {
  private:
   // The pair (c_[i], s_[i]) of pair i at its position, with the bug's effect on it.
   void trig(int i, float* running) {
-    const int d = p_.rotary_dim;
     const double m = f_.attention_factor;
     double a = static_cast<double>(pos_[i]) * f_.inv_freq[i];
     if (bug_ == Bug::angle_in_bf16) a = round_bf16(static_cast<float>(a));
     if (bug_ == Bug::angle_in_fp16) a = round_f16(static_cast<float>(a));
     if (bug_ == Bug::running_product_angles) {  // ggml: theta *= theta_scale, in fp32
-      const double correction = f_.inv_freq[i] / std::pow(p_.freq->base, -2.0 * i / d);
+      const double correction = f_.inv_freq[i] / std::pow(p_.freq->base, -2.0 * i / d_);
       a = static_cast<float>(*running * static_cast<float>(correction));
-      *running *= static_cast<float>(std::pow(p_.freq->base, -2.0 / d));
+      *running *= static_cast<float>(std::pow(p_.freq->base, -2.0 / d_));
     }
     double sa, ca;
     if (bug_ == Bug::fast_sincos_no_range_reduction) {
