@@ -37,17 +37,26 @@ Grid grid(KvDtype d) {
 // |x| rounded to nearest even on the grid with an unbounded exponent above
 // (overflow is decided after, as IEEE 754 does: a value rounding to just past
 // the largest finite overflows). Exact in double: every grid here has at
-// most 24 significand bits.
+// most 24 significand bits. The grid's quantum at a is 2^q; a < 2^(q + p)
+// <= 2^(q + 24), so a + 2^(q + 52) lies in [2^(q + 52), 2^(q + 53)), whose
+// doubles are the multiples of 2^q: the addition is the rounding (to
+// nearest, ties to the even multiple, 2^52 being even) and the subtraction
+// is exact. The binade is read from a's bits (reference/rounding.h, ulp_of):
+// frexp and two ldexp calls were a tenth of a KV-cache write's judging.
+// Beyond 2^900 (past every grid's largest finite, where 2^(q + 52) would
+// overflow) the same rounding with ldexp.
 double round_magnitude(double a, const Grid& g) {
   if (!(a > 0)) return 0;
-  int e = 0;
-  std::frexp(a, &e);  // a in [2^(e-1), 2^e)
-  const int q = std::max(e - 1, g.emin) - (g.precision - 1);
-  const double scaled = std::ldexp(a, -q);
+  const double quantum = ref::ulp_of(a, DtypeFormat{g.precision, g.emin, 0});
+  if (a < 0x1p900) {
+    const double c = quantum * 0x1p52;
+    return (a + c) - c;
+  }
+  const double scaled = a / quantum;  // exact: a power of two
   double n = std::floor(scaled);
   const double frac = scaled - n;
   if (frac > 0.5 || (exactly_equal(frac, 0.5) && std::fmod(n, 2.0) > 0)) n += 1;
-  return std::ldexp(n, q);
+  return n * quantum;
 }
 
 // x rounded to nearest even on g, overflow to infinity, the sign kept
