@@ -3,6 +3,7 @@
 #include "core/kernel/own_cos_sin_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,11 @@ struct CacheMemo {
 };
 thread_local CacheMemo t_cache_memo;
 
+std::atomic<bool> g_spare_rows{true};
+
 }  // namespace
+
+void set_own_cache_spare_rows(bool on) { g_spare_rows = on; }
 
 OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted& want, const FpControl& fp_before,
                                  KernelRun* r) {
@@ -60,7 +65,7 @@ OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted
     // cache kernel's gate run, and scalar_cached's quick gate built 8.30 M
     // rows in 216 builds, now 5.33 M in 158. The kernel is still told
     // `rows` (the call's cache_max_position).
-    std::int64_t build_rows = rows + std::min<std::int64_t>(rows, std::int64_t{1} << 13);
+    std::int64_t build_rows = g_spare_rows ? rows + std::min<std::int64_t>(rows, std::int64_t{1} << 13) : rows;
     if (impl.max_position > 0) build_rows = std::min(build_rows, impl.max_position);
     build_rows = std::max(rows, std::min(build_rows, max_cache_elements() / rotary_dim));
     // Isolated, the builder writes into a poisoned copy and the table is
