@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 #include <sstream>
+#include <type_traits>
 
 #include "core/cases/buffers.h"
 #include "core/cases/rng.h"
@@ -128,23 +129,55 @@ double kv_cache_edge(Choices& rng, KvDtype d) {
   return rng.chance(0.5) ? -e : e;
 }
 
+namespace {
+
+// Every whole element of p (the tail under an element left as it is) replaced
+// by code(its bits), an element of T at a time: one loop per dtype, the
+// dtype's branch out of it (a switch and two byte copies per element were
+// most of a KV-cache write's call set-up).
+template <class T, class Code>
+void each_element(unsigned char* p, std::size_t bytes, Code code) {
+  const std::size_t n = bytes / sizeof(T);
+  for (std::size_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
+    v = static_cast<T>(code(v));
+    std::memcpy(p + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
+template <class Code>
+void each_element(unsigned char* p, std::size_t bytes, KvDtype d, Code code) {
+  switch (kv_dtype_size(d)) {
+    case 1: return each_element<std::uint8_t>(p, bytes, code);
+    case 2: return each_element<std::uint16_t>(p, bytes, code);
+    default: return each_element<std::uint32_t>(p, bytes, code);
+  }
+}
+
+}  // namespace
+
 void fill_cache_initial(unsigned char* p, std::size_t bytes, KvDtype d, CacheInitial kind) {
-  const std::size_t es = kv_dtype_size(d);
   switch (kind) {
     case CacheInitial::kRandomBytes: fill_random_bytes(p, bytes); return;
     case CacheInitial::kZeros: std::memset(p, 0, bytes); return;
     case CacheInitial::kNans: {
       const std::uint32_t code = nan_code(d);
-      for (std::size_t i = 0; i + es <= bytes; i += es) std::memcpy(p + i, &code, es);  // little-endian
+      each_element(p, bytes, d, [code](std::uint32_t) { return code; });
       return;
     }
     case CacheInitial::kFiniteCodes: {
       fill_random_bytes(p, bytes);
-      for (std::size_t i = 0; i + es <= bytes; i += es) {
-        std::uint32_t r = 0;
-        std::memcpy(&r, p + i, es);
-        const std::uint32_t code = finite_code(r, d);
-        std::memcpy(p + i, &code, es);
+      // The dtype a constant in each loop.
+      const auto fix = [&](auto dtype) {
+        each_element(p, bytes, d, [](std::uint32_t r) { return finite_code(r, decltype(dtype)::value); });
+      };
+      switch (d) {
+        case KvDtype::kE4M3FN: return fix(std::integral_constant<KvDtype, KvDtype::kE4M3FN>{});
+        case KvDtype::kE5M2: return fix(std::integral_constant<KvDtype, KvDtype::kE5M2>{});
+        case KvDtype::kF16: return fix(std::integral_constant<KvDtype, KvDtype::kF16>{});
+        case KvDtype::kBF16: return fix(std::integral_constant<KvDtype, KvDtype::kBF16>{});
+        case KvDtype::kF32: return fix(std::integral_constant<KvDtype, KvDtype::kF32>{});
       }
       return;
     }

@@ -55,8 +55,16 @@ class Rng final : public Choices {
     std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
     return mix_step(z);
   }
-  // Rejection keeps it unbiased.
+  // Rejection keeps it unbiased. A power of two n (a significand's bits)
+  // takes the same draws without the two divisions: (2^64 - 1) % n is
+  // n - 1 and v % n is v & (n - 1) (the divisions were most of drawing an
+  // input value, four per element).
   std::uint64_t below(std::uint64_t n) override {
+    if ((n & (n - 1)) == 0) {
+      std::uint64_t v;
+      do v = next(); while (v >= ~std::uint64_t{0} - (n - 1));
+      return v & (n - 1);
+    }
     const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
     std::uint64_t v;
     do v = next(); while (v >= limit);
