@@ -89,8 +89,8 @@ ChildRun Worker::call(const ChildOptions& o) {
   s.done_seq = 0;
   // The request before the SIGCONT: the worker, continued, finds it waiting
   // and runs the call at once instead of sleeping in recv() for it (a
-  // sleep and a wake-up fewer per call).
-  [[maybe_unused]] const ssize_t sent = ::send(forked_.fd, "c", 1, MSG_NOSIGNAL);  // if it is gone, the wait sees its death
+  // sleep and a wake-up fewer per call). If it is gone, the wait sees its death.
+  [[maybe_unused]] const ssize_t sent = ::send(forked_.fd, "c", 1, MSG_NOSIGNAL);
   if (stopped_) {
     ::kill(forked_.pid, SIGCONT);  // the worker alone: anything else it left retired it
     stopped_ = false;

@@ -39,8 +39,8 @@ OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted
 // Whether a build adds rows to spare for the shifted positions the gate's
 // properties call a case with (on by default). A caller whose every call
 // brings a new spec (the differential fuzzer: one per input) turns it off:
-// there the spare rows were never read, and building them was half of a
-// cache kernel's table, the largest cost of an execution.
+// there the spare rows were never read (where the cache limit left room for
+// them, they doubled the table built per execution).
 void set_own_cache_spare_rows(bool on);
 
 }  // namespace ropecheck

@@ -253,23 +253,25 @@ std::uint32_t expected_code(float y, KvDtype d, bool saturate) {
   const std::uint32_t code = encode(y, d, saturate);
   if (!saturate || d == KvDtype::kE4M3FN || d == KvDtype::kE5M2) return code;
   const bool wide = d == KvDtype::kF32;
-  const std::uint32_t sign = wide ? 0x80000000u : 0x8000u, inf = wide ? 0x7f800000u : (d == KvDtype::kF16 ? 0x7c00u : 0x7f80u);
+  const std::uint32_t sign = wide ? 0x80000000u : 0x8000u;
+  const std::uint32_t inf = wide ? 0x7f800000u : (d == KvDtype::kF16 ? 0x7c00u : 0x7f80u);
   return (code & ~sign) == inf ? (code & sign) | (inf - 1) : code;
 }
 
 // round_to_cache_code rounds a double on the cache dtype's grid (one
 // addition, cache_write_budget.cc); checked against the integer-bit
 // conversions of ropecheck/dtype.h and fp8.h (encode above), an independent
-// rounding, on every fp32 value's sign, exponent and low and high mantissa
-// bits: each binade of every grid, its subnormals, exact ties (an fp32 value
-// one bit past a grid point's half) and overflow.
+// rounding, on fp32 values of every exponent and both signs: each binade of
+// every grid, its subnormals and overflow; random mantissas, mantissas with
+// their low 16 bits clear (bf16 values, ties of the fp8 grids among them)
+// and bf16's exact ties (bit 15 alone below them).
 TEST(CacheWriteBudget, RoundingAgreesWithTheIntegerConversionsOnEveryFp32Binade) {
   std::mt19937_64 rng(53);
   int checked = 0;
   for (std::uint32_t exponent = 0; exponent < 255; ++exponent)
     for (int i = 0; i < 96; ++i) {
       std::uint32_t mantissa = static_cast<std::uint32_t>(rng()) & 0x7fffffu;
-      if (i % 4 == 1) mantissa &= 0x7f0000u;  // low bits clear: exact values and ties of the narrow grids
+      if (i % 4 == 1) mantissa &= 0x7f0000u;
       if (i % 4 == 2) mantissa = (mantissa & 0x7f8000u) | 0x8000u;
       const std::uint32_t bits = (static_cast<std::uint32_t>(i & 1) << 31) | (exponent << 23) | mantissa;
       const float y = f32_from_bits(bits);
