@@ -67,6 +67,8 @@ packages. FlashInfer's CUDA rope kernels are a plugin too (`python/frameworks/fl
 JIT builds them, on the headers of the flashinfer-python wheel `install.sh` downloads), built wherever nvcc is and
 judged by `ropecheck check --plugin` only where a GPU is (`bench/gpu/run.sh` on `bench/gpu/pack.sh`'s pack); on a
 machine without one its rows say "built, not run: no GPU", judge nothing, and show the policy its tables declare.
+The workers run torch with `ATEN_CPU_CAPABILITY=avx2` on x86-64 (`proxy.py`): its kernels and torch.compile's code
+otherwise follow the CPU's vector ISA, and one worst-error cell differed between two machines (2026-11-29).
 Measured on the 2-core machine with three
 other builds on it (2026-11-28): `install.sh`'s additions from scratch, the llama.cpp plugin 167 s (sdist 22 s,
 ggml's base and CPU backend 145 s; 15 s again through ccache) and the layered venv 14 s; `run_frameworks.py`'s

@@ -7,6 +7,7 @@ adapter share one worker (same venv and environment)."""
 import atexit
 import json
 import os
+import platform
 import subprocess
 import sys
 
@@ -37,6 +38,15 @@ class _Worker:
         full_env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
                          "TRANSFORMERS_VERBOSITY": "error"})  # config-validation warnings per call
         full_env.pop("PYTHONPATH", None)  # the venv must not see the runner's ropecheck / numpy 1.x
+        # torch's CPU kernels (and torch.compile's generated code) dispatch on
+        # the CPU's vector ISA, and a vectorised sin/cos rounds differently
+        # with AVX-512 than with AVX2: docs/FRAMEWORKS.md, written on an
+        # earlier machine, differed in one worst-error cell from a run on an
+        # AVX2-only one (2026-11-29: SGLang's DeepSeek YaRN, 2^10..2^16, 0.098
+        # there, 0.148 here, at both 099deef and its successor). AVX2 on
+        # every x86-64 machine, so that the table does not follow the CPU.
+        if platform.machine() in ("x86_64", "AMD64"):
+            full_env.setdefault("ATEN_CPU_CAPABILITY", "avx2")
         full_env.update(env or {})
         self.adapter = adapter
         self.proc = subprocess.Popen([python, os.path.join(HERE, "worker.py"), adapter],
