@@ -23,6 +23,7 @@
 
 #include "core/cases/cases.h"
 #include "core/cases/fork_private.h"
+#include "core/cases/kv_cache_codes.h"
 #include "core/error_model/cache_write_budget.h"
 #include "ropecheck/kernel_abi.h"
 #include "ropecheck/kv_write.h"
@@ -133,24 +134,6 @@ ropecheck_kv_write_t abi_kv_write(const KvWriteCase& w, const KvWriteBuffers& b)
 // case's inputs are; with w.edges, a quarter of them the cache dtype's
 // boundaries (kv_cache_edge) scaled as the write scales them.
 ByteBuffer make_kv_v(const Case& c, const KvWriteCase& w);
-
-// One of cache dtype d's boundaries, as the value the cache rounds (after
-// the scale), with a random sign: a tie between two adjacent finite codes
-// (ties-to-even decides it), the largest finite value, the tie just past it
-// (overflow under round to nearest), twice it (saturation or overflow),
-// the smallest subnormal, the tie between it and zero, the largest
-// subnormal and the tie between it and the smallest normal. 0 for fp32
-// (an fp32 value is its own code).
-double kv_cache_edge(Choices& rng, KvDtype d);
-
-// The bytes a cache arrives holding, drawn per call from the states a
-// production cache is met in: random bytes, zeros (a fresh allocation), a
-// NaN code in every element, and random finite codes (what earlier writes
-// left), so a kernel whose writes depend on what the cache held fails.
-enum class CacheInitial { kRandomBytes, kZeros, kNans, kFiniteCodes };
-inline constexpr int kCacheInitialKinds = 4;
-void fill_cache_initial(unsigned char* p, std::size_t bytes, KvDtype d, CacheInitial kind);
-CacheInitial draw_cache_initial();
 
 // The policy of E9 a table declares for a cache of dtype d.
 CacheWritePolicy cache_write_policy(const ropecheck_kv_policy_t& p, KvDtype d);
