@@ -99,7 +99,8 @@ inline bool round_checked(double vh, double vl, double err, const GridFormat& f,
   // is exact (a fraction of z's own bits).
   const double z = a * inv_q;
   double n = checked_detail::round_half_even(z);
-  double frac = (z - n) + al * inv_q;  // v/q - n, error <= 2^-53 |frac|
+  const double z_off = z - n, al_q = al * inv_q;
+  double frac = z_off + al_q;  // v/q - n, error <= 2^-53 |frac|
   // vh is finer than this grid, so z can sit exactly halfway with vl on the
   // far side: then the nearest point is the other neighbour. frac -+ 1 is
   // exact (Sterbenz), so the error bound on frac stands.
@@ -119,10 +120,25 @@ inline bool round_checked(double vh, double vl, double err, const GridFormat& f,
   // |frac| < limit (a double) implies the exact fraction is inside too.
   const double slack = err > 0 ? checked_detail::kTestSlack : 0.0;
   const double limit = (finer_below ? 0.25 : 0.5) - slack;
+  // An exact tie: v exact (err = 0) and |v/q - n| = 1/2 exactly (frac's sum
+  // lost nothing, so no rounding made it 1/2). n is then already the even
+  // neighbour, the one IEEE's ties-to-even and round_to_dtype take: with
+  // vl = 0, z itself is the midpoint and round_half_even chose; with vl != 0
+  // the midpoint lies below vh's own ulp, so the grid is double's (scaled)
+  // and vh = RN(v) is the even neighbour already. At position 0 with an
+  // attention factor such as 1.25, a quarter of fp32 inputs land on a tie:
+  // each was an MPFR fallback. (Under finer_below it is no tie: the grid is
+  // twice as fine there.)
+  bool exact_tie = false;
+  if (err <= 0 && exactly_equal(std::fabs(frac), 0.5) && !finer_below) [[unlikely]] {
+    double sum, lost;
+    eft::two_sum(z_off, al_q, sum, lost);
+    exact_tie = exactly_equal(lost, 0.0);
+  }
   double mag = n * eft::pow2(qe);  // exact, or +inf past the double range
   mag = mag > f.max_finite ? HUGE_VAL : mag;
   *out = std::copysign(mag, vh);
-  return std::fabs(frac) + err * inv_q < limit;
+  return exact_tie || std::fabs(frac) + err * inv_q < limit;
 }
 
 // RN to double of v = vh + vl (vh = RN(v) from TwoSum, normal, |vh| <=

@@ -3,6 +3,7 @@
 #include "reference/fast_rotation.h"
 
 #include <cmath>
+#include <limits>
 
 #include "reference/checked_rounding.h"
 #include "reference/fast_frequencies.h"
@@ -232,10 +233,37 @@ void FastReference::mpfr_pair(double x, double y, std::int64_t position, int pai
   }
 }
 
+namespace {
+
+FastPairResult nan_pair(ropecheck_dtype_t dtype) {
+  // A NaN operand makes every MPFR operation of mpfr_pair give NaN (the
+  // products, the sum, whatever the angle), so both outputs are NaN there
+  // whatever the frequencies: its very values, from the same two calls
+  // (mpfr_get_d, round_to_dtype), without computing the frequencies in
+  // MPFR first (most of the differential fuzzer's reference time, its
+  // inputs' raw bits holding NaNs).
+  static const double value = [] {
+    Real n;
+    mpfr_set_nan(n.backend().data());
+    return mpfr_get_d(n.backend().data(), MPFR_RNDN);
+  }();
+  static const Real nan = std::numeric_limits<double>::quiet_NaN();
+  FastPairResult r;
+  for (int k = 0; k < 2; ++k) {
+    r.value[k] = value;
+    r.rounded[k] = round_to_dtype(nan, dtype);
+    r.decided[k] = true;
+  }
+  return r;
+}
+
+}  // namespace
+
 FastPairResult FastReference::rotate_pair(double x, double y, const FastTrigRow& row, int pair, bool inverse,
                                           ropecheck_dtype_t dtype) {
-  FastPairResult r = try_rotate_pair(x, y, row.pair[pair], inverse, dtype);
   stats_.elements += 2;
+  if (std::isnan(x) || std::isnan(y)) return nan_pair(dtype);
+  FastPairResult r = try_rotate_pair(x, y, row.pair[pair], inverse, dtype);
   const int undecided = !r.decided[0] + !r.decided[1];
   if (undecided) {
     stats_.fallbacks += static_cast<std::uint64_t>(undecided);

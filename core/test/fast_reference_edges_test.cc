@@ -9,9 +9,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <limits>
 
 #include "core/cases/rng.h"
 #include "core/test/fast_reference_check.h"
+#include "reference/checked_rounding.h"
 #include "reference/rotation.h"
 #include "ropecheck/dtype.h"
 
@@ -69,6 +72,73 @@ TEST(FastReferenceEdges, TiesNearTiesAndTheOverflowThreshold) {
       }, &t);
   }
   expect_identical("ties, near-ties, overflow threshold", t);
+}
+
+// At a zero angle with m a short double the output x m is exact, and for
+// m = 1.25, 0.75 or 1.5 about a quarter to a half of a format's values (for
+// m = 0.5 every odd subnormal) put it exactly halfway between two of the
+// format's values: ties-to-even decides those without MPFR, so this table
+// (every position 0) needs no fallback at all, and gives the same bits.
+TEST(FastReferenceEdges, ExactTiesAreDecidedWithoutMpfr) {
+  Tally t;
+  Rng rng(0x713);
+  for (auto dt : kAllDtypes) {
+    DtypeFormat f = dtype_format(dt);
+    // fp64's own bottom (2^-1022) lies below the range the fast path
+    // decides in (kMinCheckedValue, 2^-960): left to MPFR by design.
+    if (dt == ROPECHECK_DTYPE_F64) f.emin = -900;
+    for (double m : {1.25, 0.75, 1.5, 0.5})
+      compare_all_ways(edge_case(default_spec(m), 8, dt, {0, 0}), [&](int, std::int64_t, int i) {
+        // Normal values near 1 and at the bottom of the range, and
+        // subnormals (odd multiples of the quantum: halved, a tie).
+        const double x = i % 3 == 0 ? std::ldexp(static_cast<double>(2 * rng.range(0, (std::int64_t{1} << (f.precision - 2)) - 1) + 1),
+                                                 f.emin - f.precision + 1)
+                                    : in_format(rng, dt, i % 3 == 1 ? static_cast<int>(rng.range(-4, 4)) : f.emin);
+        return std::pair{x, in_format(rng, dt, static_cast<int>(rng.range(-4, 4)))};
+      }, &t);
+  }
+  expect_identical("exact ties at a zero angle", t);
+  EXPECT_EQ(t.stats.fallbacks, 0u) << t.line();
+}
+
+// round_checked itself at an fp32 midpoint: decided (to the even
+// neighbour) only when v is exactly the midpoint; v a hair above it (vl far
+// below frac's own precision, which the sum would round away) is either
+// left to MPFR or rounded up, never taken for a tie.
+TEST(FastReferenceEdges, RoundCheckedTakesOnlyExactMidpointsForTies) {
+  using ref::round_checked;
+  const ref::GridFormat& f32 = ref::grid_format(ROPECHECK_DTYPE_F32);
+  const double below = 1.0, above = 1.0 + 0x1p-23, mid = 1.0 + 0x1p-24;  // 1.0's significand is even
+  double out = 0;
+  EXPECT_TRUE(round_checked(mid, 0.0, 0.0, f32, &out));
+  EXPECT_EQ(out, below);
+  EXPECT_TRUE(round_checked(-(mid + 0x1p-23), 0.0, 0.0, f32, &out));  // 1 + 3 2^-24: up to the even 1 + 2^-22
+  EXPECT_EQ(out, -(1.0 + 0x1p-22));
+  if (round_checked(mid, 0x1p-90, 0.0, f32, &out)) {
+    EXPECT_EQ(out, above);
+  }
+  if (round_checked(mid, -0x1p-90, 0.0, f32, &out)) {
+    EXPECT_EQ(out, below);
+  }
+  EXPECT_FALSE(round_checked(mid, 0.0, 0x1p-80, f32, &out));  // an error bound: either side
+}
+
+// A NaN in either element of a pair: both outputs are the MPFR path's NaN,
+// whatever the angle and the other element (an infinity, a zero, a huge or
+// a normal value), found without that path.
+TEST(FastReferenceEdges, NanInputs) {
+  Tally t;
+  Rng rng(0x4e41);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (auto dt : kAllDtypes)
+    for (std::optional<double> m : {std::optional<double>{}, std::optional<double>{0.3}})
+      compare_all_ways(edge_case(default_spec(m), 8, dt, {0, 1, 12345, -7, 2147483647}), [&](int, std::int64_t, int) {
+        const double other[] = {nan, -nan, inf, -inf, 0.0, -0.0, 1.0, draw_input(rng, dt)};
+        const double o = other[rng.below(std::size(other))];
+        return rng.chance(0.5) ? std::pair{rng.chance(0.5) ? nan : -nan, o} : std::pair{o, -nan};
+      }, &t);
+  expect_identical("NaN inputs", t);
+  EXPECT_EQ(t.stats.fallbacks, 0u) << t.line();
 }
 
 TEST(FastReferenceEdges, SubnormalInputs) {
