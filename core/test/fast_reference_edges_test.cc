@@ -91,8 +91,8 @@ TEST(FastReferenceEdges, ExactTiesAreDecidedWithoutMpfr) {
       compare_all_ways(edge_case(default_spec(m), 8, dt, {0, 0}), [&](int, std::int64_t, int i) {
         // Normal values near 1 and at the bottom of the range, and
         // subnormals (odd multiples of the quantum: halved, a tie).
-        const double x = i % 3 == 0 ? std::ldexp(static_cast<double>(2 * rng.range(0, (std::int64_t{1} << (f.precision - 2)) - 1) + 1),
-                                                 f.emin - f.precision + 1)
+        const double odd = static_cast<double>(2 * rng.range(0, (std::int64_t{1} << (f.precision - 2)) - 1) + 1);
+        const double x = i % 3 == 0 ? std::ldexp(odd, f.emin - f.precision + 1)
                                     : in_format(rng, dt, i % 3 == 1 ? static_cast<int>(rng.range(-4, 4)) : f.emin);
         return std::pair{x, in_format(rng, dt, static_cast<int>(rng.range(-4, 4)))};
       }, &t);
