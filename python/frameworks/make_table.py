@@ -69,7 +69,7 @@ judged by `ropecheck check --plugin` only where a GPU is (`bench/gpu/run.sh` on 
 machine without one its rows say "built, not run: no GPU", judge nothing, and show the policy its tables declare.
 The workers run torch with `ATEN_CPU_CAPABILITY=avx2` on x86-64 (`proxy.py`): its kernels and torch.compile's code
 otherwise follow the CPU's vector ISA, and one worst-error cell differed between two machines (2026-11-29).
-Likewise penzai's JAX runs with XLA's `--xla_cpu_max_isa=AVX2` there (`penzai_rope.py`: XLA's CPU compiler targets
+Likewise penzai's JAX runs with XLA's `--xla_cpu_max_isa=AVX2` there (`proxy.py`: XLA's CPU compiler targets
 the host's ISA; the rows' cells are the same with and without it on an AVX2 machine). MLX's rows are not pinned.
 Measured on the 2-core machine with three
 other builds on it (2026-11-28): `install.sh`'s additions from scratch, the llama.cpp plugin 167 s (sdist 22 s,

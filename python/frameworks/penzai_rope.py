@@ -25,20 +25,14 @@ Schemes: default (max_wavelength = base) and the scaled bases NTK-aware and dyna
 max_wavelength (computed in double, as HF's Python floats are). Declined (decline.Unsupported): a position
 outside int32 (JAX without x64 holds integer arrays in int32).
 """
-import platform
-
 from decline import Unsupported
 from ntk_base import scaled_base
 
 FRAMEWORK = "penzai (JAX)"
 VENV = "jax"
 SCHEMES = ["default", "ntk", "dynamic_ntk"]
-# XLA's CPU compiler emits code for the host's vector ISA: pinned to AVX2 on x86-64 (XLA's --xla_cpu_max_isa,
-# which this jaxlib knows; an unknown flag aborts it), so that docs/FRAMEWORKS.md's cells do not follow the
-# CPU, as torch's kernels are pinned (proxy.py, ATEN_CPU_CAPABILITY).
-_ISA = " --xla_cpu_max_isa=AVX2" if platform.machine() in ("x86_64", "AMD64") else ""
-_ENV = {"JAX_PLATFORMS": "cpu",
-        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" + _ISA}
+# proxy.py appends XLA's --xla_cpu_max_isa=AVX2 on x86-64, as it pins torch's ISA.
+_ENV = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
 # Half split and three schemes leave few of the quick suite's cases: the standard suite's.
 _COMMON = dict(framework=FRAMEWORK, variant="ApplyRoPE, jit, CPU", layouts=["half_split"], schemes=SCHEMES,
                inverse=False, partial_rotary=True, negative_positions=True, env=_ENV, suite="standard")

@@ -45,9 +45,16 @@ class _Worker:
         # AVX2-only one (2026-11-29: SGLang's DeepSeek YaRN, 2^10..2^16, 0.098
         # there, 0.148 here, at both 099deef and its successor). AVX2 on
         # every x86-64 machine, so that the table does not follow the CPU.
-        if platform.machine() in ("x86_64", "AMD64"):
+        # XLA's CPU compiler (penzai's JAX) likewise targets the host's ISA:
+        # its --xla_cpu_max_isa, appended to the flags an adapter passes
+        # (jaxlib 0.10.2 knows it; an unknown flag aborts XLA). Other venvs
+        # never read XLA_FLAGS.
+        x86 = platform.machine() in ("x86_64", "AMD64")
+        if x86:
             full_env.setdefault("ATEN_CPU_CAPABILITY", "avx2")
         full_env.update(env or {})
+        if x86 and "--xla_cpu_max_isa" not in full_env.get("XLA_FLAGS", ""):
+            full_env["XLA_FLAGS"] = (full_env.get("XLA_FLAGS", "") + " --xla_cpu_max_isa=AVX2").strip()
         self.adapter = adapter
         self.proc = subprocess.Popen([python, os.path.join(HERE, "worker.py"), adapter],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=full_env, cwd=HERE)
