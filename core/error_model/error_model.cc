@@ -238,6 +238,13 @@ BudgetTerms ErrorModel::terms(const ElementTerms& t, const PairShared& s) const 
   return r;
 }
 
+double ErrorModel::budget_floor(double abs_value) const {
+  // terms(): fin = math_rounding(|value| + pre) and store =
+  // store_rounding(|value| + pre + fin), pre >= 0, both non-decreasing in
+  // their argument (half_ulp_up is; so are the narrow and flushed forms).
+  return math_rounding(abs_value) + store_rounding(abs_value);
+}
+
 double ErrorModel::trig_error(const ElementTerms& t) const {
   return std::min(angle_error(t), 2.0) + unit_trig_.delta / std::max(m_, 1e-300) + 4 * unit_roundoff(math_);
 }

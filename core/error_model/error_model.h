@@ -180,6 +180,13 @@ class ErrorModel {
   // (angle, sin/cos evaluation and cache rounding): below it the sign of cos
   // or sin is uncertain, and so is how a non-finite input propagates.
   double trig_error(const ElementTerms& t) const;
+  // A lower bound on terms(t).total() for every element whose exact value
+  // has magnitude `abs_value`, whatever its angle and inputs: E6' and E7
+  // taken at |value| alone (each term is at least that, and a rounded sum
+  // of non-negative terms is at least the rounded sum of two of them). An
+  // error within it needs no budget: the judge's verdict-only depth
+  // (core/judge/judge.h) works a pair's budget out only past it.
+  double budget_floor(double abs_value) const;
   // Largest |x|, |y| for which no intermediate of the rotation can overflow
   // the math dtype (m sqrt(2) max(|x|, |y|) stays finite): the model's domain.
   double overflow_free_limit() const;

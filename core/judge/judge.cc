@@ -71,7 +71,10 @@ struct Judging {
   const QkBuffers& in;
   const KernelRun& run;
   const ErrorModel& model;
-  const BudgetTable& budgets;
+  // The case's budget table; null only at the verdict-only depth, where a
+  // pair's budgets are worked out when an element of it needs them.
+  const BudgetTable* budgets;
+  const JudgeDepth depth;
   const Geometry g;
   const double domain;  // model.overflow_free_limit(): per element, the same for all
   CaseOutcome out{};
@@ -84,6 +87,9 @@ struct Judging {
   const unsigned char* got = nullptr;
   const std::vector<double>* budget_of = nullptr;
   const std::vector<std::uint8_t>* dominant_of = nullptr;
+  // Without a table: the budgets of the pair last worked out, and its place.
+  ErrorModel::PairBudgets pair_budgets{};
+  std::size_t budgets_pair = SIZE_MAX;
 
   void note(Violation v) {
     ++out.violations;
@@ -92,8 +98,22 @@ struct Judging {
   void walk(int tensor) {
     w = tensor;
     got = run.out.bytes[static_cast<std::size_t>(w)].data();
-    budget_of = &budgets.budget[static_cast<std::size_t>(w)];
-    dominant_of = &budgets.dominant[static_cast<std::size_t>(w)];
+    budgets_pair = SIZE_MAX;
+    if (!budgets) return;
+    budget_of = &budgets->budget[static_cast<std::size_t>(w)];
+    dominant_of = &budgets->dominant[static_cast<std::size_t>(w)];
+  }
+  // The budget of one side of the pair at `pair_at` in walk order: the
+  // table's, or without one the pair's, worked out as budget_table does
+  // (ErrorModel::pair_budgets with the pair's angle part: bit for bit the
+  // table's value).
+  double budget(const ReferenceResult::PairElements& pe, std::size_t pair_at, int side) {
+    if (budget_of) return (*budget_of)[2 * pair_at + static_cast<std::size_t>(side)];
+    if (budgets_pair != pair_at) {
+      pair_budgets = model.pair_budgets(pe.terms);
+      budgets_pair = pair_at;
+    }
+    return pair_budgets.terms[static_cast<std::size_t>(side)].total();
   }
 };
 
@@ -194,9 +214,13 @@ void judge_rotated(Judging& s, const ReferenceResult::PairElements& pe, int side
     ++s.out.outside_domain;
     return;
   }
-  const std::size_t index = 2 * pair_at + static_cast<std::size_t>(side);
-  const double budget = (*s.budget_of)[index];
-  double units = std::fabs(v - e.value) / budget;
+  const double err = std::fabs(v - e.value);
+  // Verdict only: an error within the least budget any element of this
+  // magnitude gets passes without its budget (ErrorModel::budget_floor <=
+  // budget, so err / budget <= 1 as below); a NaN or infinite v never is.
+  if (s.depth == JudgeDepth::kVerdict && err <= s.model.budget_floor(std::fabs(e.value))) return;
+  const double budget = s.budget(pe, pair_at, side);
+  double units = err / budget;
   // Rounding to the storage dtype may overflow: an infinity is what a
   // correct kernel stores when the budget interval around the exact value
   // reaches the overflow threshold on that infinity's side (at a long
@@ -213,6 +237,8 @@ void judge_rotated(Judging& s, const ReferenceResult::PairElements& pe, int side
                        : Violation{kTensorNames[s.w], pe.token, pe.head, pe.channel[side], e.position, v, e.value,
                                    budget, "outside budget", s.model.explain(e), stored_bits(s.got, at, dt), 0,
                                    static_cast<int>(s.g.esize), 0});
+  if (s.depth == JudgeDepth::kVerdict) return;
+  const std::size_t index = 2 * pair_at + static_cast<std::size_t>(side);
   add_to_statistics(s, pe, side, {.v = v, .units = units, .pair_norm = pair_norm, .term = (*s.dominant_of)[index]});
 }
 
@@ -253,28 +279,31 @@ void judge_unrotated(Judging& s) {
 
 }  // namespace
 
-CaseOutcome judge(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run, const BudgetTable* budgets) {
+CaseOutcome judge(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run, const BudgetTable* budgets,
+                  JudgeDepth depth) {
   if (std::optional<CaseOutcome> out = not_judged(impl, run)) return std::move(*out);
   const Case& c = j.c;
   const ReferenceResult& ref = j.ref;
   const ErrorModel model = case_error_model(impl, c, ref.attention_factor);
   std::optional<BudgetTable> own;
-  if (budgets == nullptr) budgets = &own.emplace(budget_table(model, ref));
-  check_budget_table(*budgets, ref);
+  if (budgets == nullptr && depth == JudgeDepth::kFull) budgets = &own.emplace(budget_table(model, ref));
+  if (budgets) check_budget_table(*budgets, ref);
   Judging s{.c = c,
             .in = j.in,
             .run = run,
             .model = model,
-            .budgets = *budgets,
+            .budgets = budgets,
+            .depth = depth,
             .g = geometry(c),
             .domain = model.overflow_free_limit()};
   for (int w = 0; w < 2; ++w) {
     s.walk(w);
-    const std::vector<double>& norm_of = budgets->norm[static_cast<std::size_t>(w)];
+    const std::vector<double>* norm_of = budgets ? &budgets->norm[static_cast<std::size_t>(w)] : nullptr;
     std::size_t k = 0;  // the pair's place in walk order
     ref.for_each_pair(w, [&](const ReferenceResult::PairElements& pe) {
       const std::size_t pair_at = k++;
-      const double pair_norm = ref.attention_factor * norm_of[pair_at];
+      // The pair's magnitude m r, for the statistics alone.
+      const double pair_norm = norm_of ? ref.attention_factor * (*norm_of)[pair_at] : 0.0;
       for (int side = 0; side < 2; ++side) judge_rotated(s, pe, side, pair_at, pair_norm);
     });
     judge_unrotated(s);

@@ -106,13 +106,22 @@ struct JudgedCase {
   const ReferenceResult& ref;
 };
 
+// How much of a CaseOutcome a judging fills in. kFull: all of it. kVerdict:
+// the verdict alone (outcome, message, violations and the first of them,
+// outside_domain, tokens; no statistics, which stay zero), the same verdict
+// as kFull's, for a caller that reads nothing else (the differential
+// fuzzer): a pair's budgets are worked out only for an element whose error
+// exceeds ErrorModel::budget_floor, which most elements of a correct
+// kernel's output are within (core/test/verdict_depth_test.cc).
+enum class JudgeDepth { kFull, kVerdict };
+
 // Judges one run against the reference, element by element: rotated
 // elements within the budget of the implementation's declared policy,
 // pass-through channels bit-identical to the input, padding untouched.
 // `budgets`: budget_table(case_error_model(impl, c, ...), ref), when the
 // caller holds it already (the gate shares one per case and model).
 CaseOutcome judge(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run,
-                  const BudgetTable* budgets = nullptr);
+                  const BudgetTable* budgets = nullptr, JudgeDepth depth = JudgeDepth::kFull);
 
 }  // namespace ropecheck
 

@@ -164,14 +164,15 @@ std::string kv_cache_rest_changed(const KvRun& kv) {
   return {};
 }
 
-CaseOutcome judge_with_kv_write(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                                const ReferenceResult& ref, const KernelRun& run) {
-  CaseOutcome out = judge(impl, {.c = c, .in = in, .ref = ref}, run);
+CaseOutcome judge_with_kv_write(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run,
+                                JudgeDepth depth) {
+  const Case& c = j.c;
+  CaseOutcome out = judge(impl, j, run, nullptr, depth);
   if (out.outcome != Outcome::kPass || !run.kv) return out;
   const KvRun& kv = *run.kv;
   const KvCacheVerdict v =
       judge_kv_cache(c, kv,
-                     kv_cache_elements({.c = c, .in = in, .ref = ref}, case_error_model(impl, c, ref.attention_factor),
+                     kv_cache_elements(j, case_error_model(impl, c, j.ref.attention_factor),
                                        cache_write_policy(impl.kv_policy, kv.spec.dtype), kv.spec, kv.v));
   std::string why = v.first.empty() ? kv_cache_rest_changed(kv)
                                     : v.first + "; worst " + std::to_string(v.worst) + " code(s) outside";

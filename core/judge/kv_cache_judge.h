@@ -76,8 +76,9 @@ std::string kv_cache_rest_changed(const KvRun& kv);
 // the judge's on q and k (core/judge/judge.h), then the write's codes under
 // the kernel's declared error model and kv_policy, then the rest of both
 // caches. A run without a write is the judge's verdict alone.
-CaseOutcome judge_with_kv_write(const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                                const ReferenceResult& ref, const KernelRun& run);
+// `depth`: the judge's on q and k (JudgeDepth); the write's is in full.
+CaseOutcome judge_with_kv_write(const ropecheck_impl_t& impl, const JudgedCase& j, const KernelRun& run,
+                                JudgeDepth depth = JudgeDepth::kFull);
 
 }  // namespace ropecheck
 

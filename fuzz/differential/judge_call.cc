@@ -77,7 +77,8 @@ CallVerdict judge_call(const ropecheck_impl_t& impl, const Case& c, const FuzzIn
     v.form.kv_cache_dtype = static_cast<int>(w.dtype);
     v.detail = "KV-cache write: " + w.describe();
   }
-  const CaseOutcome out = judge_with_kv_write(impl, c, p.in, ref, run);
+  // The verdict alone: the fuzzer reads nothing else of the outcome.
+  const CaseOutcome out = judge_with_kv_write(impl, {.c = c, .in = p.in, .ref = ref}, run, JudgeDepth::kVerdict);
   if (out.outcome == Outcome::kFail) v.failure = out.message;
   if (out.outcome == Outcome::kSkipped) v.declined = out.message;
   return v;

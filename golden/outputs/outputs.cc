@@ -166,7 +166,7 @@ std::optional<Candidate> run_mutant(const MutantSource& m, const MutantCase& x) 
   const KernelRun run = call_kernel(*m.impl, c, in, o);
   // A call that crashed, hung or misbehaved computed no output to store.
   if (!run.ok() || (kv && !run.kv) || (!kv && control && run.out.bytes == control->bytes)) return std::nullopt;
-  const CaseOutcome verdict = kv     ? judge_with_kv_write(*m.impl, c, in, ref, run)
+  const CaseOutcome verdict = kv     ? judge_with_kv_write(*m.impl, {.c = c, .in = in, .ref = ref}, run)
                               : norm ? judge_normed_run(*m.impl, c, in, *norm, run)
                                      : judge(*m.impl, {.c = c, .in = in, .ref = ref}, run);
   if (verdict.outcome != Outcome::kFail) return std::nullopt;

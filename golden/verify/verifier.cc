@@ -119,7 +119,7 @@ CaseOutcome judge_fused(const ropecheck_impl_t& impl, const LoadedCase& L, const
     return out;
   }
   const KvRun given = L.kv->run();
-  return judge_with_kv_write(impl, c, L.in, L.ref, call_kernel_twice(impl, c, L.in, nullptr, &given));
+  return judge_with_kv_write(impl, {.c = c, .in = L.in, .ref = L.ref}, call_kernel_twice(impl, c, L.in, nullptr, &given));
 }
 
 // Any kernel on a qk-norm case: skipped unless it grants QK_NORM with the
