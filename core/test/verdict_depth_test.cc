@@ -107,27 +107,27 @@ void corrupt(KernelRun& run, const Case& c, int w, std::size_t i, std::int64_t u
 TEST(VerdictDepth, SameVerdictAsTheFullJudge) {
   int judged = 0, failed = 0;
   Rng rng(0x5eed);
-  for_each_fitted_case(1, [&](const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in,
-                                              const ReferenceResult& ref) {
-    KernelRun run = call_kernel(impl, c, in);
-    const JudgedCase j{.c = c, .in = in, .ref = ref};
-    const std::string what = std::string(impl.name) + " on " + c.describe();
-    expect_same_verdict(judge(impl, j, run), judge(impl, j, run, nullptr, JudgeDepth::kVerdict), what);
-    ++judged;
-    if (!run.ok()) return;
-    // Wrong on purpose: a few elements of q or k moved by 1, 2, 8 or 2^16
-    // ulps, or set to a NaN (some stay within their budgets, most not).
-    for (std::int64_t ulps : {1, -2, 8, 1 << 16, 0}) {
-      KernelRun wrong = run;
-      const int w = static_cast<int>(rng.below(2));
-      const std::size_t n = wrong.out.bytes[static_cast<std::size_t>(w)].size() / dtype_size(c.dtype);
-      for (int e = 0; e < 3; ++e) corrupt(wrong, c, w, rng.below(n), ulps);
-      const CaseOutcome full = judge(impl, j, wrong);
-      failed += full.outcome == Outcome::kFail;
-      expect_same_verdict(full, judge(impl, j, wrong, nullptr, JudgeDepth::kVerdict),
-                          what + " moved by " + std::to_string(ulps) + " ulps");
-    }
-  });
+  for_each_fitted_case(
+      1, [&](const ropecheck_impl_t& impl, const Case& c, const QkBuffers& in, const ReferenceResult& ref) {
+        KernelRun run = call_kernel(impl, c, in);
+        const JudgedCase j{.c = c, .in = in, .ref = ref};
+        const std::string what = std::string(impl.name) + " on " + c.describe();
+        expect_same_verdict(judge(impl, j, run), judge(impl, j, run, nullptr, JudgeDepth::kVerdict), what);
+        ++judged;
+        if (!run.ok()) return;
+        // Wrong on purpose: a few elements of q or k moved by 1, 2, 8 or 2^16
+        // ulps, or set to a NaN (some stay within their budgets, most not).
+        for (std::int64_t ulps : {1, -2, 8, 1 << 16, 0}) {
+          KernelRun wrong = run;
+          const int w = static_cast<int>(rng.below(2));
+          const std::size_t n = wrong.out.bytes[static_cast<std::size_t>(w)].size() / dtype_size(c.dtype);
+          for (int e = 0; e < 3; ++e) corrupt(wrong, c, w, rng.below(n), ulps);
+          const CaseOutcome full = judge(impl, j, wrong);
+          failed += full.outcome == Outcome::kFail;
+          expect_same_verdict(full, judge(impl, j, wrong, nullptr, JudgeDepth::kVerdict),
+                              what + " moved by " + std::to_string(ulps) + " ulps");
+        }
+      });
   EXPECT_GT(judged, 1000);
   EXPECT_GT(failed, judged);  // most corruptions are caught, by both depths
 }
