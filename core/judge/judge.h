@@ -112,7 +112,9 @@ struct JudgedCase {
 // as kFull's, for a caller that reads nothing else (the differential
 // fuzzer): a pair's budgets are worked out only for an element whose error
 // exceeds ErrorModel::budget_floor, which most elements of a correct
-// kernel's output are within (core/test/verdict_depth_test.cc).
+// kernel's output are within (core/test/verdict_depth_test.cc). The same
+// wherever the budgets are numbers: a NaN budget (ropecheck's own bug)
+// fails every element at kFull, only those past the floor here.
 enum class JudgeDepth { kFull, kVerdict };
 
 // Judges one run against the reference, element by element: rotated
