@@ -21,10 +21,12 @@ namespace {
 constexpr int kCount = static_cast<int>(kMisbehaviourCount);
 
 // What each row computes with: the catalogue's clean kernel, its cache
-// kernel for writes_cache (whose only bug, no bounds check, is outside every
-// case its cache covers), the caller's-cache control for restores_caller_cache.
+// kernel for writes_cache and restores_own_cache (whose only bug, no bounds
+// check, is outside every case its cache covers), the caller's-cache control
+// for restores_caller_cache.
 const ropecheck_impl_t& clean_kernel(Misbehaviour m) {
-  if (m == Misbehaviour::writes_cache) return *mutant_impl(Bug::cache_no_bounds_check);
+  if (m == Misbehaviour::writes_cache || m == Misbehaviour::restores_own_cache)
+    return *mutant_impl(Bug::cache_no_bounds_check);
   if (m == Misbehaviour::restores_caller_cache) return *caller_cache_control();
   return *mutant_impl(Bug::none);
 }

@@ -34,6 +34,8 @@ namespace ropecheck::mutant {
   X(writes_cache, "a cos/sin cache kernel: results correct inside its cache, then writes into the cache")   \
   X(restores_caller_cache, "reads the caller's cos/sin cache (ABI 1.6): correct results, after writing into the " \
     "row of its first position and putting the byte back before returning")                                  \
+  X(restores_own_cache, "a cos/sin cache kernel (its own, from its build_cache): correct results, after writing "  \
+    "into the row of its first position and putting the byte back before returning")                           \
   X(reads_output, "reads each output element before writing it and rounds differently by what it held")       \
   X(background_thread, "correct results, and a detached thread that overwrites q_out 50 ms later, forever")   \
   X(forked_writer, "correct results, and a forked child that overwrites q_out 50 ms later, forever")          \

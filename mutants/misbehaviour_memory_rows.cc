@@ -118,8 +118,9 @@ void writes_cache(MisbehavingCall& c) {
   if (c.p->cos_sin_cache) static_cast<unsigned char*>(const_cast<void*>(c.p->cos_sin_cache))[3] ^= 0x80;
 }
 
-// A byte of its first position's row, flipped and put back.
-void restores_caller_cache(MisbehavingCall& c) {
+// A byte of its first position's row of the cache it was handed (the
+// caller's, or its own), flipped and put back.
+void restores_cache(MisbehavingCall& c) {
   const ropecheck_apply_params_t* p = c.p;
   if (!p->cos_sin_cache || p->num_tokens <= 0) return;
   const std::size_t es = dtype_size(static_cast<ropecheck_dtype_t>(p->cache_dtype));
@@ -141,7 +142,8 @@ void add_memory_rows(MisbehaviourRows& rows) {
   row_of(rows, Misbehaviour::writes_q_in).after = writes_q_in;
   row_of(rows, Misbehaviour::writes_freq).after = writes_freq;
   row_of(rows, Misbehaviour::writes_cache).after = writes_cache;
-  row_of(rows, Misbehaviour::restores_caller_cache).after = restores_caller_cache;
+  row_of(rows, Misbehaviour::restores_caller_cache).after = restores_cache;
+  row_of(rows, Misbehaviour::restores_own_cache).after = restores_cache;
 }
 
 }  // namespace ropecheck::mutant

@@ -58,6 +58,9 @@ expect "writes-cache$sfx" 1 "wrote into its input cos_sin_cache" -- "$bin" "${ga
 # call returns is named too (issue #49; a comparison after the call missed it).
 expect "restores-caller-cache$sfx" 1 "wrote into its input cos_sin_cache \(read-only for the call\)" -- \
   "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p restores_caller_cache)"
+# Its own cache too (in process a copy compared after the call missed it).
+expect "restores-own-cache$sfx" 1 "wrote into its input cos_sin_cache \(read-only for the call\)" -- \
+  "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p restores_own_cache)"
 # Outputs read before they are written: two calls, two poisons, two results.
 expect "reads-output$sfx" 1 "two calls on the same case differ at .*it reads its output before writing it" -- \
   "$bin" "${gate[@]}" --property ConformsToReference --plugin "$(p reads_output)"
@@ -175,6 +178,8 @@ expect writes-freq--no-isolation 1 "wrote into its input freq" -- "$bin" "${gate
 expect writes-cache--no-isolation 1 "wrote into its input cos_sin_cache" -- "$bin" "${gate[@]}" --no-isolation --property ConformsToReference --plugin "$(p writes_cache)"
 expect restores-caller-cache--no-isolation 1 "wrote into its input cos_sin_cache \(the caller's, .*read-only for the call" -- \
   "$bin" "${gate[@]}" --no-isolation --property ConformsToReference --plugin "$(p restores_caller_cache)"
+expect restores-own-cache--no-isolation 1 "wrote into its input cos_sin_cache \(its own, .*read-only for the call" -- \
+  "$bin" "${gate[@]}" --no-isolation --property ConformsToReference --plugin "$(p restores_own_cache)"
 
 # Loading: refused with a message naming the plugin and the cause.
 expect wrong-abi 2 "abi_version: this host speaks version 1 \(got 99\)" -- "$bin" check --plugin "$(p wrong_abi)"

@@ -27,8 +27,8 @@ std::uintptr_t page() { return static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZ
 
 }  // namespace
 
-ReadOnlyWatch::ReadOnlyWatch(void* begin, std::size_t bytes) {
-  if (!read_only_watches_armed() || bytes == 0) return;
+bool ReadOnlyWatch::claim(void* begin, std::size_t bytes) {
+  if (!read_only_watches_armed() || bytes == 0) return false;
   for (int i = 0; i < kWatches; ++i) {
     bool expected = false;
     if (!g_watches[i].used.compare_exchange_strong(expected, true)) continue;
@@ -38,14 +38,24 @@ ReadOnlyWatch::ReadOnlyWatch(void* begin, std::size_t bytes) {
     w.first = 0;
     w.begin = b;
     w.end = b + bytes;
-    if (::mprotect(begin, bytes, PROT_READ) != 0) {  // unprotected: the comparison after the call remains
-      w.begin = w.end = 0;
-      w.used = false;
-      return;
-    }
     slot_ = i;
-    return;
+    return true;
   }
+  return false;
+}
+
+ReadOnlyWatch::ReadOnlyWatch(void* begin, std::size_t bytes) {
+  if (!claim(begin, bytes)) return;
+  if (::mprotect(begin, bytes, PROT_READ) != 0) {  // unprotected: the comparison after the call remains
+    Watch& w = g_watches[slot_];
+    w.begin = w.end = 0;
+    w.used = false;
+    slot_ = -1;
+  }
+}
+
+ReadOnlyWatch::ReadOnlyWatch(void* begin, std::size_t bytes, AlreadyReadOnly) : protects_(false) {
+  claim(begin, bytes);
 }
 
 ReadOnlyWatch::~ReadOnlyWatch() {
@@ -53,7 +63,7 @@ ReadOnlyWatch::~ReadOnlyWatch() {
   Watch& w = g_watches[slot_];
   const std::uintptr_t b = w.begin, e = w.end;
   w.begin = w.end = 0;
-  ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+  if (protects_) ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
   w.used = false;
 }
 

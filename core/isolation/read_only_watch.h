@@ -19,17 +19,30 @@ namespace ropecheck {
 
 class ReadOnlyWatch {
  public:
-  // [begin, begin + bytes), begin page aligned (a mapping of its own).
+  // [begin, begin + bytes), begin page aligned (a mapping of its own):
+  // PROT_READ while the watch lives.
   ReadOnlyWatch(void* begin, std::size_t bytes);
+  // The same for a range its owner keeps PROT_READ (a kernel's own cos/sin
+  // cache between builds, core/kernel/own_cos_sin_cache.h): registered for
+  // the fault handler only, no mprotect either way. A page a write made
+  // writable stays so; the owner then stops trusting the range.
+  struct AlreadyReadOnly {};
+  ReadOnlyWatch(void* begin, std::size_t bytes, AlreadyReadOnly);
   ~ReadOnlyWatch();
   ReadOnlyWatch(const ReadOnlyWatch&) = delete;
   ReadOnlyWatch& operator=(const ReadOnlyWatch&) = delete;
+  // Whether the range is read-only while the watch lives (false where
+  // watches are not armed, or mprotect or a free slot failed).
+  bool armed() const { return slot_ >= 0; }
   // Whether the code run while it lived wrote into the range, and where first.
   bool written() const;
   std::uintptr_t first_write() const;
 
  private:
+  bool claim(void* begin, std::size_t bytes);
+
   int slot_ = -1;
+  bool protects_ = true;  // mprotect'ed by this watch (restored when it ends)
 };
 
 // For the fault handler (async-signal-safe): when addr lies in a watched

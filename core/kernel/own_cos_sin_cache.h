@@ -18,6 +18,11 @@ namespace ropecheck {
 struct OwnCosSinCache {
   const float* data = nullptr;   // at least the rows asked for, rotary_dim fp32 values each
   std::uint64_t generation = 0;  // names these bytes for isolation (name_cache_contents)
+  // > 0: [data, data + read_only_bytes) are pages of their own, PROT_READ
+  // until the next build (at least the rows asked for), a watch names a
+  // write into them (ReadOnlyWatch::kAlreadyReadOnly). 0: writable (a
+  // sanitizer's build, or a small cache's heap block).
+  std::size_t read_only_bytes = 0;
 };
 
 // The cache a call asks for: of frequencies `freq` over rotary_dim, with
@@ -35,6 +40,10 @@ struct CacheWanted {
 // and misbehaviour set.
 OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted& want, const FpControl& fp_before,
                                  KernelRun* r);
+
+// This thread's cache is no longer trusted (a kernel wrote into it during
+// a call): the next call builds it again, its pages writable until then.
+void forget_own_cos_sin_cache();
 
 // Whether a build adds rows to spare for the shifted positions the gate's
 // properties call a case with (on by default). A caller whose every call

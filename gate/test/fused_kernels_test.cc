@@ -14,9 +14,11 @@
 #include <string>
 
 #include "core/cases/cos_sin_cache_case.h"
+#include "core/isolation/read_only_watch.h"
 #include "core/kernel/impl_validation.h"
 #include "core/kernel/call_twice.h"
 #include "core/kernel/kernel_call.h"
+#include "core/kernel/own_cos_sin_cache.h"
 #include "gate/test/gate_run.h"
 #include "impls/registry.h"
 #include "mutants/mutant_kernel.h"
@@ -139,6 +141,53 @@ TEST(CallerCosSinCache, AKernelInThisProcessWritingIntoItIsNamed) {
     return;
   }
   FAIL() << "no quick case gives a bf16/fp16 kernel an fp32 cache";
+}
+
+// A kernel's own cos/sin cache (COS_SIN_CACHE) in ropecheck's own process:
+// the kernel is handed the memo itself, kept read-only between builds
+// (core/kernel/own_cos_sin_cache.h), not a copy compared after the call. A
+// write into it, even one undone before returning (a comparison after the
+// call missed that), names the call, and the next call builds the cache
+// anew; a call that writes nothing leaves the memo in place.
+TEST(OwnCosSinCache, AKernelInThisProcessWritingIntoItIsNamedAndTheCacheIsBuiltAgain) {
+  if (!read_only_watches_armed()) GTEST_SKIP() << "read-only watches are off in this build (a sanitizer's handler)";
+  const ropecheck_impl_t* bad = mutant::misbehaving_impl(mutant::Misbehaviour::restores_own_cache);
+  ASSERT_NE(bad, nullptr);
+  ASSERT_TRUE(bad->caps.flags & ROPECHECK_CAP_COS_SIN_CACHE);
+  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+    const Case c = make_case(Suite::kQuick, 1, i);
+    if (!outside_capabilities(*bad, c).empty() || c.tokens < 1) continue;
+    const ropecheck_freq_spec_t freq = c.freq.to_abi();
+    const CacheWanted want{.freq = freq, .rotary_dim = c.shape.rotary_dim, .rows = cos_sin_cache_rows(*bad, c)};
+    const auto memo = [&] {
+      KernelRun r;
+      const OwnCosSinCache own = own_cos_sin_cache(*bad, want, fp_control_now(), &r);
+      EXPECT_NE(own.data, nullptr) << r.message;
+      return own;
+    };
+    const OwnCosSinCache built = memo();
+    ASSERT_GE(built.read_only_bytes, static_cast<std::size_t>(want.rows * want.rotary_dim) * sizeof(float));
+    EXPECT_EQ(memo().generation, built.generation) << "asked for again, the memo is rebuilt";
+    {  // Read-only between calls: a write faults (the watch sees it).
+      ReadOnlyWatch watch(const_cast<float*>(built.data), built.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
+      ASSERT_TRUE(watch.armed());
+      volatile float* first = const_cast<float*>(built.data);
+      *first = *first;
+      EXPECT_TRUE(watch.written());
+    }
+    forget_own_cos_sin_cache();  // the page the write reached is writable now
+    const OwnCosSinCache rebuilt = memo();
+    EXPECT_NE(rebuilt.generation, built.generation);
+    prop::CaseContext ctx(c);
+    const KernelRun run = call_kernel(*bad, c, ctx.inputs());
+    EXPECT_NE(run.misbehaviour.find("wrote into its input cos_sin_cache (its own, from its build_cache), read-only "
+                                    "for the call"),
+              std::string::npos)
+        << run.misbehaviour;
+    EXPECT_NE(memo().generation, rebuilt.generation) << "a cache a kernel wrote into was handed out again";
+    return;
+  }
+  FAIL() << "no quick case within the capabilities of " << bad->name;
 }
 
 // A cache write that is not the same from one call to the next (a race

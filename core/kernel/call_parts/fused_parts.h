@@ -45,15 +45,22 @@ class QkNormPart : public CallPart {
 // the bounds check, cache_rows_short fewer than the largest position needs.
 std::int64_t call_cache_rows(const CallSetup& s);
 
-// A kernel's own cos/sin cache, built by its build_cache (own_cos_sin_cache.h).
+// A kernel's own cos/sin cache, built by its build_cache (own_cos_sin_cache.h):
+// in process read-only for the call where watches work, as the caller's is.
 class OwnCachePart : public CallPart {
  public:
   bool set_up(CallSetup& s) override;
+  void after_apply(CallSetup& s) override;
   std::string changed(const CallSetup& s) const override;
 
  private:
-  std::vector<float>* copy_ = nullptr;  // in process: the thread's copy the kernel is handed
-  const float* given_ = nullptr;        // the memo it was copied from
+  // In process, where read-only watches work: the memo the kernel is
+  // handed, read-only for the call (core/isolation/read_only_watch.h).
+  std::optional<ReadOnlyWatch> watch_;
+  bool written_ = false;
+  // Else: the thread's copy the kernel is handed, and the memo it was copied from.
+  std::vector<float>* copy_ = nullptr;
+  const float* given_ = nullptr;
 };
 
 // The caller's cos/sin cache (core/kernel/caller_cos_sin_cache.h), read-only
