@@ -20,8 +20,8 @@ struct OwnCosSinCache {
   std::uint64_t generation = 0;  // names these bytes for isolation (name_cache_contents)
   // > 0: [data, data + read_only_bytes) are pages of their own, PROT_READ
   // until the next build (at least the rows asked for), a watch names a
-  // write into them (ReadOnlyWatch::kAlreadyReadOnly). 0: writable (a
-  // sanitizer's build, or a small cache's heap block).
+  // write into them (ReadOnlyWatch::AlreadyReadOnly). 0: writable (a
+  // sanitizer's build, or one built for isolated calls, which copy it).
   std::size_t read_only_bytes = 0;
 };
 
