@@ -148,7 +148,7 @@ TEST(CallerCosSinCache, AKernelInThisProcessWritingIntoItIsNamed) {
 // (core/kernel/own_cos_sin_cache.h), not a copy compared after the call. A
 // write into it, even one undone before returning (a comparison after the
 // call missed that), names the call, and the next call builds the cache
-// anew; a call that writes nothing leaves the memo in place.
+// anew; asked for again with nothing written, the memo is the same one.
 TEST(OwnCosSinCache, AKernelInThisProcessWritingIntoItIsNamedAndTheCacheIsBuiltAgain) {
   if (!read_only_watches_armed()) GTEST_SKIP() << "read-only watches are off in this build (a sanitizer's handler)";
   const ropecheck_impl_t* bad = mutant::misbehaving_impl(mutant::Misbehaviour::restores_own_cache);
@@ -167,7 +167,7 @@ TEST(OwnCosSinCache, AKernelInThisProcessWritingIntoItIsNamedAndTheCacheIsBuiltA
     };
     const OwnCosSinCache built = memo();
     ASSERT_GE(built.read_only_bytes, static_cast<std::size_t>(want.rows * want.rotary_dim) * sizeof(float));
-    EXPECT_EQ(memo().generation, built.generation) << "asked for again, the memo is rebuilt";
+    EXPECT_EQ(memo().generation, built.generation) << "asked for again with nothing written, it was built anew";
     {  // Read-only between calls: a write faults (the watch sees it).
       ReadOnlyWatch watch(const_cast<float*>(built.data), built.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
       ASSERT_TRUE(watch.armed());

@@ -119,9 +119,9 @@ bool OwnCachePart::set_up(CallSetup& s) {
     s.p.cos_sin_cache = own.data;
   } else {
     // No watch (a sanitizer's handler in place of ropecheck's, or no free
-    // watch slot): this thread's storage, reused (a
-    // fresh vector of up to 64 MiB per call cost a page fault per page,
-    // twice), compared with the memo after the call.
+    // watch slot): this thread's storage, reused (a fresh vector of up to
+    // 64 MiB per call cost a page fault per page, twice), compared with
+    // the memo after the call.
     watch_.reset();
     thread_local std::vector<float> t_copy;
     copy_ = &t_copy;
