@@ -58,13 +58,18 @@ ReadOnlyWatch::ReadOnlyWatch(void* begin, std::size_t bytes, AlreadyReadOnly) : 
   claim(begin, bytes);
 }
 
-ReadOnlyWatch::~ReadOnlyWatch() {
-  if (slot_ < 0) return;
+ReadOnlyWatch::~ReadOnlyWatch() { end(); }
+
+bool ReadOnlyWatch::end() {
+  if (slot_ < 0) return false;
   Watch& w = g_watches[slot_];
   const std::uintptr_t b = w.begin, e = w.end;
   w.begin = w.end = 0;
+  const bool was_written = w.written;
   if (protects_) ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
   w.used = false;
+  slot_ = -1;
+  return was_written;
 }
 
 bool ReadOnlyWatch::written() const { return slot_ >= 0 && g_watches[slot_].written; }

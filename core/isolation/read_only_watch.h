@@ -37,6 +37,11 @@ class ReadOnlyWatch {
   // Whether the code run while it lived wrote into the range, and where first.
   bool written() const;
   std::uintptr_t first_write() const;
+  // Ends the watch now and says whether the range was written while it
+  // lived: the range is dropped from the fault handler first, so a write
+  // after this (a thread the code left running) faults as any other
+  // instead of being recorded where nobody reads it.
+  bool end();
 
  private:
   bool claim(void* begin, std::size_t bytes);

@@ -25,9 +25,10 @@ namespace {
 // shifted positions, and building the cache (up to 2^24 sin/cos pairs,
 // through a forked child when isolated) was most of a gate run. Row p of a
 // cache holds position p (kernel_abi.h), so a cache of fewer rows is the
-// first rows of a longer one; a longer one is built when asked for. Each
-// call gets its own copy (or, isolated, a copy proven unchanged), so
-// nothing a kernel does to its cache reaches another call.
+// first rows of a longer one; a longer one is built when asked for. No
+// call can change it for another: isolated, each gets a copy proven
+// unchanged; in process, the memo itself, read-only, a write named and the
+// memo built again (OwnCachePart, core/kernel/call_parts/fused_parts.h).
 struct CacheMemo {
   // The builder: its function and context (a table's address alone could
   // be reused by another table).
@@ -39,10 +40,12 @@ struct CacheMemo {
   // Names these bytes for isolation (name_cache_contents): new with every
   // build, so a worker keeps a cache only while it is this one.
   std::uint64_t generation = 0;
-  // Its table's pages are PROT_READ between builds (read_only_bytes, 0
-  // while writable): an in-process call is handed the memo under a
-  // ReadOnlyWatch that only registers them, no mprotect per call (two per
-  // call over up to 64 MiB were 8% of an in-process gate run).
+  // Its table's pages are PROT_READ between in-process builds
+  // (read_only_bytes, 0 while writable): an in-process call is handed the
+  // memo under a ReadOnlyWatch that only registers them, no mprotect per
+  // call (two per call over up to 64 MiB were 8% of an in-process gate
+  // run). A write outside a call (a thread a kernel left running) faults
+  // with no watch to name it: the run ends with SIGSEGV.
   std::size_t read_only_bytes = 0;
   ~CacheMemo() { make_writable(); }  // before its pages go back to the allocator's pool
 
@@ -53,7 +56,8 @@ struct CacheMemo {
   // The table's pages (from cache.data(), page aligned, to its last entry's
   // page), only in a mapping of its own (kForkPrivateBytes and more: no
   // other object on its pages), and only where a watch can name a write
-  // into them (no sanitizer's handler in place of ropecheck's).
+  // into them (ropecheck's fault handler in place: not in an
+  // AddressSanitizer build, nor where the host installed its own first).
   void make_read_only() {
     static const auto ps = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t bytes = (cache.size() * sizeof(float) + ps - 1) / ps * ps;
@@ -105,15 +109,17 @@ OwnCosSinCache own_cos_sin_cache(const ropecheck_impl_t& impl, const CacheWanted
     // only grown (zeroed once) or shrunk. In process the builder writes here:
     // NaN canaries first, so an entry it leaves is a NaN, not a plausible 0.
     const auto entries = static_cast<std::size_t>(build_rows * rotary_dim);
-    if (memo.cache.size() < entries) memo.cache = {};  // no copy of the old table on growth
     // Never less than a mapping of its own (ForkPrivateAllocator maps
     // kForkPrivateBytes and more on their own pages), read-only between
-    // builds: an in-process call is then handed the memo itself
+    // in-process builds: an in-process call is then handed the memo itself
     // (OwnCachePart) instead of a copy compared after the call, which was
     // 29% of an in-process gate run (memcpy and memcmp of up to 64 MiB per
-    // call).
-    constexpr std::size_t kOwnMapping = kForkPrivateBytes / sizeof(float);
-    if (memo.cache.capacity() < kOwnMapping) memo.cache.reserve(kOwnMapping);
+    // call). Grown in one allocation, without a copy of the old table.
+    const std::size_t capacity = std::max(entries, kForkPrivateBytes / sizeof(float));
+    if (memo.cache.capacity() < capacity) {
+      memo.cache = {};
+      memo.cache.reserve(capacity);
+    }
     memo.cache.resize(entries);
     if (!inner) fill_canary(reinterpret_cast<unsigned char*>(memo.cache.data()), entries * sizeof(float));
     // Named before the build, which an isolated builder's worker then keeps.

@@ -20,8 +20,10 @@ struct OwnCosSinCache {
   std::uint64_t generation = 0;  // names these bytes for isolation (name_cache_contents)
   // > 0: [data, data + read_only_bytes) are pages of their own, PROT_READ
   // until the next build (at least the rows asked for), a watch names a
-  // write into them (ReadOnlyWatch::AlreadyReadOnly). 0: writable (a
-  // sanitizer's build, or one built for isolated calls, which copy it).
+  // write into them (ReadOnlyWatch::AlreadyReadOnly). 0: writable (no
+  // fault handler of ropecheck's to name a write, as in an AddressSanitizer
+  // build; built for isolated calls, which copy it; an mprotect that
+  // failed).
   std::size_t read_only_bytes = 0;
 };
 

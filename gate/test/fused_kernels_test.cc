@@ -150,41 +150,66 @@ TEST(CallerCosSinCache, AKernelInThisProcessWritingIntoItIsNamed) {
 // call missed that), names the call, and the next call builds the cache
 // anew; asked for again with nothing written, the memo is the same one.
 TEST(OwnCosSinCache, AKernelInThisProcessWritingIntoItIsNamedAndTheCacheIsBuiltAgain) {
-  if (!read_only_watches_armed()) GTEST_SKIP() << "read-only watches are off in this build (a sanitizer's handler)";
+  if (!read_only_watches_armed()) GTEST_SKIP() << "read-only watches are off in this build (an AddressSanitizer build)";
   const ropecheck_impl_t* bad = mutant::misbehaving_impl(mutant::Misbehaviour::restores_own_cache);
   ASSERT_NE(bad, nullptr);
   ASSERT_TRUE(bad->caps.flags & ROPECHECK_CAP_COS_SIN_CACHE);
+  // Whether a write into element `at` of the memo faults (the watch sees
+  // it): the memo's pages are read-only. The page is writable afterwards.
+  const auto write_faults = [](const OwnCosSinCache& own, std::size_t at) {
+    ReadOnlyWatch watch(const_cast<float*>(own.data), own.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
+    EXPECT_TRUE(watch.armed());
+    volatile float* entry = const_cast<float*>(own.data) + at;
+    *entry = *entry;
+    return watch.end();
+  };
   for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
     const Case c = make_case(Suite::kQuick, 1, i);
     if (!outside_capabilities(*bad, c).empty() || c.tokens < 1) continue;
-    const ropecheck_freq_spec_t freq = c.freq.to_abi();
-    const CacheWanted want{.freq = freq, .rotary_dim = c.shape.rotary_dim, .rows = cos_sin_cache_rows(*bad, c)};
+    ropecheck_freq_spec_t freq = c.freq.to_abi();
+    CacheWanted want{.freq = freq, .rotary_dim = c.shape.rotary_dim, .rows = cos_sin_cache_rows(*bad, c)};
     const auto memo = [&] {
       KernelRun r;
       const OwnCosSinCache own = own_cos_sin_cache(*bad, want, fp_control_now(), &r);
       EXPECT_NE(own.data, nullptr) << r.message;
       return own;
     };
+    const auto entries = [&] { return static_cast<std::size_t>(want.rows * want.rotary_dim); };
     const OwnCosSinCache built = memo();
-    ASSERT_GE(built.read_only_bytes, static_cast<std::size_t>(want.rows * want.rotary_dim) * sizeof(float));
+    ASSERT_GE(built.read_only_bytes, entries() * sizeof(float));
     EXPECT_EQ(memo().generation, built.generation) << "asked for again with nothing written, it was built anew";
-    {  // Read-only between calls: a write faults (the watch sees it).
-      ReadOnlyWatch watch(const_cast<float*>(built.data), built.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
-      ASSERT_TRUE(watch.armed());
-      volatile float* first = const_cast<float*>(built.data);
-      *first = *first;
-      EXPECT_TRUE(watch.written());
+    {  // A watch that saw no write leaves the pages read-only when it ends.
+      float* const table = const_cast<float*>(built.data);
+      const ReadOnlyWatch quiet(table, built.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
     }
+    EXPECT_TRUE(write_faults(built, entries() - 1));
     forget_own_cos_sin_cache();  // the page the write reached is writable now
     const OwnCosSinCache rebuilt = memo();
     EXPECT_NE(rebuilt.generation, built.generation);
+    EXPECT_TRUE(write_faults(rebuilt, 0)) << "read-only again after its build";
     prop::CaseContext ctx(c);
     const KernelRun run = call_kernel(*bad, c, ctx.inputs());
     EXPECT_NE(run.misbehaviour.find("wrote into its input cos_sin_cache (its own, from its build_cache), read-only "
                                     "for the call"),
               std::string::npos)
         << run.misbehaviour;
-    EXPECT_NE(memo().generation, rebuilt.generation) << "a cache a kernel wrote into was handed out again";
+    const OwnCosSinCache after = memo();
+    EXPECT_NE(after.generation, rebuilt.generation) << "a cache a kernel wrote into was handed out again";
+    // Built again from a read-only memo: grown (more rows), then another
+    // spec with fewer entries (within the grown mapping): read-only each time.
+    want.rows = 2 * want.rows + 1;
+    const OwnCosSinCache grown = memo();
+    EXPECT_NE(grown.generation, after.generation);
+    ASSERT_GE(grown.read_only_bytes, entries() * sizeof(float));
+    EXPECT_TRUE(write_faults(grown, entries() - 1));
+    forget_own_cos_sin_cache();
+    (void)memo();  // read-only again
+    want.rows = (want.rows - 1) / 2;
+    freq.base *= 2;
+    const OwnCosSinCache other = memo();
+    ASSERT_GE(other.read_only_bytes, entries() * sizeof(float));
+    EXPECT_TRUE(write_faults(other, entries() - 1));
+    forget_own_cos_sin_cache();
     return;
   }
   FAIL() << "no quick case within the capabilities of " << bad->name;

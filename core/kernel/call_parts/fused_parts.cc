@@ -118,8 +118,10 @@ bool OwnCachePart::set_up(CallSetup& s) {
     // gate run.
     s.p.cos_sin_cache = own.data;
   } else {
-    // No watch (a sanitizer's handler in place of ropecheck's, or no free
-    // watch slot): this thread's storage, reused (a fresh vector of up to
+    // No watch (ropecheck's fault handler not in place: an AddressSanitizer
+    // build, or a host that installed its own first; the memo built for
+    // isolated calls; an mprotect or a watch slot that failed): this
+    // thread's storage, reused (a fresh vector of up to
     // 64 MiB per call cost a page fault per page, twice), compared with
     // the memo after the call.
     watch_.reset();
@@ -135,7 +137,9 @@ bool OwnCachePart::set_up(CallSetup& s) {
 }
 
 void OwnCachePart::after_apply(CallSetup&) {
-  written_ = watch_ && watch_->written();
+  // Ended before it is read: a write after this faults (a thread the
+  // kernel left running), never a write recorded where nobody looks.
+  written_ = watch_ && watch_->end();
   watch_.reset();
   if (written_) forget_own_cos_sin_cache();
 }
