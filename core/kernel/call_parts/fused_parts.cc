@@ -121,9 +121,9 @@ bool OwnCachePart::set_up(CallSetup& s) {
     // No watch (ropecheck's fault handler not in place: an AddressSanitizer
     // build, or a host that installed its own first; the memo built for
     // isolated calls; an mprotect or a watch slot that failed): this
-    // thread's storage, reused (a fresh vector of up to
-    // 64 MiB per call cost a page fault per page, twice), compared with
-    // the memo after the call.
+    // thread's storage, reused (a fresh vector of up to 64 MiB per call
+    // cost a page fault per page, twice), compared with the memo after
+    // the call.
     watch_.reset();
     thread_local std::vector<float> t_copy;
     copy_ = &t_copy;
