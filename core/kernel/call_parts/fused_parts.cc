@@ -182,7 +182,7 @@ void CallerCachePart::before_apply(CallSetup&) {
 }
 
 void CallerCachePart::after_apply(CallSetup&) {
-  written_ = watch_ && watch_->written();
+  written_ = watch_ && watch_->end();  // ended before it is read, as OwnCachePart's
   watch_.reset();
   if (written_) thread_caller_cache().invalidate();
 }
