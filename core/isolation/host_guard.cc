@@ -217,6 +217,16 @@ bool host_fault_handler_installed() {
   return g_fault_handler.load();
 }
 
+bool host_fault_handler_in_place() {
+  if (!host_fault_handler_installed()) return false;
+  for (int sig : {SIGSEGV, SIGBUS}) {
+    struct sigaction now {};
+    if (::sigaction(sig, nullptr, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != on_fault)
+      return false;
+  }
+  return true;
+}
+
 void clear_host_guards_in_child() {
   for (Slot& s : g_slots) s.what.store(nullptr);
   t_innermost = -1;

@@ -36,6 +36,11 @@ const char* active_host_guard();
 // under a sanitizer, nor where another handler was there first): the one
 // core/isolation/read_only_watch.h needs. Installs it on the first call.
 bool host_fault_handler_installed();
+// Whether it is still the SIGSEGV and SIGBUS handler now: a host may
+// install its own later (Python's faulthandler.enable(), a JVM), and a
+// write into a watched range would then reach that handler, not
+// ropecheck's (two sigaction calls; asked per watch).
+bool host_fault_handler_in_place();
 // Called in a forked child: the parent's spans are not the child's.
 void clear_host_guards_in_child();
 

@@ -86,6 +86,6 @@ bool read_only_watch_fault(std::uintptr_t addr) {
   return false;
 }
 
-bool read_only_watches_armed() { return host_fault_handler_installed(); }
+bool read_only_watches_armed() { return host_fault_handler_in_place(); }
 
 }  // namespace ropecheck

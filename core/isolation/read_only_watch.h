@@ -53,7 +53,9 @@ class ReadOnlyWatch {
 // For the fault handler (async-signal-safe): when addr lies in a watched
 // range, makes its page writable, records the write and returns true.
 bool read_only_watch_fault(std::uintptr_t addr);
-// Whether watches protect anything in this build (false under a sanitizer).
+// Whether a watch made now would protect anything: false under a
+// sanitizer, and while ropecheck's fault handler is not the SIGSEGV/SIGBUS
+// handler (another installed before it, or after it: asked each time).
 bool read_only_watches_armed();
 
 }  // namespace ropecheck

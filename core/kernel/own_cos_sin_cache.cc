@@ -57,7 +57,7 @@ struct CacheMemo {
   // page), only in a mapping of its own (kForkPrivateBytes and more: no
   // other object on its pages), and only where a watch can name a write
   // into them (ropecheck's fault handler in place: not in an
-  // AddressSanitizer build, nor where the host installed its own first).
+  // AddressSanitizer build, nor while a host's own handler is installed).
   void make_read_only() {
     static const auto ps = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t bytes = (cache.size() * sizeof(float) + ps - 1) / ps * ps;

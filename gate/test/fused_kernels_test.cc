@@ -9,7 +9,14 @@
 // the caller's cos/sin cache (ABI 1.6).
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -213,6 +220,75 @@ TEST(OwnCosSinCache, AKernelInThisProcessWritingIntoItIsNamedAndTheCacheIsBuiltA
     return;
   }
   FAIL() << "no quick case within the capabilities of " << bad->name;
+}
+
+// A host that installs its own SIGSEGV handler after ropecheck's (Python's
+// faulthandler.enable(), a JVM) takes the faults a watch relies on: a write
+// into a watched cache would reach that handler, a crash or, as below, a
+// write let through unnamed. Whether ropecheck's handler is in place is
+// asked at each watch (read_only_watches_armed), so the calls fall back to
+// the copy each cache part compares after the call, and both caches' writes
+// are still named; with ropecheck's handler back, watches are armed again.
+std::atomic<int> g_foreign_faults{0};
+void foreign_fault_handler(int, siginfo_t* si, void*) {
+  // What a permissive host handler might do: let the write through.
+  g_foreign_faults.fetch_add(1);
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto at = reinterpret_cast<std::uintptr_t>(si->si_addr) & ~(page - 1);
+  ::mprotect(reinterpret_cast<void*>(at), page, PROT_READ | PROT_WRITE);
+}
+
+TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCompared) {
+  if (!read_only_watches_armed()) GTEST_SKIP() << "read-only watches are off in this build (an AddressSanitizer build)";
+  const ropecheck_impl_t* own_writer = mutant::misbehaving_impl(mutant::Misbehaviour::writes_cache);
+  const ropecheck_impl_t* caller_writer = mutant::find_mutant("mutant_cos_sin_cache_downcast_in_place");
+  ASSERT_NE(own_writer, nullptr);
+  ASSERT_NE(caller_writer, nullptr);
+  // One case each kernel takes (the caller's: an fp32 cache for bf16/fp16 q,
+  // the one the mutant rounds in place), its inputs made before the switch.
+  const auto first_case = [](const ropecheck_impl_t& k, bool caller) -> std::optional<Case> {
+    for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+      const Case c = make_case(Suite::kQuick, 1, i);
+      if (!outside_capabilities(k, c).empty() || c.tokens < 1) continue;
+      if (caller && (c.dtype == ROPECHECK_DTYPE_F32 ||
+                     caller_cache_dtype(c, k.cos_sin_cache_dtypes) != ROPECHECK_DTYPE_F32))
+        continue;
+      return c;
+    }
+    return std::nullopt;
+  };
+  const std::optional<Case> own_case = first_case(*own_writer, false), caller_case = first_case(*caller_writer, true);
+  ASSERT_TRUE(own_case && caller_case);
+  prop::CaseContext own_ctx(*own_case), caller_ctx(*caller_case);
+  {  // The writer's memo built before the switch, read-only: under the
+     // host's handler the kernel is handed a copy of it instead.
+    const ropecheck_freq_spec_t freq = own_case->freq.to_abi();
+    KernelRun r;
+    const OwnCosSinCache memo = own_cos_sin_cache(
+        *own_writer, {.freq = freq, .rotary_dim = own_case->shape.rotary_dim, .rows = cos_sin_cache_rows(*own_writer, *own_case)},
+        fp_control_now(), &r);
+    ASSERT_GT(memo.read_only_bytes, 0u) << r.message;
+  }
+
+  struct sigaction foreign {}, saved_segv {}, saved_bus {};
+  foreign.sa_sigaction = foreign_fault_handler;
+  foreign.sa_flags = SA_SIGINFO;
+  ASSERT_EQ(::sigaction(SIGSEGV, &foreign, &saved_segv), 0);
+  ASSERT_EQ(::sigaction(SIGBUS, &foreign, &saved_bus), 0);
+  const bool armed_under_foreign = read_only_watches_armed();
+  const KernelRun own_run = call_kernel(*own_writer, *own_case, own_ctx.inputs());
+  const KernelRun caller_run = call_kernel(*caller_writer, *caller_case, caller_ctx.inputs());
+  ::sigaction(SIGSEGV, &saved_segv, nullptr);
+  ::sigaction(SIGBUS, &saved_bus, nullptr);
+
+  EXPECT_FALSE(armed_under_foreign) << "a watch would be armed with another handler taking its faults";
+  EXPECT_EQ(g_foreign_faults.load(), 0) << "a write into a watched cache reached the host's handler";
+  EXPECT_NE(own_run.misbehaviour.find("wrote into its input cos_sin_cache"), std::string::npos)
+      << own_run.misbehaviour;
+  EXPECT_NE(caller_run.misbehaviour.find("wrote into its input cos_sin_cache (the caller's, f32)"), std::string::npos)
+      << caller_run.misbehaviour;
+  EXPECT_TRUE(read_only_watches_armed()) << "ropecheck's handler back in place, watches are armed again";
+  forget_own_cos_sin_cache();
 }
 
 // A cache write that is not the same from one call to the next (a race

@@ -119,8 +119,8 @@ bool OwnCachePart::set_up(CallSetup& s) {
     s.p.cos_sin_cache = own.data;
   } else {
     // No watch (ropecheck's fault handler not in place: an AddressSanitizer
-    // build, or a host that installed its own first; the memo built for
-    // isolated calls; an mprotect or a watch slot that failed): this
+    // build, or a host that installed its own before or after it; the memo
+    // built for isolated calls; an mprotect or a watch slot that failed): this
     // thread's storage, reused (a fresh vector of up to 64 MiB per call
     // cost a page fault per page, twice), compared with the memo after
     // the call.
