@@ -102,6 +102,10 @@ kout=$(mktemp) kerr=$(mktemp)
 if [[ $rc -ne 0 ]] || grep -q "misbehaving_prints_stdout:" "$kout" || ! grep -q "printf from apply" "$kerr" ||
   ! grep -q "write(1) from apply" "$kerr"; then
   echo "FAIL prints-stdout$sfx: exit $rc, kernel lines in the report: $(grep -c misbehaving_prints_stdout: "$kout"), on stderr: $(grep -c misbehaving_prints_stdout: "$kerr")"
+  # What failed, for a failure seen once (the report is deleted below):
+  # the report's failing rows and first failures, ropecheck's own stderr.
+  grep -E "FAIL|fail \||reproduce:|error" "$kout" | head -20
+  grep -v "misbehaving_prints_stdout:" "$kerr" | tail -20
   fails=$((fails + 1))
 else
   echo "ok   prints-stdout$sfx: the kernel's $(grep -c misbehaving_prints_stdout: "$kerr") lines on stderr, none in the report"
