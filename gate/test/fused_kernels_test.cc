@@ -250,8 +250,8 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
     for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
       const Case c = make_case(Suite::kQuick, 1, i);
       if (!outside_capabilities(k, c).empty() || c.tokens < 1) continue;
-      if (caller && (c.dtype == ROPECHECK_DTYPE_F32 ||
-                     caller_cache_dtype(c, k.cos_sin_cache_dtypes) != ROPECHECK_DTYPE_F32))
+      if (caller &&
+          (c.dtype == ROPECHECK_DTYPE_F32 || caller_cache_dtype(c, k.cos_sin_cache_dtypes) != ROPECHECK_DTYPE_F32))
         continue;
       return c;
     }
@@ -265,12 +265,15 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
     const ropecheck_freq_spec_t freq = own_case->freq.to_abi();
     KernelRun r;
     const OwnCosSinCache memo = own_cos_sin_cache(
-        *own_writer, {.freq = freq, .rotary_dim = own_case->shape.rotary_dim, .rows = cos_sin_cache_rows(*own_writer, *own_case)},
+        *own_writer,
+        {.freq = freq, .rotary_dim = own_case->shape.rotary_dim, .rows = cos_sin_cache_rows(*own_writer, *own_case)},
         fp_control_now(), &r);
     ASSERT_GT(memo.read_only_bytes, 0u) << r.message;
   }
 
-  struct sigaction foreign {}, saved_segv {}, saved_bus {};
+  struct sigaction foreign {};
+  struct sigaction saved_segv {};
+  struct sigaction saved_bus {};
   foreign.sa_sigaction = foreign_fault_handler;
   foreign.sa_flags = SA_SIGINFO;
   ASSERT_EQ(::sigaction(SIGSEGV, &foreign, &saved_segv), 0);
@@ -283,8 +286,7 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
 
   EXPECT_FALSE(armed_under_foreign) << "a watch would be armed with another handler taking its faults";
   EXPECT_EQ(g_foreign_faults.load(), 0) << "a write into a watched cache reached the host's handler";
-  EXPECT_NE(own_run.misbehaviour.find("wrote into its input cos_sin_cache"), std::string::npos)
-      << own_run.misbehaviour;
+  EXPECT_NE(own_run.misbehaviour.find("wrote into its input cos_sin_cache"), std::string::npos) << own_run.misbehaviour;
   EXPECT_NE(caller_run.misbehaviour.find("wrote into its input cos_sin_cache (the caller's, f32)"), std::string::npos)
       << caller_run.misbehaviour;
   EXPECT_TRUE(read_only_watches_armed()) << "ropecheck's handler back in place, watches are armed again";
