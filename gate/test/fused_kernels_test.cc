@@ -260,6 +260,8 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
   const std::optional<Case> own_case = first_case(*own_writer, false), caller_case = first_case(*caller_writer, true);
   ASSERT_TRUE(own_case && caller_case);
   prop::CaseContext own_ctx(*own_case), caller_ctx(*caller_case);
+  const QkBuffers& own_in = own_ctx.inputs();
+  const QkBuffers& caller_in = caller_ctx.inputs();
   {  // The writer's memo built before the switch, read-only: under the
      // host's handler the kernel is handed a copy of it instead.
     const ropecheck_freq_spec_t freq = own_case->freq.to_abi();
@@ -279,8 +281,8 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
   ASSERT_EQ(::sigaction(SIGSEGV, &foreign, &saved_segv), 0);
   ASSERT_EQ(::sigaction(SIGBUS, &foreign, &saved_bus), 0);
   const bool armed_under_foreign = read_only_watches_armed();
-  const KernelRun own_run = call_kernel(*own_writer, *own_case, own_ctx.inputs());
-  const KernelRun caller_run = call_kernel(*caller_writer, *caller_case, caller_ctx.inputs());
+  const KernelRun own_run = call_kernel(*own_writer, *own_case, own_in);
+  const KernelRun caller_run = call_kernel(*caller_writer, *caller_case, caller_in);
   ::sigaction(SIGSEGV, &saved_segv, nullptr);
   ::sigaction(SIGBUS, &saved_bus, nullptr);
 
