@@ -17,7 +17,6 @@ namespace {
 constexpr int kWatches = 256;
 struct Watch {
   std::atomic<std::uintptr_t> begin{0}, end{0};
-  std::atomic<std::uintptr_t> first{0};
   std::atomic<bool> written{false};
   std::atomic<bool> used{false};
 };
@@ -35,7 +34,6 @@ bool ReadOnlyWatch::claim(void* begin, std::size_t bytes) {
     Watch& w = g_watches[i];
     const auto b = reinterpret_cast<std::uintptr_t>(begin);
     w.written = false;
-    w.first = 0;
     w.begin = b;
     w.end = b + bytes;
     slot_ = i;
@@ -72,14 +70,11 @@ bool ReadOnlyWatch::end() {
   return was_written;
 }
 
-bool ReadOnlyWatch::written() const { return slot_ >= 0 && g_watches[slot_].written; }
-std::uintptr_t ReadOnlyWatch::first_write() const { return slot_ >= 0 ? g_watches[slot_].first.load() : 0; }
-
 bool read_only_watch_fault(std::uintptr_t addr) {
   for (Watch& w : g_watches) {
     const std::uintptr_t b = w.begin, e = w.end;
     if (addr < b || addr >= e) continue;
-    if (!w.written.exchange(true)) w.first = addr;
+    w.written = true;
     const std::uintptr_t p = addr & ~(page() - 1);
     return ::mprotect(reinterpret_cast<void*>(p), page(), PROT_READ | PROT_WRITE) == 0;
   }

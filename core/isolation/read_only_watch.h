@@ -34,9 +34,6 @@ class ReadOnlyWatch {
   // Whether the range is read-only while the watch lives (false where
   // watches are not armed, or mprotect or a free slot failed).
   bool armed() const { return slot_ >= 0; }
-  // Whether the code run while it lived wrote into the range, and where first.
-  bool written() const;
-  std::uintptr_t first_write() const;
   // Ends the watch now and says whether the range was written while it
   // lived: the range is dropped from the fault handler first, so a write
   // after this (a thread the code left running) faults as any other
