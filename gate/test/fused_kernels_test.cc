@@ -132,22 +132,41 @@ TEST(CallerCosSinCache, TheScalarKernelPassesInEveryDtypeItDeclares) {
   std::cout << g.text;
 }
 
+// The first case of the quick suite (seed 1) within k's capabilities, with
+// a token to rotate, that `also` (when given) accepts.
+std::optional<Case> first_quick_case(const ropecheck_impl_t& k,
+                                     bool (*also)(const ropecheck_impl_t&, const Case&) = nullptr) {
+  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
+    const Case c = make_case(Suite::kQuick, 1, i);
+    if (outside_capabilities(k, c).empty() && c.tokens >= 1 && (also == nullptr || also(k, c))) return c;
+  }
+  return std::nullopt;
+}
+
+// bf16/fp16 q given an fp32 cache: the one
+// mutant_cos_sin_cache_downcast_in_place rounds in place.
+bool gets_an_fp32_caller_cache(const ropecheck_impl_t& k, const Case& c) {
+  return c.dtype != ROPECHECK_DTYPE_F32 && caller_cache_dtype(c, k.cos_sin_cache_dtypes) == ROPECHECK_DTYPE_F32;
+}
+
+// The kernel's own cos/sin cache memo for `want`, built (or kept) as a call
+// in this process asks for it.
+OwnCosSinCache own_memo(const ropecheck_impl_t& k, const CacheWanted& want) {
+  KernelRun r;
+  const OwnCosSinCache own = own_cos_sin_cache(k, want, fp_control_now(), &r);
+  EXPECT_NE(own.data, nullptr) << r.message;
+  return own;
+}
+
 TEST(CallerCosSinCache, AKernelInThisProcessWritingIntoItIsNamed) {
   const ropecheck_impl_t* k = mutant::find_mutant("mutant_cos_sin_cache_downcast_in_place");
   ASSERT_NE(k, nullptr);
-  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
-    const Case c = make_case(Suite::kQuick, 1, i);
-    // bf16/fp16 q given an fp32 cache: the one the mutant rounds in place.
-    if (c.dtype == ROPECHECK_DTYPE_F32 || !outside_capabilities(*k, c).empty() ||
-        caller_cache_dtype(c, k->cos_sin_cache_dtypes) != ROPECHECK_DTYPE_F32)
-      continue;
-    prop::CaseContext ctx(c);
-    const KernelRun run = call_kernel(*k, c, ctx.inputs());
-    EXPECT_NE(run.misbehaviour.find("wrote into its input cos_sin_cache (the caller's, f32)"), std::string::npos)
-        << run.misbehaviour;
-    return;
-  }
-  FAIL() << "no quick case gives a bf16/fp16 kernel an fp32 cache";
+  const std::optional<Case> c = first_quick_case(*k, gets_an_fp32_caller_cache);
+  ASSERT_TRUE(c) << "no quick case gives a bf16/fp16 kernel an fp32 cache";
+  prop::CaseContext ctx(*c);
+  const KernelRun run = call_kernel(*k, *c, ctx.inputs());
+  EXPECT_NE(run.misbehaviour.find("wrote into its input cos_sin_cache (the caller's, f32)"), std::string::npos)
+      << run.misbehaviour;
 }
 
 // A kernel's own cos/sin cache (COS_SIN_CACHE) in ropecheck's own process:
@@ -170,56 +189,48 @@ TEST(OwnCosSinCache, AKernelInThisProcessWritingIntoItIsNamedAndTheCacheIsBuiltA
     *entry = *entry;
     return watch.end();
   };
-  for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
-    const Case c = make_case(Suite::kQuick, 1, i);
-    if (!outside_capabilities(*bad, c).empty() || c.tokens < 1) continue;
-    ropecheck_freq_spec_t freq = c.freq.to_abi();
-    CacheWanted want{.freq = freq, .rotary_dim = c.shape.rotary_dim, .rows = cos_sin_cache_rows(*bad, c)};
-    const auto memo = [&] {
-      KernelRun r;
-      const OwnCosSinCache own = own_cos_sin_cache(*bad, want, fp_control_now(), &r);
-      EXPECT_NE(own.data, nullptr) << r.message;
-      return own;
-    };
-    const auto entries = [&] { return static_cast<std::size_t>(want.rows * want.rotary_dim); };
-    const OwnCosSinCache built = memo();
-    ASSERT_GE(built.read_only_bytes, entries() * sizeof(float));
-    EXPECT_EQ(memo().generation, built.generation) << "asked for again with nothing written, it was built anew";
-    {  // A watch that saw no write leaves the pages read-only when it ends.
-      float* const table = const_cast<float*>(built.data);
-      const ReadOnlyWatch quiet(table, built.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
-    }
-    EXPECT_TRUE(write_faults(built, entries() - 1));
-    forget_own_cos_sin_cache();  // the page the write reached is writable now
-    const OwnCosSinCache rebuilt = memo();
-    EXPECT_NE(rebuilt.generation, built.generation);
-    EXPECT_TRUE(write_faults(rebuilt, 0)) << "read-only again after its build";
-    prop::CaseContext ctx(c);
-    const KernelRun run = call_kernel(*bad, c, ctx.inputs());
-    EXPECT_NE(run.misbehaviour.find("wrote into its input cos_sin_cache (its own, from its build_cache), read-only "
-                                    "for the call"),
-              std::string::npos)
-        << run.misbehaviour;
-    const OwnCosSinCache after = memo();
-    EXPECT_NE(after.generation, rebuilt.generation) << "a cache a kernel wrote into was handed out again";
-    // Built again from a read-only memo: grown (more rows), then another
-    // spec with fewer entries (within the grown mapping): read-only each time.
-    want.rows = 2 * want.rows + 1;
-    const OwnCosSinCache grown = memo();
-    EXPECT_NE(grown.generation, after.generation);
-    ASSERT_GE(grown.read_only_bytes, entries() * sizeof(float));
-    EXPECT_TRUE(write_faults(grown, entries() - 1));
-    forget_own_cos_sin_cache();
-    (void)memo();  // read-only again
-    want.rows = (want.rows - 1) / 2;
-    freq.base *= 2;
-    const OwnCosSinCache other = memo();
-    ASSERT_GE(other.read_only_bytes, entries() * sizeof(float));
-    EXPECT_TRUE(write_faults(other, entries() - 1));
-    forget_own_cos_sin_cache();
-    return;
+  const std::optional<Case> found = first_quick_case(*bad);
+  ASSERT_TRUE(found) << "no quick case within the capabilities of " << bad->name;
+  const Case& c = *found;
+  ropecheck_freq_spec_t freq = c.freq.to_abi();
+  CacheWanted want{.freq = freq, .rotary_dim = c.shape.rotary_dim, .rows = cos_sin_cache_rows(*bad, c)};
+  const auto memo = [&] { return own_memo(*bad, want); };
+  const auto entries = [&] { return static_cast<std::size_t>(want.rows * want.rotary_dim); };
+  const OwnCosSinCache built = memo();
+  ASSERT_GE(built.read_only_bytes, entries() * sizeof(float));
+  EXPECT_EQ(memo().generation, built.generation) << "asked for again with nothing written, it was built anew";
+  {  // A watch that saw no write leaves the pages read-only when it ends.
+    float* const table = const_cast<float*>(built.data);
+    const ReadOnlyWatch quiet(table, built.read_only_bytes, ReadOnlyWatch::AlreadyReadOnly{});
   }
-  FAIL() << "no quick case within the capabilities of " << bad->name;
+  EXPECT_TRUE(write_faults(built, entries() - 1));
+  forget_own_cos_sin_cache();  // the page the write reached is writable now
+  const OwnCosSinCache rebuilt = memo();
+  EXPECT_NE(rebuilt.generation, built.generation);
+  EXPECT_TRUE(write_faults(rebuilt, 0)) << "read-only again after its build";
+  prop::CaseContext ctx(c);
+  const KernelRun run = call_kernel(*bad, c, ctx.inputs());
+  EXPECT_NE(run.misbehaviour.find("wrote into its input cos_sin_cache (its own, from its build_cache), read-only "
+                                  "for the call"),
+            std::string::npos)
+      << run.misbehaviour;
+  const OwnCosSinCache after = memo();
+  EXPECT_NE(after.generation, rebuilt.generation) << "a cache a kernel wrote into was handed out again";
+  // Built again from a read-only memo: grown (more rows), then another
+  // spec with fewer entries (within the grown mapping): read-only each time.
+  want.rows = 2 * want.rows + 1;
+  const OwnCosSinCache grown = memo();
+  EXPECT_NE(grown.generation, after.generation);
+  ASSERT_GE(grown.read_only_bytes, entries() * sizeof(float));
+  EXPECT_TRUE(write_faults(grown, entries() - 1));
+  forget_own_cos_sin_cache();
+  (void)memo();  // read-only again
+  want.rows = (want.rows - 1) / 2;
+  freq.base *= 2;
+  const OwnCosSinCache other = memo();
+  ASSERT_GE(other.read_only_bytes, entries() * sizeof(float));
+  EXPECT_TRUE(write_faults(other, entries() - 1));
+  forget_own_cos_sin_cache();
 }
 
 // A host that installs its own SIGSEGV handler after ropecheck's (Python's
@@ -244,20 +255,9 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
   const ropecheck_impl_t* caller_writer = mutant::find_mutant("mutant_cos_sin_cache_downcast_in_place");
   ASSERT_NE(own_writer, nullptr);
   ASSERT_NE(caller_writer, nullptr);
-  // One case each kernel takes (the caller's: an fp32 cache for bf16/fp16 q,
-  // the one the mutant rounds in place), its inputs made before the switch.
-  const auto first_case = [](const ropecheck_impl_t& k, bool caller) -> std::optional<Case> {
-    for (int i = 0; i < suite_size(Suite::kQuick); ++i) {
-      const Case c = make_case(Suite::kQuick, 1, i);
-      if (!outside_capabilities(k, c).empty() || c.tokens < 1) continue;
-      if (caller &&
-          (c.dtype == ROPECHECK_DTYPE_F32 || caller_cache_dtype(c, k.cos_sin_cache_dtypes) != ROPECHECK_DTYPE_F32))
-        continue;
-      return c;
-    }
-    return std::nullopt;
-  };
-  const std::optional<Case> own_case = first_case(*own_writer, false), caller_case = first_case(*caller_writer, true);
+  // One case each kernel takes, its inputs made before the switch.
+  const std::optional<Case> own_case = first_quick_case(*own_writer),
+                            caller_case = first_quick_case(*caller_writer, gets_an_fp32_caller_cache);
   ASSERT_TRUE(own_case && caller_case);
   prop::CaseContext own_ctx(*own_case), caller_ctx(*caller_case);
   const QkBuffers& own_in = own_ctx.inputs();
@@ -265,12 +265,11 @@ TEST(OwnCosSinCache, AFaultHandlerAHostInstallsLaterTurnsTheWatchesIntoCopiesCom
   {  // The writer's memo built before the switch, read-only: under the
      // host's handler the kernel is handed a copy of it instead.
     const ropecheck_freq_spec_t freq = own_case->freq.to_abi();
-    KernelRun r;
-    const OwnCosSinCache memo = own_cos_sin_cache(
-        *own_writer,
-        {.freq = freq, .rotary_dim = own_case->shape.rotary_dim, .rows = cos_sin_cache_rows(*own_writer, *own_case)},
-        fp_control_now(), &r);
-    ASSERT_GT(memo.read_only_bytes, 0u) << r.message;
+    ASSERT_GT(own_memo(*own_writer, {.freq = freq,
+                                     .rotary_dim = own_case->shape.rotary_dim,
+                                     .rows = cos_sin_cache_rows(*own_writer, *own_case)})
+                  .read_only_bytes,
+              0u);
   }
 
   struct sigaction foreign {};
